@@ -1,0 +1,61 @@
+# drover - the two commands: `make run` and `make test`.
+#
+#   make run            install what is missing, build, run the demo
+#   make test           install, build, run every test (unit, golden, fuzz
+#                       regressions, layering)
+#   make test SANITIZE=1  the same under AddressSanitizer + UBSan
+#   make bench          benchmarks with figures (bench/)
+#   make fuzz           run the decoder fuzzer for FUZZ_SECONDS (default 60)
+
+SANITIZE ?= 0
+JOBS ?= 2
+FUZZ_SECONDS ?= 60
+ifeq ($(SANITIZE),1)
+BUILD ?= build-asan
+CMAKE_FLAGS = -DSANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+else
+BUILD ?= build
+CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo
+endif
+
+.PHONY: all deps build run test check-layers bench fuzz format clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build test
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	./$(BUILD)/drover plan --simulate -f examples/plan/rolling-10.yaml -o text
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+check-layers: build
+	scripts/check-layers.sh $(BUILD)
+
+bench:
+	@scripts/deps.sh build bench
+	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build build-bench -j$(JOBS)
+	bench/run.sh build-bench
+
+fuzz:
+	@scripts/deps.sh build fuzz
+	@cmake -S . -B build-fuzz -DFUZZ=ON -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target fuzz_decode
+	mkdir -p tests/fuzz/corpus-work
+	./build-fuzz/tests/fuzz_decode -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=tests/fuzz/crashes/ \
+		tests/fuzz/corpus-work tests/fuzz/corpus
+
+format:
+	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
+
+clean:
+	rm -rf build build-asan build-bench build-fuzz

@@ -1,0 +1,24 @@
+#!/bin/sh
+# deps.sh - install the Debian packages drover needs, only those missing.
+# Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
+set -e
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev"
+for what in "$@"; do
+	case "$what" in
+	build) ;;
+	test) need="$need python3" ;;
+	bench) need="$need hyperfine" ;;
+	fuzz) need="$need clang libclang-rt-14-dev" ;;
+	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;
+	esac
+done
+missing=""
+for p in $need; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo apt-get update -qq || true
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing

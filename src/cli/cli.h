@@ -1,0 +1,19 @@
+/* cli.h - the verb table of the drover command (tmux's cmd_entry idea):
+ * each verb lives in its own cmd_<verb>.c and exports one entry. */
+#ifndef DROVER_CLI_H
+#define DROVER_CLI_H
+
+struct cmd_entry {
+	const char *name;
+	const char *usage;
+	const char *summary;
+	/* argv[0] is the verb. Returns the process exit status. */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_version_entry;
+
+#define DROVER_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,396 @@
+/* cmd_plan.c - `drover plan`: one controller step (--once) or a whole
+ * rollout on a virtual clock (--simulate), from a file of stored objects.
+ *
+ *   drover plan --once -f STATE [--now RFC3339] [-o json|yaml|text]
+ *   drover plan --simulate -f STATE [--pod-ready-seconds N] [--now T]
+ *               [-o json|text]
+ *
+ * Invalid input: the field errors on stderr, nothing on stdout, exit 1. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "deploy_util.h"
+#include "explain.h"
+#include "fsx.h"
+#include "json.h"
+#include "object.h"
+#include "plan_deploy.h"
+#include "sim.h"
+#include "strbuf.h"
+#include "yaml_out.h"
+
+enum mode { MODE_NONE, MODE_ONCE, MODE_SIMULATE };
+
+struct plan_args {
+	enum mode mode;
+	const char *file;
+	const char *output;
+	const char *now;
+	double ready_seconds;
+};
+
+static const char usage_text[] =
+    "usage: drover plan --once -f STATE [--now RFC3339] [-o json|yaml|text]\n"
+    "       drover plan --simulate -f STATE [--pod-ready-seconds N]\n"
+    "                   [--now RFC3339] [-o json|text]\n"
+    "\n"
+    "STATE holds one Deployment and any of its ReplicaSets and Pods, as\n"
+    "stored (YAML documents, JSON, or a List). --once prints the one step\n"
+    "Kubernetes' deployment controller takes; --simulate runs the whole\n"
+    "rollout on a virtual clock (pods ready N seconds after creation, N < 0:\n"
+    "never).\n";
+
+/* Seconds as a JSON number: an integer when whole. */
+static json_t *
+seconds_json(int64_t ms)
+{
+	if (ms % 1000 == 0)
+		return json_integer(ms / 1000);
+	return json_real((double)ms / 1000.0);
+}
+
+static json_t *
+budget_json(const struct plan_budget *b)
+{
+	if (!b->set)
+		return json_null();
+	return json_pack("{sIsIsIsIsI}", "replicas", (json_int_t)b->replicas,
+			 "maxSurge", (json_int_t)b->surge, "maxUnavailable",
+			 (json_int_t)b->unavailable, "maxPods",
+			 (json_int_t)(b->replicas + b->surge), "minAvailable",
+			 (json_int_t)(b->replicas - b->unavailable));
+}
+
+static json_t *
+actions_json(const struct action_list *l)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		action_to_json(&l->v[i], &sb);
+		json_array_append_new(a, json_loads(sb.buf, 0, NULL));
+		strbuf_release(&sb);
+	}
+	return a;
+}
+
+static json_t *
+events_json(const struct event_list *l)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_array_append_new(
+		    a, json_pack("{ssssss}", "type", l->v[i].type, "reason",
+				 l->v[i].reason, "message", l->v[i].message));
+	return a;
+}
+
+static json_t *
+encode(const struct kind_info *k, const void *obj)
+{
+	struct object o = {.k = k, .obj = (void *)obj};
+
+	return object_encode(&o);
+}
+
+static void
+print_json(json_t *j, const char *format)
+{
+	char *s;
+
+	if (!strcmp(format, "yaml")) {
+		struct strbuf sb = STRBUF_INIT;
+
+		yaml_emit(j, &sb);
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+		return;
+	}
+	s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	puts(s);
+	free(s);
+}
+
+/* Splits the loaded objects; exactly one Deployment is required. */
+static int
+sort_objects(struct object_list *objs, const struct deployment **d,
+	     const struct replicaset ***rs, size_t *nrs,
+	     const struct pod ***pods, size_t *npods)
+{
+	size_t i, nd = 0;
+
+	*rs = calloc(objs->n + 1, sizeof(**rs));
+	*pods = calloc(objs->n + 1, sizeof(**pods));
+	*nrs = *npods = 0;
+	for (i = 0; i < objs->n; i++) {
+		switch (objs->v[i].k->id) {
+		case KIND_DEPLOYMENT:
+			*d = objs->v[i].obj;
+			nd++;
+			break;
+		case KIND_REPLICASET:
+			(*rs)[(*nrs)++] = objs->v[i].obj;
+			break;
+		case KIND_POD:
+			(*pods)[(*npods)++] = objs->v[i].obj;
+			break;
+		}
+	}
+	if (nd != 1) {
+		fprintf(stderr,
+			"error: the state must hold exactly one Deployment "
+			"(found %zu)\n",
+			nd);
+		return -1;
+	}
+	return 0;
+}
+
+/* The latest time found in the input: the default start of a simulation,
+ * so that the same file always simulates the same way. */
+static dtime
+latest_time(struct object_list *objs)
+{
+	dtime t = 0;
+	size_t i, j;
+
+	for (i = 0; i < objs->n; i++) {
+		struct object_meta *m = object_meta(&objs->v[i]);
+
+		if (m->creation_timestamp > t)
+			t = m->creation_timestamp;
+		if (objs->v[i].k->id == KIND_DEPLOYMENT) {
+			const struct deployment *d = objs->v[i].obj;
+
+			for (j = 0; j < d->status.conditions.n; j++)
+				if (d->status.conditions.v[j].last_update_time >
+				    t)
+					t = d->status.conditions.v[j]
+						.last_update_time;
+		}
+	}
+	if (t == 0)
+		dtime_parse("2026-01-01T00:00:00Z", &t);
+	return t;
+}
+
+static int
+run_once(struct plan_args *a, struct object_list *objs,
+	 const struct deployment *d, const struct replicaset **rs, size_t nrs,
+	 const struct pod **pods, size_t npods, dtime now)
+{
+	struct plan_deploy_in in = {.d = d, .rs = rs, .nrs = nrs,
+				    .pods = pods, .npods = npods, .now = now};
+	struct plan_deploy_out out;
+	size_t i;
+
+	(void)objs;
+	plan_deploy(&in, &out);
+	if (!strcmp(a->output, "text")) {
+		struct strbuf sb = STRBUF_INIT;
+
+		explain_step(d, &out, &sb);
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+	} else {
+		json_t *j = json_object(), *objsj = json_array();
+
+		json_object_set_new(j, "budget", budget_json(&out.budget));
+		json_object_set_new(j, "actions", actions_json(&out.actions));
+		json_object_set_new(j, "events", events_json(&out.events));
+		json_object_set_new(j, "requeueAfterSeconds",
+				    out.requeue_after_ms < 0
+					? json_null()
+					: seconds_json(out.requeue_after_ms));
+		if (out.error)
+			json_object_set_new(j, "error", json_string(out.error));
+		json_array_append_new(
+		    objsj, encode(kind_by_id(KIND_DEPLOYMENT), &out.d));
+		for (i = 0; i < out.nrs; i++)
+			json_array_append_new(
+			    objsj, encode(kind_by_id(KIND_REPLICASET),
+					  out.rs[i]));
+		json_object_set_new(j, "objects", objsj);
+		print_json(j, a->output);
+		json_decref(j);
+	}
+	plan_deploy_out_release(&out);
+	return 0;
+}
+
+static int
+run_simulate(struct plan_args *a, const struct deployment *d,
+	     const struct replicaset **rs, size_t nrs, const struct pod **pods,
+	     size_t npods, dtime start)
+{
+	struct sim_opts o = {
+	    .pod_ready_ms = a->ready_seconds < 0
+				? -1
+				: (int64_t)(a->ready_seconds * 1000 + 0.5),
+	    .start = start,
+	    .max_ms = DTIME_SEC(30LL * 24 * 3600),
+	    .max_steps = 1000000,
+	};
+	struct sim_result r;
+	size_t i;
+
+	if (sim_run(d, rs, nrs, pods, npods, &o, &r)) {
+		fprintf(stderr, "error: cannot simulate this state\n");
+		return 1;
+	}
+	if (!strcmp(a->output, "text")) {
+		struct strbuf sb = STRBUF_INIT;
+
+		explain_sim(d, &o, &r, &sb);
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+	} else {
+		json_t *j = json_object(), *steps = json_array();
+
+		json_object_set_new(j, "budget", budget_json(&r.budget));
+		for (i = 0; i < r.nsteps; i++) {
+			const struct sim_step *s = &r.steps[i];
+
+			json_array_append_new(
+			    steps,
+			    json_pack("{sosos{sIsIsIsI}}", "t",
+				      seconds_json(s->t_ms), "actions",
+				      actions_json(&s->actions), "pods",
+				      "total", (json_int_t)s->pods.total,
+				      "available",
+				      (json_int_t)s->pods.available, "old",
+				      (json_int_t)s->pods.old, "new",
+				      (json_int_t)s->pods.new_));
+		}
+		json_object_set_new(j, "steps", steps);
+		json_object_set_new(j, "durationSeconds",
+				    seconds_json(r.duration_ms));
+		json_object_set_new(j, "peakPods", json_integer(r.peak_pods));
+		json_object_set_new(j, "minAvailableSeen",
+				    json_integer(r.min_available));
+		json_object_set_new(j, "result",
+				    json_string(sim_result_name(r.result)));
+		print_json(j, "json");
+		json_decref(j);
+	}
+	sim_result_release(&r);
+	return 0;
+}
+
+static int
+plan_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"once", no_argument, NULL, '1'},
+	    {"simulate", no_argument, NULL, 's'},
+	    {"filename", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"now", required_argument, NULL, 'n'},
+	    {"pod-ready-seconds", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct plan_args a = {.output = "json", .ready_seconds = 1};
+	struct object_list objs = {0};
+	struct manifest_errors errs;
+	const struct deployment *d = NULL;
+	const struct replicaset **rs = NULL;
+	const struct pod **pods = NULL;
+	size_t nrs = 0, npods = 0, len;
+	char *buf, *end;
+	dtime now;
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case '1':
+			a.mode = MODE_ONCE;
+			break;
+		case 's':
+			a.mode = MODE_SIMULATE;
+			break;
+		case 'f':
+			a.file = optarg;
+			break;
+		case 'o':
+			a.output = optarg;
+			break;
+		case 'n':
+			a.now = optarg;
+			break;
+		case 'r':
+			a.ready_seconds = strtod(optarg, &end);
+			if (*end || end == optarg) {
+				fprintf(stderr,
+					"error: --pod-ready-seconds: invalid "
+					"number \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (a.mode == MODE_NONE || a.file == NULL || optind != argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (strcmp(a.output, "json") && strcmp(a.output, "text") &&
+	    (strcmp(a.output, "yaml") || a.mode == MODE_SIMULATE)) {
+		fprintf(stderr, "error: unsupported output format \"%s\"\n",
+			a.output);
+		return 2;
+	}
+	if (a.now && dtime_parse(a.now, &now)) {
+		fprintf(stderr, "error: --now: \"%s\" is not an RFC 3339 time\n",
+			a.now);
+		return 2;
+	}
+	if ((c = fsx_read_all(a.file, &buf, &len)) < 0) {
+		fprintf(stderr, "error: %s: %s\n", a.file, strerror(-c));
+		return 1;
+	}
+	if (manifest_load(buf, len, true, &objs, &errs)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		manifest_errors_format(&errs, &sb);
+		fputs(sb.buf, stderr);
+		strbuf_release(&sb);
+		manifest_errors_release(&errs);
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	if (sort_objects(&objs, &d, &rs, &nrs, &pods, &npods) == 0) {
+		if (a.mode == MODE_ONCE)
+			rc = run_once(&a, &objs, d, rs, nrs, pods, npods,
+				      a.now ? now : clock_now());
+		else
+			rc = run_simulate(&a, d, rs, nrs, pods, npods,
+					  a.now ? now : latest_time(&objs));
+	}
+	free(rs);
+	free(pods);
+	object_list_release(&objs);
+	return rc;
+}
+
+const struct cmd_entry cmd_plan_entry = {
+    "plan", usage_text, "preview a rollout step or simulate a whole rollout",
+    plan_run};

@@ -1,0 +1,58 @@
+/* main.c - the drover command: find the verb, hand it the arguments. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cmd_entry *const verbs[] = {
+    &cmd_plan_entry,
+    &cmd_version_entry,
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: drover <command> [flags]\n\ncommands:\n");
+	for (i = 0; i < NVERBS; i++)
+		fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
+	fprintf(f, "\nRun 'drover <command> --help' for the flags of one.\n");
+}
+
+static int
+version_run(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("drover %s\n", DROVER_VERSION);
+	return 0;
+}
+
+const struct cmd_entry cmd_version_entry = {
+    "version", "drover version", "print the version", version_run};
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NVERBS; i++)
+		if (!strcmp(argv[1], verbs[i]->name))
+			return verbs[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "error: unknown command \"%s\" for \"drover\"\n",
+		argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,118 @@
+/* defaults.c - SetDefaults_* of Kubernetes for Deployment, ReplicaSet, Pod
+ * and the pod spec (spec/deployment.md §1). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "defaults.h"
+#include "xalloc.h"
+
+static void
+def_str(char **s, const char *v)
+{
+	if (*s == NULL || **s == '\0') {
+		free(*s);
+		*s = xstrdup(v);
+	}
+}
+
+static void
+def_int(struct opt_int *o, int64_t v)
+{
+	if (!o->set) {
+		o->set = true;
+		o->v = v;
+	}
+}
+
+/* The image's tag is "latest" or absent: Kubernetes pulls Always. */
+static bool
+image_is_latest(const char *image)
+{
+	const char *slash, *colon;
+
+	if (image == NULL || strchr(image, '@'))
+		return false;
+	slash = strrchr(image, '/');
+	colon = strrchr(slash ? slash : image, ':');
+	return colon == NULL || strcmp(colon, ":latest") == 0;
+}
+
+static void
+defaults_probe(struct probe *p)
+{
+	if (p == NULL)
+		return;
+	def_int(&p->timeout_seconds, 1);
+	def_int(&p->period_seconds, 10);
+	def_int(&p->success_threshold, 1);
+	def_int(&p->failure_threshold, 3);
+	if (p->http_get) {
+		def_str(&p->http_get->path, "/");
+		def_str(&p->http_get->scheme, "HTTP");
+	}
+}
+
+void
+defaults_pod_spec(struct pod_spec *s)
+{
+	size_t i, j;
+
+	def_str(&s->restart_policy, "Always");
+	def_int(&s->termination_grace_period_seconds, 30);
+	def_str(&s->dns_policy, "ClusterFirst");
+	def_str(&s->scheduler_name, "default-scheduler");
+	if (s->security_context == NULL)
+		s->security_context = xstrdup("{}");
+	for (i = 0; i < s->containers.n; i++) {
+		struct container *c = &s->containers.v[i];
+
+		def_str(&c->termination_message_path, "/dev/termination-log");
+		def_str(&c->termination_message_policy, "File");
+		if (c->image_pull_policy == NULL)
+			c->image_pull_policy = xstrdup(
+			    image_is_latest(c->image) ? "Always"
+						      : "IfNotPresent");
+		for (j = 0; j < c->ports.n; j++)
+			def_str(&c->ports.v[j].protocol, "TCP");
+		defaults_probe(c->liveness_probe);
+		defaults_probe(c->readiness_probe);
+		defaults_probe(c->startup_probe);
+	}
+}
+
+void
+defaults_deployment(struct deployment *d)
+{
+	struct deployment_spec *s = &d->spec;
+
+	def_int(&s->replicas, 1);
+	def_str(&s->strategy.type, "RollingUpdate");
+	if (strcmp(s->strategy.type, "RollingUpdate") == 0) {
+		struct rolling_update *ru = s->strategy.rolling_update;
+
+		if (ru == NULL)
+			ru = s->strategy.rolling_update =
+			    xcalloc(1, sizeof(*ru));
+		if (ru->max_unavailable.type == INTSTR_UNSET)
+			ru->max_unavailable = intstr_str("25%");
+		if (ru->max_surge.type == INTSTR_UNSET)
+			ru->max_surge = intstr_str("25%");
+	}
+	def_int(&s->revision_history_limit, 10);
+	def_int(&s->progress_deadline_seconds, 600);
+	defaults_pod_spec(&s->template.spec);
+}
+
+void
+defaults_replicaset(struct replicaset *rs)
+{
+	def_int(&rs->spec.replicas, 1);
+	defaults_pod_spec(&rs->spec.template.spec);
+}
+
+void
+defaults_pod(struct pod *p)
+{
+	defaults_pod_spec(&p->spec);
+	def_str(&p->status.phase, "Pending");
+}

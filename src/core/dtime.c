@@ -1,0 +1,141 @@
+/* dtime.c - RFC 3339 parsing and formatting with pure civil-date arithmetic
+ * (no libc time functions, so no time zone state). */
+#include <stdio.h>
+#include <string.h>
+
+#include "dtime.h"
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t
+days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void
+civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t era;
+	unsigned doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	*y = (int64_t)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y += *m <= 2;
+}
+
+static int
+digits(const char *s, int n, int *out)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+days_in_month(int y, int m)
+{
+	static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return m == 2 && leap ? 29 : dm[m - 1];
+}
+
+int
+dtime_parse(const char *s, dtime *out)
+{
+	int y, mo, d, h, mi, sec, ms = 0, nfrac = 0, oh, om;
+	int64_t secs;
+	const char *p;
+
+	if (strlen(s) < 20)
+		return -1;
+	if (digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
+	    s[7] != '-' || digits(s + 8, 2, &d) ||
+	    (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) ||
+	    s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
+	    digits(s + 17, 2, &sec))
+		return -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) ||
+	    h > 23 || mi > 59 || sec > 59)
+		return -1;
+	p = s + 19;
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (nfrac < 3)
+				ms = ms * 10 + (*p - '0');
+			nfrac++;
+			p++;
+		}
+		if (nfrac == 0 || nfrac > 9)
+			return -1;
+		while (nfrac < 3) {
+			ms *= 10;
+			nfrac++;
+		}
+	}
+	secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+	       h * 3600 + mi * 60 + sec;
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0') {
+		/* UTC */
+	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 &&
+		   !digits(p + 1, 2, &oh) && p[3] == ':' &&
+		   !digits(p + 4, 2, &om) && oh <= 23 && om <= 59) {
+		int64_t off = oh * 3600 + om * 60;
+
+		secs += *p == '+' ? -off : off;
+	} else {
+		return -1;
+	}
+	*out = secs * 1000 + ms;
+	return 0;
+}
+
+void
+dtime_format(dtime t, char *buf)
+{
+	int64_t secs = t / 1000, days, y;
+	int ms = (int)(t % 1000);
+	unsigned m, d, rem;
+
+	if (ms < 0) {
+		ms += 1000;
+		secs -= 1;
+	}
+	days = secs / 86400;
+	rem = (unsigned)(secs % 86400);
+	if (secs % 86400 < 0) {
+		days -= 1;
+		rem = (unsigned)(secs % 86400 + 86400);
+	}
+	civil_from_days(days, &y, &m, &d);
+	if (ms)
+		snprintf(buf, 32, "%04lld-%02u-%02uT%02u:%02u:%02u.%03dZ",
+			 (long long)y, m, d, rem / 3600, rem / 60 % 60, rem % 60,
+			 ms);
+	else
+		snprintf(buf, 32, "%04lld-%02u-%02uT%02u:%02u:%02uZ",
+			 (long long)y, m, d, rem / 3600, rem / 60 % 60,
+			 rem % 60);
+}

@@ -1,0 +1,25 @@
+/* dtime.h - time as int64 milliseconds since the Unix epoch.
+ *
+ * The core never reads a clock: `now` is always a parameter. 0 means
+ * "unset" (Kubernetes' zero time, serialized as null). */
+#ifndef DROVER_DTIME_H
+#define DROVER_DTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef int64_t dtime;
+
+#define DTIME_UNSET ((dtime)0)
+#define DTIME_SEC(s) ((dtime)(s) * 1000)
+
+/* Parses an RFC 3339 time ("2026-01-02T03:04:05Z", up to nine fractional
+ * digits, "Z" or a +hh:mm offset). Sub-millisecond digits are truncated.
+ * Returns 0 on success, -1 if the text is not RFC 3339. */
+int dtime_parse(const char *s, dtime *out);
+
+/* Formats t as RFC 3339 UTC into buf (at least 32 bytes). Whole seconds are
+ * printed without a fraction, as Kubernetes does; otherwise milliseconds. */
+void dtime_format(dtime t, char *buf);
+
+#endif

@@ -1,0 +1,193 @@
+/* explain.c - planner results as readable text. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "deploy_util.h"
+#include "explain.h"
+
+void
+explain_seconds(int64_t ms, struct strbuf *sb)
+{
+	if (ms % 1000 == 0)
+		strbuf_addf(sb, "%llds", (long long)(ms / 1000));
+	else
+		strbuf_addf(sb, "%lld.%03llds", (long long)(ms / 1000),
+			    (long long)(ms % 1000));
+}
+
+static void
+explain_one(const char *what, const struct intstr *v, int64_t total,
+	    int64_t result, bool up, const char *indent, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s%s ", indent, what);
+	if (v == NULL || v->type == INTSTR_UNSET)
+		strbuf_addf(sb, "unset → %lld", (long long)result);
+	else if (v->type == INTSTR_INT)
+		strbuf_addf(sb, "%lld → %lld", (long long)v->ival,
+			    (long long)result);
+	else
+		strbuf_addf(sb, "%s of %lld → %lld, rounded %s", v->sval,
+			    (long long)total, (long long)result,
+			    up ? "up" : "down");
+	strbuf_addch(sb, '\n');
+}
+
+void
+explain_budget(const struct deployment *d, const char *indent,
+	       struct strbuf *sb)
+{
+	const struct rolling_update *ru = d->spec.strategy.rolling_update;
+	int64_t r = deploy_replicas(d), s = max_surge(d),
+		u = max_unavailable(d);
+	int64_t rs = 0, ru_ = 0;
+
+	if (!deploy_is_rolling(d)) {
+		strbuf_addf(sb,
+			    "%sRecreate: every old pod is stopped before any "
+			    "new pod starts\n",
+			    indent);
+		return;
+	}
+	if (ru) {
+		intstr_scaled(&ru->max_surge, r, true, &rs);
+		intstr_scaled(&ru->max_unavailable, r, false, &ru_);
+	}
+	explain_one("maxSurge", ru ? &ru->max_surge : NULL, r, rs, true,
+		    indent, sb);
+	explain_one("maxUnavailable", ru ? &ru->max_unavailable : NULL, r,
+		    ru_, false, indent, sb);
+	if (rs == 0 && ru_ == 0)
+		strbuf_addf(sb,
+			    "%sboth resolve to 0, so maxUnavailable becomes "
+			    "1\n",
+			    indent);
+	else if (ru_ > r)
+		strbuf_addf(sb, "%smaxUnavailable is capped at %lld replicas\n",
+			    indent, (long long)r);
+	strbuf_addf(sb,
+		    "%sso at most %lld pods and at least %lld available\n",
+		    indent, (long long)(r + s), (long long)(r - u));
+}
+
+void
+explain_action(const struct action *a, struct strbuf *sb)
+{
+	switch (a->op) {
+	case ACT_CREATE:
+		if (!strcmp(a->kind, "ReplicaSet"))
+			strbuf_addf(sb, "create %s %s (%lld)", a->kind, a->name,
+				    (long long)a->replicas);
+		else
+			strbuf_addf(sb, "create %s %s", a->kind, a->name);
+		break;
+	case ACT_SCALE:
+		strbuf_addf(sb, "scale %s %s %lld → %lld", a->kind, a->name,
+			    (long long)a->from, (long long)a->to);
+		break;
+	case ACT_UPDATE:
+		strbuf_addf(sb, "update %s %s", a->kind, a->name);
+		break;
+	case ACT_DELETE:
+		strbuf_addf(sb, "delete %s %s", a->kind, a->name);
+		break;
+	case ACT_STATUS:
+		strbuf_addf(sb, "status %s %s", a->kind, a->name);
+		break;
+	}
+}
+
+static void
+header(const struct deployment *d, struct strbuf *sb)
+{
+	strbuf_addf(sb, "Deployment %s: %s, %lld replicas\n",
+		    d->metadata.name,
+		    d->spec.strategy.type ? d->spec.strategy.type : "?",
+		    (long long)deploy_replicas(d));
+	explain_budget(d, "  ", sb);
+}
+
+void
+explain_step(const struct deployment *d, const struct plan_deploy_out *o,
+	     struct strbuf *sb)
+{
+	size_t i;
+
+	header(d, sb);
+	strbuf_addstr(sb, "actions:\n");
+	if (o->actions.n == 0)
+		strbuf_addstr(sb, "  none\n");
+	for (i = 0; i < o->actions.n; i++) {
+		strbuf_addstr(sb, "  ");
+		explain_action(&o->actions.v[i], sb);
+		strbuf_addch(sb, '\n');
+	}
+	if (o->events.n) {
+		strbuf_addstr(sb, "events:\n");
+		for (i = 0; i < o->events.n; i++)
+			strbuf_addf(sb, "  %s %s: %s\n", o->events.v[i].type,
+				    o->events.v[i].reason,
+				    o->events.v[i].message);
+	}
+	if (o->error)
+		strbuf_addf(sb, "error: %s\n", o->error);
+	strbuf_addstr(sb, "requeue: ");
+	if (o->requeue_after_ms < 0)
+		strbuf_addstr(sb, "none");
+	else
+		explain_seconds(o->requeue_after_ms, sb);
+	strbuf_addch(sb, '\n');
+}
+
+void
+explain_sim(const struct deployment *d, const struct sim_opts *opts,
+	    const struct sim_result *r, struct strbuf *sb)
+{
+	size_t i, j;
+
+	header(d, sb);
+	if (opts->pod_ready_ms < 0) {
+		strbuf_addstr(sb, "  new pods never become ready\n");
+	} else {
+		strbuf_addstr(sb, "  pods become ready ");
+		explain_seconds(opts->pod_ready_ms, sb);
+		strbuf_addstr(sb, " after they are created\n");
+	}
+	if (d->spec.min_ready_seconds)
+		strbuf_addf(sb, "  and available %llds after that "
+				"(minReadySeconds)\n",
+			    (long long)d->spec.min_ready_seconds);
+	strbuf_addf(sb, "\n%10s %5s %6s %5s %5s  %s\n", "t", "pods", "avail",
+		    "old", "new", "actions");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct sim_step *s = &r->steps[i];
+		struct strbuf t = STRBUF_INIT;
+		bool first = true;
+
+		/* Status writes are in the JSON form; the timeline shows
+		 * what changes pods. */
+		for (j = 0; j < s->actions.n; j++)
+			if (s->actions.v[j].op != ACT_STATUS)
+				break;
+		if (j == s->actions.n)
+			continue;
+		explain_seconds(s->t_ms, &t);
+		strbuf_addf(sb, "%10s %5lld %6lld %5lld %5lld  ", t.buf,
+			    (long long)s->pods.total,
+			    (long long)s->pods.available,
+			    (long long)s->pods.old, (long long)s->pods.new_);
+		strbuf_release(&t);
+		for (j = 0; j < s->actions.n; j++) {
+			if (s->actions.v[j].op == ACT_STATUS)
+				continue;
+			if (!first)
+				strbuf_addstr(sb, "; ");
+			explain_action(&s->actions.v[j], sb);
+			first = false;
+		}
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addf(sb, "\nresult: %s after ", sim_result_name(r->result));
+	explain_seconds(r->duration_ms, sb);
+	strbuf_addf(sb, "; peak %lld pods; at least %lld available\n",
+		    (long long)r->peak_pods, (long long)r->min_available);
+}

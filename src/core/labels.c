@@ -1,0 +1,327 @@
+/* labels.c - selector matching, parsing and label syntax validation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labels.h"
+#include "names.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static bool
+list_has(const struct strlist *l, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], v) == 0)
+			return true;
+	return false;
+}
+
+bool
+selector_matches(const struct label_selector *sel, const struct strmap *labels)
+{
+	size_t i;
+
+	if (sel == NULL)
+		return false;
+	for (i = 0; i < sel->match_labels.n; i++) {
+		const char *v = strmap_get(labels, sel->match_labels.v[i].key);
+
+		if (v == NULL || strcmp(v, sel->match_labels.v[i].value))
+			return false;
+	}
+	for (i = 0; i < sel->match_expressions.n; i++) {
+		const struct selector_req *r = &sel->match_expressions.v[i];
+		const char *v = strmap_get(labels, r->key ? r->key : "");
+		const char *op = r->operator ? r->operator : "";
+
+		if (!strcmp(op, "In")) {
+			if (v == NULL || !list_has(&r->values, v))
+				return false;
+		} else if (!strcmp(op, "NotIn")) {
+			if (v != NULL && list_has(&r->values, v))
+				return false;
+		} else if (!strcmp(op, "Exists")) {
+			if (v == NULL)
+				return false;
+		} else if (!strcmp(op, "DoesNotExist")) {
+			if (v != NULL)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+bool
+labels_subset(const struct strmap *want, const struct strmap *have)
+{
+	size_t i;
+
+	for (i = 0; i < want->n; i++) {
+		const char *v = strmap_get(have, want->v[i].key);
+
+		if (v == NULL || strcmp(v, want->v[i].value))
+			return false;
+	}
+	return true;
+}
+
+bool
+selector_is_empty(const struct label_selector *sel)
+{
+	return sel == NULL ||
+	       (sel->match_labels.n == 0 && sel->match_expressions.n == 0);
+}
+
+/* ---- parsing "-l" selectors ---- */
+
+static void
+skip_ws(const char **p)
+{
+	while (**p == ' ')
+		(*p)++;
+}
+
+static char *
+read_word(const char **p)
+{
+	const char *s = *p;
+
+	while (**p && strchr(" ,=!()", **p) == NULL)
+		(*p)++;
+	return xstrndup(s, (size_t)(*p - s));
+}
+
+static struct selector_req *
+add_req(struct label_selector *sel, const char *key, const char *op)
+{
+	struct selector_req *r = anylist_push(
+	    (struct anylist *)&sel->match_expressions, sizeof(*r));
+
+	r->key = xstrdup(key);
+	r->operator = xstrdup(op);
+	return r;
+}
+
+int
+selector_parse(const char *s, struct label_selector *sel, char *err,
+	       size_t errlen)
+{
+	const char *p = s;
+
+	skip_ws(&p);
+	while (*p) {
+		char *key, *val;
+		bool neg = false;
+
+		if (*p == '!') {
+			neg = true;
+			p++;
+			skip_ws(&p);
+		}
+		key = read_word(&p);
+		if (*key == '\0') {
+			snprintf(err, errlen, "invalid selector %s", s);
+			free(key);
+			return -1;
+		}
+		skip_ws(&p);
+		if (neg) {
+			add_req(sel, key, "DoesNotExist");
+		} else if (*p == '=' || (*p == '!' && p[1] == '=')) {
+			bool ne = *p == '!';
+
+			p += ne ? 2 : (p[1] == '=' ? 2 : 1);
+			skip_ws(&p);
+			val = read_word(&p);
+			if (ne)
+				strlist_push(&add_req(sel, key, "NotIn")->values,
+					     val);
+			else
+				strlist_push(&add_req(sel, key, "In")->values,
+					     val);
+			free(val);
+		} else if (!strncmp(p, "in", 2) || !strncmp(p, "notin", 5)) {
+			bool in = p[0] == 'i';
+			struct selector_req *r;
+
+			p += in ? 2 : 5;
+			skip_ws(&p);
+			if (*p != '(') {
+				snprintf(err, errlen,
+					 "invalid selector %s: expected '('",
+					 s);
+				free(key);
+				return -1;
+			}
+			p++;
+			r = add_req(sel, key, in ? "In" : "NotIn");
+			for (;;) {
+				skip_ws(&p);
+				val = read_word(&p);
+				strlist_push(&r->values, val);
+				free(val);
+				skip_ws(&p);
+				if (*p == ',') {
+					p++;
+					continue;
+				}
+				if (*p == ')') {
+					p++;
+					break;
+				}
+				snprintf(err, errlen,
+					 "invalid selector %s: expected ')'",
+					 s);
+				free(key);
+				return -1;
+			}
+		} else {
+			add_req(sel, key, "Exists");
+		}
+		free(key);
+		skip_ws(&p);
+		if (*p == ',') {
+			p++;
+			skip_ws(&p);
+		} else if (*p) {
+			snprintf(err, errlen, "invalid selector %s", s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- syntax ---- */
+
+static bool
+is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 characters */
+static bool
+is_qualified_name_part(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 63 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' &&
+		    s[i] != '.')
+			return false;
+	return true;
+}
+
+void
+validate_label_key(const char *key, const char *path,
+		   struct fielderr_list *errs)
+{
+	const char *slash = strchr(key, '/');
+	const char *name = slash ? slash + 1 : key;
+
+	if (slash && !name_is_dns1123_subdomain(key, (size_t)(slash - key))) {
+		fielderr_addf_str(
+		    errs, FE_INVALID, path, key,
+		    "prefix part a lowercase RFC 1123 subdomain must consist "
+		    "of lower case alphanumeric characters, '-' or '.', and "
+		    "must start and end with an alphanumeric character (e.g. "
+		    "'example.com', regex used for validation is "
+		    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-"
+		    "z0-9])?)*')");
+		return;
+	}
+	if (!is_qualified_name_part(name, strlen(name)))
+		fielderr_addf_str(
+		    errs, FE_INVALID, path, key,
+		    "name part must consist of alphanumeric characters, '-', "
+		    "'_' or '.', and must start and end with an alphanumeric "
+		    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+		    "regex used for validation is "
+		    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+}
+
+void
+validate_label_value(const char *value, const char *path,
+		     struct fielderr_list *errs)
+{
+	size_t n = strlen(value);
+
+	if (n == 0)
+		return;
+	if (n > 63)
+		fielderr_addf_str(errs, FE_INVALID, path, value,
+				  "must be no more than 63 characters");
+	else if (!is_qualified_name_part(value, n))
+		fielderr_addf_str(
+		    errs, FE_INVALID, path, value,
+		    "a valid label must be an empty string or consist of "
+		    "alphanumeric characters, '-', '_' or '.', and must start "
+		    "and end with an alphanumeric character (e.g. "
+		    "'MyValue',  or 'my_value',  or '12345', regex used for "
+		    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
+		    "?')");
+}
+
+void
+validate_labels(const struct strmap *m, const char *path,
+		struct fielderr_list *errs)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		validate_label_key(m->v[i].key, path, errs);
+		validate_label_value(m->v[i].value, path, errs);
+	}
+}
+
+void
+validate_selector(const struct label_selector *sel, const char *path,
+		  struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(&p, "%s.matchLabels", path);
+	validate_labels(&sel->match_labels, p.buf, errs);
+	for (i = 0; i < sel->match_expressions.n; i++) {
+		const struct selector_req *r = &sel->match_expressions.v[i];
+		const char *op = r->operator ? r->operator : "";
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s.matchExpressions[%zu]", path, i);
+		if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
+			if (r->values.n == 0) {
+				strbuf_addstr(&p, ".values");
+				fielderr_add(errs, FE_REQUIRED, p.buf, NULL,
+					     "must be specified when "
+					     "`operator` is 'In' or 'NotIn'");
+			}
+		} else if (!strcmp(op, "Exists") ||
+			   !strcmp(op, "DoesNotExist")) {
+			if (r->values.n) {
+				strbuf_addstr(&p, ".values");
+				fielderr_add(errs, FE_FORBIDDEN, p.buf, NULL,
+					     "may not be specified when "
+					     "`operator` is 'Exists' or "
+					     "'DoesNotExist'");
+			}
+		} else {
+			strbuf_addstr(&p, ".operator");
+			fielderr_addf_str(errs, FE_INVALID, p.buf, op,
+					  "not a valid selector operator");
+			continue;
+		}
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s.matchExpressions[%zu].key", path, i);
+		validate_label_key(r->key ? r->key : "", p.buf, errs);
+	}
+	strbuf_release(&p);
+}

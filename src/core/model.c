@@ -1,0 +1,515 @@
+/* model.c - the field tables that describe every model struct (see
+ * schema.h), in Kubernetes' field order, and small object helpers. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "xalloc.h"
+
+#define F(st, name, ty, member, fl, sub)                                      \
+	{name, ty, offsetof(struct st, member), fl, sub}
+#define O FF_OMITEMPTY
+
+static const struct field owner_ref_f[] = {
+    F(owner_ref, "apiVersion", FT_STR, api_version, 0, NULL),
+    F(owner_ref, "kind", FT_STR, kind, 0, NULL),
+    F(owner_ref, "name", FT_STR, name, 0, NULL),
+    F(owner_ref, "uid", FT_STR, uid, 0, NULL),
+    F(owner_ref, "controller", FT_OPTBOOL, controller, O, NULL),
+    F(owner_ref, "blockOwnerDeletion", FT_OPTBOOL, block_owner_deletion, O,
+      NULL),
+};
+static const struct schema owner_ref_s = SCHEMA(owner_ref, owner_ref_f);
+
+static const struct field meta_f[] = {
+    F(object_meta, "name", FT_STR, name, O, NULL),
+    F(object_meta, "generateName", FT_STR, generate_name, O, NULL),
+    F(object_meta, "namespace", FT_STR, namespace, O, NULL),
+    F(object_meta, "uid", FT_STR, uid, O, NULL),
+    F(object_meta, "resourceVersion", FT_STR, resource_version, O, NULL),
+    F(object_meta, "generation", FT_INT, generation, O, NULL),
+    F(object_meta, "creationTimestamp", FT_TIME, creation_timestamp,
+      FF_NULLTIME, NULL),
+    F(object_meta, "deletionTimestamp", FT_TIME, deletion_timestamp, O, NULL),
+    F(object_meta, "deletionGracePeriodSeconds", FT_OPTINT,
+      deletion_grace_period_seconds, O, NULL),
+    F(object_meta, "labels", FT_STRMAP, labels, O, NULL),
+    F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
+    F(object_meta, "ownerReferences", FT_LIST, owner_references, O,
+      &owner_ref_s),
+    F(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL),
+};
+const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
+
+static const struct field selector_req_f[] = {
+    F(selector_req, "key", FT_STR, key, 0, NULL),
+    F(selector_req, "operator", FT_STR, operator, 0, NULL),
+    F(selector_req, "values", FT_STRLIST, values, O, NULL),
+};
+static const struct schema selector_req_s =
+    SCHEMA(selector_req, selector_req_f);
+
+static const struct field label_selector_f[] = {
+    F(label_selector, "matchLabels", FT_STRMAP, match_labels, O, NULL),
+    F(label_selector, "matchExpressions", FT_LIST, match_expressions, O,
+      &selector_req_s),
+};
+const struct schema schema_label_selector =
+    SCHEMA(label_selector, label_selector_f);
+
+static const struct field field_ref_f[] = {
+    F(field_ref, "apiVersion", FT_STR, api_version, O, NULL),
+    F(field_ref, "fieldPath", FT_STR, field_path, 0, NULL),
+};
+static const struct schema field_ref_s = SCHEMA(field_ref, field_ref_f);
+
+static const struct field env_source_f[] = {
+    F(env_source, "fieldRef", FT_PTR, field_ref, O, &field_ref_s),
+};
+static const struct schema env_source_s = SCHEMA(env_source, env_source_f);
+
+static const struct field env_var_f[] = {
+    F(env_var, "name", FT_STR, name, 0, NULL),
+    F(env_var, "value", FT_STR, value, O, NULL),
+    F(env_var, "valueFrom", FT_PTR, value_from, O, &env_source_s),
+};
+static const struct schema env_var_s = SCHEMA(env_var, env_var_f);
+
+static const struct field container_port_f[] = {
+    F(container_port, "name", FT_STR, name, O, NULL),
+    F(container_port, "hostPort", FT_INT, host_port, O, NULL),
+    F(container_port, "containerPort", FT_INT, container_port, 0, NULL),
+    F(container_port, "protocol", FT_STR, protocol, O, NULL),
+    F(container_port, "hostIP", FT_STR, host_ip, O, NULL),
+};
+static const struct schema container_port_s =
+    SCHEMA(container_port, container_port_f);
+
+static const struct field exec_action_f[] = {
+    F(exec_action, "command", FT_STRLIST, command, O, NULL),
+};
+static const struct schema exec_action_s = SCHEMA(exec_action, exec_action_f);
+
+static const struct field http_header_f[] = {
+    F(http_header, "name", FT_STR, name, 0, NULL),
+    F(http_header, "value", FT_STR, value, 0, NULL),
+};
+static const struct schema http_header_s = SCHEMA(http_header, http_header_f);
+
+static const struct field http_get_f[] = {
+    F(http_get_action, "path", FT_STR, path, O, NULL),
+    F(http_get_action, "port", FT_INTSTR, port, 0, NULL),
+    F(http_get_action, "host", FT_STR, host, O, NULL),
+    F(http_get_action, "scheme", FT_STR, scheme, O, NULL),
+    F(http_get_action, "httpHeaders", FT_LIST, http_headers, O,
+      &http_header_s),
+};
+static const struct schema http_get_s = SCHEMA(http_get_action, http_get_f);
+
+static const struct field tcp_socket_f[] = {
+    F(tcp_socket_action, "port", FT_INTSTR, port, 0, NULL),
+    F(tcp_socket_action, "host", FT_STR, host, O, NULL),
+};
+static const struct schema tcp_socket_s =
+    SCHEMA(tcp_socket_action, tcp_socket_f);
+
+static const struct field probe_f[] = {
+    F(probe, "exec", FT_PTR, exec, O, &exec_action_s),
+    F(probe, "httpGet", FT_PTR, http_get, O, &http_get_s),
+    F(probe, "tcpSocket", FT_PTR, tcp_socket, O, &tcp_socket_s),
+    F(probe, "initialDelaySeconds", FT_OPTINT, initial_delay_seconds, O,
+      NULL),
+    F(probe, "timeoutSeconds", FT_OPTINT, timeout_seconds, O, NULL),
+    F(probe, "periodSeconds", FT_OPTINT, period_seconds, O, NULL),
+    F(probe, "successThreshold", FT_OPTINT, success_threshold, O, NULL),
+    F(probe, "failureThreshold", FT_OPTINT, failure_threshold, O, NULL),
+    F(probe, "terminationGracePeriodSeconds", FT_OPTINT,
+      termination_grace_period_seconds, O, NULL),
+};
+static const struct schema probe_s = SCHEMA(probe, probe_f);
+
+static const struct field resources_f[] = {
+    F(resources, "limits", FT_STRMAP, limits, O, NULL),
+    F(resources, "requests", FT_STRMAP, requests, O, NULL),
+};
+static const struct schema resources_s = SCHEMA(resources, resources_f);
+
+static const struct field handler_f[] = {
+    F(lifecycle_handler, "exec", FT_PTR, exec, O, &exec_action_s),
+    F(lifecycle_handler, "httpGet", FT_PTR, http_get, O, &http_get_s),
+    F(lifecycle_handler, "tcpSocket", FT_PTR, tcp_socket, O, &tcp_socket_s),
+};
+static const struct schema handler_s = SCHEMA(lifecycle_handler, handler_f);
+
+static const struct field lifecycle_f[] = {
+    F(lifecycle, "postStart", FT_PTR, post_start, O, &handler_s),
+    F(lifecycle, "preStop", FT_PTR, pre_stop, O, &handler_s),
+};
+static const struct schema lifecycle_s = SCHEMA(lifecycle, lifecycle_f);
+
+static const struct field container_f[] = {
+    F(container, "name", FT_STR, name, 0, NULL),
+    F(container, "image", FT_STR, image, O, NULL),
+    F(container, "command", FT_STRLIST, command, O, NULL),
+    F(container, "args", FT_STRLIST, args, O, NULL),
+    F(container, "workingDir", FT_STR, working_dir, O, NULL),
+    F(container, "ports", FT_LIST, ports, O, &container_port_s),
+    F(container, "env", FT_LIST, env, O, &env_var_s),
+    F(container, "resources", FT_STRUCT, resources, 0, &resources_s),
+    F(container, "livenessProbe", FT_PTR, liveness_probe, O, &probe_s),
+    F(container, "readinessProbe", FT_PTR, readiness_probe, O, &probe_s),
+    F(container, "startupProbe", FT_PTR, startup_probe, O, &probe_s),
+    F(container, "lifecycle", FT_PTR, lifecycle, O, &lifecycle_s),
+    F(container, "terminationMessagePath", FT_STR, termination_message_path,
+      O, NULL),
+    F(container, "terminationMessagePolicy", FT_STR,
+      termination_message_policy, O, NULL),
+    F(container, "imagePullPolicy", FT_STR, image_pull_policy, O, NULL),
+    F(container, "securityContext", FT_RAW, security_context, O, NULL),
+};
+static const struct schema container_s = SCHEMA(container, container_f);
+
+static const struct field toleration_f[] = {
+    F(toleration, "key", FT_STR, key, O, NULL),
+    F(toleration, "operator", FT_STR, operator, O, NULL),
+    F(toleration, "value", FT_STR, value, O, NULL),
+    F(toleration, "effect", FT_STR, effect, O, NULL),
+    F(toleration, "tolerationSeconds", FT_OPTINT, toleration_seconds, O,
+      NULL),
+};
+static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
+
+static const struct field pod_spec_f[] = {
+    F(pod_spec, "containers", FT_LIST, containers, 0, &container_s),
+    F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
+    F(pod_spec, "terminationGracePeriodSeconds", FT_OPTINT,
+      termination_grace_period_seconds, O, NULL),
+    F(pod_spec, "activeDeadlineSeconds", FT_OPTINT, active_deadline_seconds,
+      O, NULL),
+    F(pod_spec, "dnsPolicy", FT_STR, dns_policy, O, NULL),
+    F(pod_spec, "nodeSelector", FT_STRMAP, node_selector, O, NULL),
+    F(pod_spec, "serviceAccountName", FT_STR, service_account_name, O, NULL),
+    F(pod_spec, "nodeName", FT_STR, node_name, O, NULL),
+    F(pod_spec, "hostname", FT_STR, hostname, O, NULL),
+    F(pod_spec, "securityContext", FT_RAW, security_context, O, NULL),
+    F(pod_spec, "affinity", FT_RAW, affinity, O, NULL),
+    F(pod_spec, "schedulerName", FT_STR, scheduler_name, O, NULL),
+    F(pod_spec, "tolerations", FT_LIST, tolerations, O, &toleration_s),
+};
+const struct schema schema_pod_spec = SCHEMA(pod_spec, pod_spec_f);
+
+static const struct field pod_template_f[] = {
+    F(pod_template, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(pod_template, "spec", FT_STRUCT, spec, 0, &schema_pod_spec),
+};
+const struct schema schema_pod_template =
+    SCHEMA(pod_template, pod_template_f);
+
+static const struct field condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O,
+      NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+const struct schema schema_condition = SCHEMA(condition, condition_f);
+
+/* apps/v1 Deployment */
+
+static const struct field rolling_update_f[] = {
+    F(rolling_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
+    F(rolling_update, "maxSurge", FT_INTSTR, max_surge, O, NULL),
+};
+static const struct schema rolling_update_s =
+    SCHEMA(rolling_update, rolling_update_f);
+
+static const struct field strategy_f[] = {
+    F(deployment_strategy, "type", FT_STR, type, O, NULL),
+    F(deployment_strategy, "rollingUpdate", FT_PTR, rolling_update, O,
+      &rolling_update_s),
+};
+static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
+
+static const struct field dspec_f[] = {
+    F(deployment_spec, "replicas", FT_OPTINT, replicas, O, NULL),
+    F(deployment_spec, "selector", FT_PTR, selector, O,
+      &schema_label_selector),
+    F(deployment_spec, "template", FT_STRUCT, template, 0,
+      &schema_pod_template),
+    F(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s),
+    F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O, NULL),
+    F(deployment_spec, "revisionHistoryLimit", FT_OPTINT,
+      revision_history_limit, O, NULL),
+    F(deployment_spec, "paused", FT_BOOL, paused, O, NULL),
+    F(deployment_spec, "progressDeadlineSeconds", FT_OPTINT,
+      progress_deadline_seconds, O, NULL),
+};
+static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
+
+static const struct field dstatus_f[] = {
+    F(deployment_status, "observedGeneration", FT_INT, observed_generation, O,
+      NULL),
+    F(deployment_status, "replicas", FT_INT, replicas, O, NULL),
+    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O,
+      NULL),
+    F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
+    F(deployment_status, "availableReplicas", FT_INT, available_replicas, O,
+      NULL),
+    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
+      O, NULL),
+    F(deployment_status, "conditions", FT_LIST, conditions, O,
+      &schema_condition),
+    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O,
+      NULL),
+};
+static const struct schema dstatus_s = SCHEMA(deployment_status, dstatus_f);
+
+static const struct field deployment_f[] = {
+    F(deployment, "apiVersion", FT_STR, api_version, O, NULL),
+    F(deployment, "kind", FT_STR, kind, O, NULL),
+    F(deployment, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(deployment, "spec", FT_STRUCT, spec, 0, &dspec_s),
+    F(deployment, "status", FT_STRUCT, status, 0, &dstatus_s),
+};
+const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
+
+/* apps/v1 ReplicaSet */
+
+static const struct field rsspec_f[] = {
+    F(replicaset_spec, "replicas", FT_OPTINT, replicas, O, NULL),
+    F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O, NULL),
+    F(replicaset_spec, "selector", FT_PTR, selector, O,
+      &schema_label_selector),
+    F(replicaset_spec, "template", FT_STRUCT, template, 0,
+      &schema_pod_template),
+};
+static const struct schema rsspec_s = SCHEMA(replicaset_spec, rsspec_f);
+
+static const struct field rsstatus_f[] = {
+    F(replicaset_status, "replicas", FT_INT, replicas, 0, NULL),
+    F(replicaset_status, "fullyLabeledReplicas", FT_INT,
+      fully_labeled_replicas, O, NULL),
+    F(replicaset_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
+    F(replicaset_status, "availableReplicas", FT_INT, available_replicas, O,
+      NULL),
+    F(replicaset_status, "observedGeneration", FT_INT, observed_generation, O,
+      NULL),
+    F(replicaset_status, "conditions", FT_LIST, conditions, O,
+      &schema_condition),
+};
+static const struct schema rsstatus_s = SCHEMA(replicaset_status, rsstatus_f);
+
+static const struct field replicaset_f[] = {
+    F(replicaset, "apiVersion", FT_STR, api_version, O, NULL),
+    F(replicaset, "kind", FT_STR, kind, O, NULL),
+    F(replicaset, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(replicaset, "spec", FT_STRUCT, spec, 0, &rsspec_s),
+    F(replicaset, "status", FT_STRUCT, status, 0, &rsstatus_s),
+};
+const struct schema schema_replicaset = SCHEMA(replicaset, replicaset_f);
+
+/* v1 Pod */
+
+static const struct field waiting_f[] = {
+    F(state_waiting, "reason", FT_STR, reason, O, NULL),
+    F(state_waiting, "message", FT_STR, message, O, NULL),
+};
+static const struct schema waiting_s = SCHEMA(state_waiting, waiting_f);
+
+static const struct field running_f[] = {
+    F(state_running, "startedAt", FT_TIME, started_at, O, NULL),
+};
+static const struct schema running_s = SCHEMA(state_running, running_f);
+
+static const struct field terminated_f[] = {
+    F(state_terminated, "exitCode", FT_INT, exit_code, 0, NULL),
+    F(state_terminated, "signal", FT_INT, signal, O, NULL),
+    F(state_terminated, "reason", FT_STR, reason, O, NULL),
+    F(state_terminated, "message", FT_STR, message, O, NULL),
+    F(state_terminated, "startedAt", FT_TIME, started_at, O, NULL),
+    F(state_terminated, "finishedAt", FT_TIME, finished_at, O, NULL),
+    F(state_terminated, "containerID", FT_STR, container_id, O, NULL),
+};
+static const struct schema terminated_s =
+    SCHEMA(state_terminated, terminated_f);
+
+static const struct field cstate_f[] = {
+    F(container_state, "waiting", FT_PTR, waiting, O, &waiting_s),
+    F(container_state, "running", FT_PTR, running, O, &running_s),
+    F(container_state, "terminated", FT_PTR, terminated, O, &terminated_s),
+};
+static const struct schema cstate_s = SCHEMA(container_state, cstate_f);
+
+static const struct field cstatus_f[] = {
+    F(container_status, "name", FT_STR, name, 0, NULL),
+    F(container_status, "state", FT_STRUCT, state, 0, &cstate_s),
+    F(container_status, "lastState", FT_STRUCT, last_state, 0, &cstate_s),
+    F(container_status, "ready", FT_BOOL, ready, 0, NULL),
+    F(container_status, "restartCount", FT_INT, restart_count, 0, NULL),
+    F(container_status, "image", FT_STR, image, 0, NULL),
+    F(container_status, "imageID", FT_STR, image_id, 0, NULL),
+    F(container_status, "containerID", FT_STR, container_id, O, NULL),
+    F(container_status, "started", FT_OPTBOOL, started, O, NULL),
+};
+static const struct schema cstatus_s = SCHEMA(container_status, cstatus_f);
+
+static const struct field pod_ip_f[] = {
+    F(pod_ip, "ip", FT_STR, ip, O, NULL),
+};
+static const struct schema pod_ip_s = SCHEMA(pod_ip, pod_ip_f);
+
+static const struct field pstatus_f[] = {
+    F(pod_status, "phase", FT_STR, phase, O, NULL),
+    F(pod_status, "conditions", FT_LIST, conditions, O, &schema_condition),
+    F(pod_status, "message", FT_STR, message, O, NULL),
+    F(pod_status, "reason", FT_STR, reason, O, NULL),
+    F(pod_status, "hostIP", FT_STR, host_ip, O, NULL),
+    F(pod_status, "podIP", FT_STR, pod_ip, O, NULL),
+    F(pod_status, "podIPs", FT_LIST, pod_ips, O, &pod_ip_s),
+    F(pod_status, "startTime", FT_TIME, start_time, O, NULL),
+    F(pod_status, "containerStatuses", FT_LIST, container_statuses, O,
+      &cstatus_s),
+};
+static const struct schema pstatus_s = SCHEMA(pod_status, pstatus_f);
+
+static const struct field pod_f[] = {
+    F(pod, "apiVersion", FT_STR, api_version, O, NULL),
+    F(pod, "kind", FT_STR, kind, O, NULL),
+    F(pod, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(pod, "spec", FT_STRUCT, spec, 0, &schema_pod_spec),
+    F(pod, "status", FT_STRUCT, status, 0, &pstatus_s),
+};
+const struct schema schema_pod = SCHEMA(pod, pod_f);
+
+void
+deployment_release(struct deployment *d)
+{
+	schema_release(&schema_deployment, d);
+}
+
+void
+deployment_copy(struct deployment *dst, const struct deployment *src)
+{
+	schema_copy(&schema_deployment, dst, src);
+}
+
+void
+replicaset_release(struct replicaset *rs)
+{
+	schema_release(&schema_replicaset, rs);
+}
+
+void
+replicaset_copy(struct replicaset *dst, const struct replicaset *src)
+{
+	schema_copy(&schema_replicaset, dst, src);
+}
+
+void
+pod_release(struct pod *p)
+{
+	schema_release(&schema_pod, p);
+}
+
+void
+pod_copy(struct pod *dst, const struct pod *src)
+{
+	schema_copy(&schema_pod, dst, src);
+}
+
+void
+pod_template_release(struct pod_template *t)
+{
+	schema_release(&schema_pod_template, t);
+}
+
+void
+pod_template_copy(struct pod_template *dst, const struct pod_template *src)
+{
+	schema_copy(&schema_pod_template, dst, src);
+}
+
+struct condition *
+condition_find(struct condition_list *l, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].type && strcmp(l->v[i].type, type) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+const struct condition *
+condition_get(const struct condition_list *l, const char *type)
+{
+	return condition_find((struct condition_list *)l, type);
+}
+
+void
+condition_remove(struct condition_list *l, const char *type)
+{
+	size_t i = 0;
+
+	while (i < l->n) {
+		if (l->v[i].type && strcmp(l->v[i].type, type) == 0) {
+			schema_release(&schema_condition, &l->v[i]);
+			memmove(&l->v[i], &l->v[i + 1],
+				(l->n - i - 1) * sizeof(l->v[0]));
+			l->n--;
+		} else {
+			i++;
+		}
+	}
+}
+
+void
+condition_append(struct condition_list *l, const struct condition *c)
+{
+	struct condition *n =
+	    anylist_push((struct anylist *)l, sizeof(struct condition));
+
+	schema_copy(&schema_condition, n, c);
+}
+
+const struct owner_ref *
+meta_controller_ref(const struct object_meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->owner_references.n; i++) {
+		const struct owner_ref *r = &m->owner_references.v[i];
+
+		if (r->controller.set && r->controller.v)
+			return r;
+	}
+	return NULL;
+}
+
+void
+meta_remove_owner_refs(struct object_meta *m, const char *kind,
+		       const char *uid, const char *name)
+{
+	struct owner_ref_list *l = &m->owner_references;
+	size_t i = 0;
+
+	while (i < l->n) {
+		struct owner_ref *r = &l->v[i];
+		bool kind_ok = !r->kind || !strcmp(r->kind, kind);
+		bool same = (uid && *uid && r->uid && *r->uid)
+				? !strcmp(r->uid, uid)
+				: (r->name && name && !strcmp(r->name, name));
+
+		if (kind_ok && same) {
+			schema_release(&owner_ref_s, r);
+			memmove(r, r + 1, (l->n - i - 1) * sizeof(*r));
+			l->n--;
+		} else {
+			i++;
+		}
+	}
+}

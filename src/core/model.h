@@ -1,0 +1,395 @@
+/* model.h - the typed objects drover stores and plans with: the subset of
+ * Kubernetes' apps/v1 Deployment and ReplicaSet and v1 Pod that drover
+ * supports, with the same field names (see model.c for the JSON names).
+ *
+ * Ownership: every object owns all of its strings, maps, lists and optional
+ * sub-structs. Release an object with <kind>_release() (which zeroes it),
+ * copy it with <kind>_copy(). Optional sub-structs (FT_PTR in model.c) are
+ * heap pointers owned by their parent. */
+#ifndef DROVER_MODEL_H
+#define DROVER_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtime.h"
+#include "intstr.h"
+#include "schema.h"
+#include "strmap.h"
+
+#define LIST_OF(type)                                                         \
+	struct type##_list {                                                  \
+		struct type *v;                                               \
+		size_t n;                                                     \
+		size_t alloc;                                                 \
+	}
+
+/* ---- metadata ---- */
+
+struct owner_ref {
+	char *api_version;
+	char *kind;
+	char *name;
+	char *uid;
+	struct opt_bool controller;
+	struct opt_bool block_owner_deletion;
+};
+LIST_OF(owner_ref);
+
+struct object_meta {
+	char *name;
+	char *generate_name;
+	char *namespace;
+	char *uid;
+	char *resource_version;
+	int64_t generation;
+	dtime creation_timestamp;
+	dtime deletion_timestamp;
+	struct opt_int deletion_grace_period_seconds;
+	struct strmap labels;
+	struct strmap annotations;
+	struct owner_ref_list owner_references;
+	struct strlist finalizers;
+};
+
+/* ---- label selectors ---- */
+
+struct selector_req {
+	char *key;
+	char *operator; /* In, NotIn, Exists, DoesNotExist */
+	struct strlist values;
+};
+LIST_OF(selector_req);
+
+struct label_selector {
+	struct strmap match_labels;
+	struct selector_req_list match_expressions;
+};
+
+/* ---- pod spec ---- */
+
+struct field_ref {
+	char *api_version;
+	char *field_path;
+};
+
+struct env_source {
+	struct field_ref *field_ref;
+};
+
+struct env_var {
+	char *name;
+	char *value;
+	struct env_source *value_from;
+};
+LIST_OF(env_var);
+
+struct container_port {
+	char *name;
+	int64_t container_port;
+	int64_t host_port;
+	char *host_ip;
+	char *protocol;
+};
+LIST_OF(container_port);
+
+struct exec_action {
+	struct strlist command;
+};
+
+struct http_header {
+	char *name;
+	char *value;
+};
+LIST_OF(http_header);
+
+struct http_get_action {
+	char *path;
+	struct intstr port;
+	char *host;
+	char *scheme;
+	struct http_header_list http_headers;
+};
+
+struct tcp_socket_action {
+	struct intstr port;
+	char *host;
+};
+
+struct probe {
+	struct exec_action *exec;
+	struct http_get_action *http_get;
+	struct tcp_socket_action *tcp_socket;
+	struct opt_int initial_delay_seconds;
+	struct opt_int timeout_seconds;
+	struct opt_int period_seconds;
+	struct opt_int success_threshold;
+	struct opt_int failure_threshold;
+	struct opt_int termination_grace_period_seconds;
+};
+
+struct resources {
+	struct strmap limits;
+	struct strmap requests;
+};
+
+struct lifecycle_handler {
+	struct exec_action *exec;
+	struct http_get_action *http_get;
+	struct tcp_socket_action *tcp_socket;
+};
+
+struct lifecycle {
+	struct lifecycle_handler *post_start;
+	struct lifecycle_handler *pre_stop;
+};
+
+struct container {
+	char *name;
+	char *image;
+	struct strlist command;
+	struct strlist args;
+	char *working_dir;
+	struct container_port_list ports;
+	struct env_var_list env;
+	struct resources resources;
+	struct probe *liveness_probe;
+	struct probe *readiness_probe;
+	struct probe *startup_probe;
+	struct lifecycle *lifecycle;
+	char *termination_message_path;
+	char *termination_message_policy;
+	char *image_pull_policy;
+	char *security_context; /* raw JSON, accepted, not interpreted */
+};
+LIST_OF(container);
+
+struct toleration {
+	char *key;
+	char *operator;
+	char *value;
+	char *effect;
+	struct opt_int toleration_seconds;
+};
+LIST_OF(toleration);
+
+struct pod_spec {
+	struct container_list containers;
+	char *restart_policy;
+	struct opt_int termination_grace_period_seconds;
+	struct opt_int active_deadline_seconds;
+	char *dns_policy;
+	struct strmap node_selector;
+	char *service_account_name;
+	char *node_name;
+	char *hostname;
+	char *scheduler_name;
+	struct toleration_list tolerations;
+	char *security_context; /* raw JSON */
+	char *affinity;		/* raw JSON */
+};
+
+struct pod_template {
+	struct object_meta metadata;
+	struct pod_spec spec;
+};
+
+/* ---- conditions ---- */
+
+struct condition {
+	char *type;
+	char *status; /* "True", "False", "Unknown" */
+	dtime last_probe_time;
+	dtime last_update_time;
+	dtime last_transition_time;
+	char *reason;
+	char *message;
+};
+LIST_OF(condition);
+
+/* ---- apps/v1 Deployment ---- */
+
+struct rolling_update {
+	struct intstr max_unavailable;
+	struct intstr max_surge;
+};
+
+struct deployment_strategy {
+	char *type; /* "RollingUpdate" or "Recreate" */
+	struct rolling_update *rolling_update;
+};
+
+struct deployment_spec {
+	struct opt_int replicas;
+	struct label_selector *selector;
+	struct pod_template template;
+	struct deployment_strategy strategy;
+	int64_t min_ready_seconds;
+	struct opt_int revision_history_limit;
+	bool paused;
+	struct opt_int progress_deadline_seconds;
+};
+
+struct deployment_status {
+	int64_t observed_generation;
+	int64_t replicas;
+	int64_t updated_replicas;
+	int64_t ready_replicas;
+	int64_t available_replicas;
+	int64_t unavailable_replicas;
+	struct condition_list conditions;
+	struct opt_int collision_count;
+};
+
+struct deployment {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct deployment_spec spec;
+	struct deployment_status status;
+};
+LIST_OF(deployment);
+
+/* ---- apps/v1 ReplicaSet ---- */
+
+struct replicaset_spec {
+	struct opt_int replicas;
+	int64_t min_ready_seconds;
+	struct label_selector *selector;
+	struct pod_template template;
+};
+
+struct replicaset_status {
+	int64_t replicas;
+	int64_t fully_labeled_replicas;
+	int64_t ready_replicas;
+	int64_t available_replicas;
+	int64_t observed_generation;
+	struct condition_list conditions;
+};
+
+struct replicaset {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct replicaset_spec spec;
+	struct replicaset_status status;
+};
+LIST_OF(replicaset);
+
+/* ---- v1 Pod ---- */
+
+struct state_waiting {
+	char *reason;
+	char *message;
+};
+
+struct state_running {
+	dtime started_at;
+};
+
+struct state_terminated {
+	int64_t exit_code;
+	int64_t signal;
+	char *reason;
+	char *message;
+	dtime started_at;
+	dtime finished_at;
+	char *container_id;
+};
+
+struct container_state {
+	struct state_waiting *waiting;
+	struct state_running *running;
+	struct state_terminated *terminated;
+};
+
+struct container_status {
+	char *name;
+	struct container_state state;
+	struct container_state last_state;
+	bool ready;
+	int64_t restart_count;
+	char *image;
+	char *image_id;
+	char *container_id;
+	struct opt_bool started;
+};
+LIST_OF(container_status);
+
+struct pod_ip {
+	char *ip;
+};
+LIST_OF(pod_ip);
+
+struct pod_status {
+	char *phase; /* Pending, Running, Succeeded, Failed, Unknown */
+	struct condition_list conditions;
+	char *message;
+	char *reason;
+	char *host_ip;
+	char *pod_ip;
+	struct pod_ip_list pod_ips;
+	dtime start_time;
+	struct container_status_list container_statuses;
+};
+
+struct pod {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct pod_spec spec;
+	struct pod_status status;
+};
+LIST_OF(pod);
+
+/* ---- schemas (model.c) ---- */
+
+extern const struct schema schema_object_meta;
+extern const struct schema schema_label_selector;
+extern const struct schema schema_pod_template;
+extern const struct schema schema_pod_spec;
+extern const struct schema schema_condition;
+extern const struct schema schema_deployment;
+extern const struct schema schema_replicaset;
+extern const struct schema schema_pod;
+
+/* Well-known names. */
+#define ANN_REVISION "deployment.kubernetes.io/revision"
+#define ANN_REVISION_HISTORY "deployment.kubernetes.io/revision-history"
+#define ANN_DESIRED_REPLICAS "deployment.kubernetes.io/desired-replicas"
+#define ANN_MAX_REPLICAS "deployment.kubernetes.io/max-replicas"
+#define ANN_CHANGE_CAUSE "kubernetes.io/change-cause"
+#define ANN_LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
+#define ANN_ROLLBACK_TO "deprecated.deployment.rollback.to"
+#define ANN_RESTARTED_AT "kubectl.kubernetes.io/restartedAt"
+#define ANN_DELETION_COST "controller.kubernetes.io/pod-deletion-cost"
+#define LABEL_POD_TEMPLATE_HASH "pod-template-hash"
+
+/* Lifecycle helpers: thin wrappers over schema_release/schema_copy. */
+void deployment_release(struct deployment *d);
+void deployment_copy(struct deployment *dst, const struct deployment *src);
+void replicaset_release(struct replicaset *rs);
+void replicaset_copy(struct replicaset *dst, const struct replicaset *src);
+void pod_release(struct pod *p);
+void pod_copy(struct pod *dst, const struct pod *src);
+void pod_template_release(struct pod_template *t);
+void pod_template_copy(struct pod_template *dst,
+		       const struct pod_template *src);
+
+/* Conditions: find by type (NULL if absent). */
+struct condition *condition_find(struct condition_list *l, const char *type);
+const struct condition *condition_get(const struct condition_list *l,
+				      const char *type);
+void condition_remove(struct condition_list *l, const char *type);
+/* Appends a copy of c. */
+void condition_append(struct condition_list *l, const struct condition *c);
+
+/* Removes every ownerReference to (kind, uid or name). */
+void meta_remove_owner_refs(struct object_meta *m, const char *kind,
+			    const char *uid, const char *name);
+
+/* The controller ownerReference of m, or NULL. */
+const struct owner_ref *meta_controller_ref(const struct object_meta *m);
+
+#endif

@@ -1,0 +1,66 @@
+/* plan_rs.h - the ReplicaSet planner: one syncReplicaSet step.
+ *
+ * Input: one ReplicaSet, the pods of its namespace (those it controls are
+ * picked by controller ownerReference; orphans matching its selector are
+ * adopted) and the current time. Output: how many pods to create from the
+ * template, which pods to delete (Kubernetes' victim ranking, §8.4 of
+ * spec/deployment.md), the new status, and when availability will change
+ * without any event (minReadySeconds).
+ *
+ * Ownership: the caller owns `in`; plan_rs_out_release() frees `out`. The
+ * victims are pointers into in->pods, valid while `in` is. */
+#ifndef DROVER_PLAN_RS_H
+#define DROVER_PLAN_RS_H
+
+#include "model.h"
+
+#define RS_BURST_REPLICAS 500 /* Kubernetes' burstReplicas */
+
+struct plan_rs_in {
+	const struct replicaset *rs;
+	const struct pod *const *pods; /* pods of the namespace */
+	size_t npods;
+	/* Pods of every ReplicaSet with the same owner, for the "doubled up
+	 * on a node" rank (NULL: use `pods`). */
+	const struct pod *const *related;
+	size_t nrelated;
+	dtime now;
+};
+
+struct plan_rs_out {
+	int64_t create;			    /* pods to create */
+	const struct pod **victims;	    /* pods to delete, worst first */
+	size_t nvictims;
+	const struct pod **adopt;	    /* orphans to adopt */
+	size_t nadopt;
+	struct replicaset_status status;    /* the status to write */
+	bool status_changed;
+	int64_t requeue_after_ms;	    /* -1: none */
+};
+
+void plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out);
+void plan_rs_out_release(struct plan_rs_out *out);
+
+/* Pod predicates of Kubernetes' pod utilities. */
+bool pod_is_active(const struct pod *p);   /* not terminal, not deleting */
+bool pod_is_ready(const struct pod *p);	   /* Ready condition True */
+bool pod_is_available(const struct pod *p, int64_t min_ready_seconds,
+		      dtime now);
+dtime pod_ready_time(const struct pod *p); /* Ready lastTransitionTime */
+
+/* Fills a new pod (zeroed by the caller) from rs's template, as the
+ * ReplicaSet controller creates it: generateName "<rs>-", template labels
+ * and annotations, a controller ownerReference to rs. The caller (or the
+ * API server) gives it its name. */
+void rs_new_pod(const struct replicaset *rs, struct pod *p);
+
+/* The qsort comparator of the victim ranking, exposed for tests: pods
+ * that should go first sort first. */
+struct ranked_pod {
+	const struct pod *pod;
+	int64_t rank; /* related active pods on the same node */
+	dtime now;
+};
+int ranked_pod_cmp(const void *a, const void *b);
+
+#endif

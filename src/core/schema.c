@@ -1,0 +1,375 @@
+/* schema.c - generic release, copy, equality and canonical dump driven by
+ * the field descriptors of schema.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtime.h"
+#include "intstr.h"
+#include "schema.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#define AT(obj, f) ((char *)(obj) + (f)->off)
+#define CAT(obj, f) ((const char *)(obj) + (f)->off)
+
+void
+strlist_release(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->alloc = 0;
+}
+
+void
+strlist_copy(struct strlist *dst, const struct strlist *src)
+{
+	size_t i;
+
+	dst->n = dst->alloc = src->n;
+	dst->v = src->n ? xmalloc(src->n * sizeof(char *)) : NULL;
+	for (i = 0; i < src->n; i++)
+		dst->v[i] = xstrdup(src->v[i]);
+}
+
+void
+strlist_push(struct strlist *l, const char *s)
+{
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n++] = xstrdup(s);
+}
+
+void *
+anylist_push(struct anylist *l, size_t elem_size)
+{
+	char *p;
+
+	if (l->n + 1 > l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 4;
+		l->v = xrealloc(l->v, l->alloc * elem_size);
+	}
+	p = (char *)l->v + l->n * elem_size;
+	memset(p, 0, elem_size);
+	l->n++;
+	return p;
+}
+
+void
+schema_release(const struct schema *s, void *obj)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *f = &s->fields[i];
+		void *p = AT(obj, f);
+
+		switch (f->type) {
+		case FT_STR:
+		case FT_RAW:
+			free(*(char **)p);
+			break;
+		case FT_INTSTR:
+			intstr_release(p);
+			break;
+		case FT_STRMAP:
+			strmap_release(p);
+			break;
+		case FT_STRLIST:
+			strlist_release(p);
+			break;
+		case FT_STRUCT:
+			schema_release(f->sub, p);
+			break;
+		case FT_PTR:
+			if (*(void **)p) {
+				schema_release(f->sub, *(void **)p);
+				free(*(void **)p);
+			}
+			break;
+		case FT_LIST: {
+			struct anylist *l = p;
+
+			for (j = 0; j < l->n; j++)
+				schema_release(f->sub, (char *)l->v +
+							   j * f->sub->size);
+			free(l->v);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	memset(obj, 0, s->size);
+}
+
+void
+schema_copy(const struct schema *s, void *dst, const void *src)
+{
+	size_t i, j;
+
+	memcpy(dst, src, s->size);
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *f = &s->fields[i];
+		void *d = AT(dst, f);
+		const void *p = CAT(src, f);
+
+		switch (f->type) {
+		case FT_STR:
+		case FT_RAW:
+			*(char **)d = xstrdup(*(char *const *)p);
+			break;
+		case FT_INTSTR:
+			intstr_copy(d, p);
+			break;
+		case FT_STRMAP:
+			strmap_copy(d, p);
+			break;
+		case FT_STRLIST:
+			strlist_copy(d, p);
+			break;
+		case FT_STRUCT:
+			schema_copy(f->sub, d, p);
+			break;
+		case FT_PTR:
+			if (*(void *const *)p) {
+				void *n = xmalloc(f->sub->size);
+
+				schema_copy(f->sub, n, *(void *const *)p);
+				*(void **)d = n;
+			}
+			break;
+		case FT_LIST: {
+			const struct anylist *sl = p;
+			struct anylist *dl = d;
+
+			dl->n = dl->alloc = sl->n;
+			dl->v = sl->n ? xmalloc(sl->n * f->sub->size) : NULL;
+			for (j = 0; j < sl->n; j++)
+				schema_copy(f->sub,
+					    (char *)dl->v + j * f->sub->size,
+					    (const char *)sl->v +
+						j * f->sub->size);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	/* Go strings have no nil: absent and "" are the same value. */
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+bool
+schema_equal(const struct schema *s, const void *a, const void *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *f = &s->fields[i];
+		const void *pa = CAT(a, f), *pb = CAT(b, f);
+
+		switch (f->type) {
+		case FT_STR:
+		case FT_RAW:
+			if (!str_eq(*(char *const *)pa, *(char *const *)pb))
+				return false;
+			break;
+		case FT_INT:
+		case FT_TIME:
+			if (*(const int64_t *)pa != *(const int64_t *)pb)
+				return false;
+			break;
+		case FT_OPTINT: {
+			const struct opt_int *x = pa, *y = pb;
+
+			if (x->set != y->set || (x->set && x->v != y->v))
+				return false;
+			break;
+		}
+		case FT_BOOL:
+			if (*(const bool *)pa != *(const bool *)pb)
+				return false;
+			break;
+		case FT_OPTBOOL: {
+			const struct opt_bool *x = pa, *y = pb;
+
+			if (x->set != y->set || (x->set && x->v != y->v))
+				return false;
+			break;
+		}
+		case FT_INTSTR:
+			if (!intstr_equal(pa, pb))
+				return false;
+			break;
+		case FT_STRMAP:
+			if (!strmap_equal(pa, pb))
+				return false;
+			break;
+		case FT_STRLIST: {
+			const struct strlist *x = pa, *y = pb;
+
+			if (x->n != y->n)
+				return false;
+			for (j = 0; j < x->n; j++)
+				if (strcmp(x->v[j], y->v[j]))
+					return false;
+			break;
+		}
+		case FT_STRUCT:
+			if (!schema_equal(f->sub, pa, pb))
+				return false;
+			break;
+		case FT_PTR: {
+			const void *x = *(void *const *)pa;
+			const void *y = *(void *const *)pb;
+
+			if (!x != !y)
+				return false;
+			if (x && !schema_equal(f->sub, x, y))
+				return false;
+			break;
+		}
+		case FT_LIST: {
+			const struct anylist *x = pa, *y = pb;
+
+			if (x->n != y->n)
+				return false;
+			for (j = 0; j < x->n; j++)
+				if (!schema_equal(
+					f->sub,
+					(const char *)x->v + j * f->sub->size,
+					(const char *)y->v + j * f->sub->size))
+					return false;
+			break;
+		}
+		}
+	}
+	return true;
+}
+
+bool
+schema_is_empty(const struct schema *s, const void *obj)
+{
+	void *zero = xcalloc(1, s->size);
+	bool r = schema_equal(s, obj, zero);
+
+	free(zero);
+	return r;
+}
+
+void
+schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
+{
+	size_t i, j;
+	char tb[32];
+
+	strbuf_addch(sb, '{');
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *f = &s->fields[i];
+		const void *p = CAT(obj, f);
+
+		if (f->flags & FF_SKIPHASH)
+			continue;
+		strbuf_addstr(sb, f->json);
+		strbuf_addch(sb, '=');
+		switch (f->type) {
+		case FT_STR:
+		case FT_RAW:
+			if (*(char *const *)p)
+				strbuf_addjsonstr(sb, *(char *const *)p);
+			break;
+		case FT_INT:
+			strbuf_addf(sb, "%lld", (long long)*(const int64_t *)p);
+			break;
+		case FT_TIME:
+			if (*(const dtime *)p) {
+				dtime_format(*(const dtime *)p, tb);
+				strbuf_addstr(sb, tb);
+			}
+			break;
+		case FT_OPTINT: {
+			const struct opt_int *x = p;
+
+			if (x->set)
+				strbuf_addf(sb, "%lld", (long long)x->v);
+			break;
+		}
+		case FT_BOOL:
+			strbuf_addstr(sb, *(const bool *)p ? "true" : "false");
+			break;
+		case FT_OPTBOOL: {
+			const struct opt_bool *x = p;
+
+			if (x->set)
+				strbuf_addstr(sb, x->v ? "true" : "false");
+			break;
+		}
+		case FT_INTSTR: {
+			const struct intstr *x = p;
+
+			if (x->type == INTSTR_INT)
+				strbuf_addf(sb, "%lld", (long long)x->ival);
+			else if (x->type == INTSTR_STRING)
+				strbuf_addjsonstr(sb, x->sval);
+			break;
+		}
+		case FT_STRMAP: {
+			const struct strmap *m = p;
+
+			strbuf_addch(sb, '{');
+			for (j = 0; j < m->n; j++) {
+				strbuf_addjsonstr(sb, m->v[j].key);
+				strbuf_addch(sb, ':');
+				strbuf_addjsonstr(sb, m->v[j].value);
+				strbuf_addch(sb, ',');
+			}
+			strbuf_addch(sb, '}');
+			break;
+		}
+		case FT_STRLIST: {
+			const struct strlist *l = p;
+
+			strbuf_addch(sb, '[');
+			for (j = 0; j < l->n; j++) {
+				strbuf_addjsonstr(sb, l->v[j]);
+				strbuf_addch(sb, ',');
+			}
+			strbuf_addch(sb, ']');
+			break;
+		}
+		case FT_STRUCT:
+			schema_dump(f->sub, p, sb);
+			break;
+		case FT_PTR:
+			if (*(void *const *)p)
+				schema_dump(f->sub, *(void *const *)p, sb);
+			else
+				strbuf_addstr(sb, "nil");
+			break;
+		case FT_LIST: {
+			const struct anylist *l = p;
+
+			strbuf_addch(sb, '[');
+			for (j = 0; j < l->n; j++) {
+				schema_dump(f->sub,
+					    (const char *)l->v +
+						j * f->sub->size,
+					    sb);
+				strbuf_addch(sb, ',');
+			}
+			strbuf_addch(sb, ']');
+			break;
+		}
+		}
+		strbuf_addch(sb, ';');
+	}
+	strbuf_addch(sb, '}');
+}

@@ -1,0 +1,123 @@
+/* schema.h - field descriptors for the model structs, and the generic
+ * walkers built on them.
+ *
+ * Every object type of the model (model.h) is described once by a table of
+ * fields: the JSON name, the storage type and the offset in the struct. From
+ * that one table drover derives release, deep copy, semantic equality and a
+ * canonical dump (for the pod-template hash) here in the core, and JSON
+ * encoding and decoding with unknown-field detection in src/codec. Adding a
+ * field to a kind is one line in model.c.
+ *
+ * Storage conventions by type (the struct member must have this C type):
+ *   FT_STR      char *                 NULL = absent
+ *   FT_INT      int64_t                absent = 0
+ *   FT_OPTINT   struct opt_int         pointer semantics (*int32 in Go)
+ *   FT_BOOL     bool
+ *   FT_OPTBOOL  struct opt_bool
+ *   FT_TIME     dtime                  0 = absent (serialized as null)
+ *   FT_INTSTR   struct intstr
+ *   FT_STRMAP   struct strmap
+ *   FT_STRLIST  struct strlist
+ *   FT_STRUCT   an inline struct described by `sub`
+ *   FT_PTR      pointer to a struct described by `sub`, NULL = absent
+ *   FT_LIST     struct anylist of structs described by `sub`
+ *   FT_RAW      char *, canonical JSON text of a value drover accepts but
+ *               does not interpret (e.g. securityContext)
+ */
+#ifndef DROVER_SCHEMA_H
+#define DROVER_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+enum field_type {
+	FT_STR,
+	FT_INT,
+	FT_OPTINT,
+	FT_BOOL,
+	FT_OPTBOOL,
+	FT_TIME,
+	FT_INTSTR,
+	FT_STRMAP,
+	FT_STRLIST,
+	FT_STRUCT,
+	FT_PTR,
+	FT_LIST,
+	FT_RAW,
+};
+
+enum field_flags {
+	FF_OMITEMPTY = 1 << 0,	/* not encoded when zero / empty */
+	FF_NULLTIME = 1 << 1,	/* an unset time is encoded as null */
+	FF_SKIPHASH = 1 << 2,	/* not part of the canonical dump */
+};
+
+struct opt_int {
+	int64_t v;
+	bool set;
+};
+
+struct opt_bool {
+	bool v;
+	bool set;
+};
+
+struct strlist {
+	char **v;
+	size_t n;
+	size_t alloc;
+};
+
+/* The layout every FT_LIST member shares: items, count, capacity. */
+struct anylist {
+	void *v;
+	size_t n;
+	size_t alloc;
+};
+
+struct schema;
+
+struct field {
+	const char *json;	/* JSON member name */
+	enum field_type type;
+	size_t off;		/* offsetof in the parent struct */
+	unsigned flags;
+	const struct schema *sub; /* FT_STRUCT, FT_PTR, FT_LIST */
+};
+
+struct schema {
+	const char *name;	/* Go-ish type name, for messages */
+	size_t size;		/* sizeof the struct */
+	const struct field *fields;
+	size_t nfields;
+};
+
+#define SCHEMA(type, tbl)                                                     \
+	{                                                                     \
+		#type, sizeof(struct type), tbl,                              \
+		    sizeof(tbl) / sizeof((tbl)[0])                            \
+	}
+
+/* Frees everything obj owns and zeroes it; obj itself is not freed. */
+void schema_release(const struct schema *s, void *obj);
+/* Deep copy: dst (uninitialized) receives its own copies of src. */
+void schema_copy(const struct schema *s, void *dst, const void *src);
+/* Semantic equality: absent and empty maps/lists are equal, as in
+ * Kubernetes' apiequality.Semantic.DeepEqual. */
+bool schema_equal(const struct schema *s, const void *a, const void *b);
+/* Appends a canonical, deterministic text form of obj (used for hashing). */
+void schema_dump(const struct schema *s, const void *obj, struct strbuf *sb);
+/* True if every field is zero / absent. */
+bool schema_is_empty(const struct schema *s, const void *obj);
+
+void strlist_release(struct strlist *l);
+void strlist_copy(struct strlist *dst, const struct strlist *src);
+void strlist_push(struct strlist *l, const char *s);
+
+/* Appends one zeroed element to an FT_LIST member and returns it. */
+void *anylist_push(struct anylist *l, size_t elem_size);
+
+#endif

@@ -1,0 +1,630 @@
+/* sim.c - the virtual-clock rollout simulator (see sim.h).
+ *
+ * One "settle" at time t repeats until nothing changes: mark pods whose
+ * readiness delay has passed as Ready, run one Deployment sync and apply
+ * it (as the API server would: uids, generations), then run every
+ * ReplicaSet sync and apply it (create and delete pods, write status).
+ * Then the clock jumps to the next moment something can change: a pod
+ * becoming ready, a pod becoming available after minReadySeconds, or the
+ * Deployment's progress-deadline requeue. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deploy_util.h"
+#include "plan_rs.h"
+#include "sim.h"
+#include "tmplhash.h"
+#include "xalloc.h"
+
+struct spod {
+	struct pod p; /* first: a struct pod * is a struct spod * */
+	dtime ready_at; /* when it becomes ready; 0 never / already */
+	bool dead;
+};
+
+struct world {
+	struct deployment d;
+	struct replicaset **rs;
+	size_t nrs, rs_alloc;
+	struct spod **pods;
+	size_t npods, pods_alloc;
+	uint64_t counter;
+	dtime now;
+	int64_t ready_ms;
+	dtime rs_wake; /* earliest availability change reported by plan_rs */
+};
+
+const char *
+sim_result_name(enum sim_result_kind k)
+{
+	switch (k) {
+	case SIM_COMPLETE:
+		return "complete";
+	case SIM_DEADLINE_EXCEEDED:
+		return "ProgressDeadlineExceeded";
+	case SIM_STALLED:
+		return "stalled";
+	case SIM_LIMIT:
+		return "limit";
+	}
+	return "?";
+}
+
+static void
+new_uid(struct world *w, const char *prefix, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%08llu", prefix,
+		 (unsigned long long)++w->counter);
+}
+
+/* A 5-character pod name suffix from the counter, like generateName. */
+static void
+pod_suffix(struct world *w, const char *base, char *out)
+{
+	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+	uint64_t c = ++w->counter;
+	uint32_t h = fnv1a32(2166136261u, base, strlen(base));
+	int i;
+
+	h = fnv1a32(h, &c, sizeof(c));
+	for (i = 0; i < 5; i++) {
+		out[i] = alphabet[h % 27];
+		h /= 27;
+	}
+	out[5] = '\0';
+}
+
+static void
+add_pod(struct world *w, struct spod *sp)
+{
+	ALLOC_GROW(w->pods, w->npods + 1, w->pods_alloc);
+	w->pods[w->npods++] = sp;
+}
+
+static void
+add_rs(struct world *w, struct replicaset *rs)
+{
+	ALLOC_GROW(w->rs, w->nrs + 1, w->rs_alloc);
+	w->rs[w->nrs++] = rs;
+}
+
+static void
+set_ready(struct pod *p, dtime at)
+{
+	struct condition c = {.type = "Ready", .status = "True",
+			      .last_transition_time = at};
+
+	free(p->status.phase);
+	p->status.phase = xstrdup("Running");
+	condition_remove(&p->status.conditions, "Ready");
+	condition_append(&p->status.conditions, &c);
+}
+
+/* Gives every input RS a uid and, when the input has no pods for it, the
+ * pods its status describes: available ones ready long ago, the other
+ * ready ones ready now, the rest pending. */
+static void
+synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
+		const struct pod *const *pods, size_t npods)
+{
+	size_t i, j;
+	char uid[64], name[512], suf[8];
+
+	for (i = 0; i < nrs; i++) {
+		struct replicaset *c = xmalloc(sizeof(*c));
+		bool has = false;
+		int64_t k;
+
+		replicaset_copy(c, rs[i]);
+		if (c->metadata.uid == NULL || !*c->metadata.uid) {
+			free(c->metadata.uid);
+			new_uid(w, "rs", uid, sizeof(uid));
+			c->metadata.uid = xstrdup(uid);
+		}
+		add_rs(w, c);
+		for (j = 0; j < npods && !has; j++) {
+			const struct owner_ref *ref =
+			    meta_controller_ref(&pods[j]->metadata);
+
+			has = ref && owner_ref_is(ref, "ReplicaSet",
+						  &rs[i]->metadata);
+		}
+		if (has)
+			continue;
+		for (k = 0; k < c->status.replicas; k++) {
+			struct spod *sp = xcalloc(1, sizeof(*sp));
+
+			rs_new_pod(c, &sp->p);
+			pod_suffix(w, c->metadata.name, suf);
+			snprintf(name, sizeof(name), "%s-%s",
+				 c->metadata.name, suf);
+			sp->p.metadata.name = xstrdup(name);
+			new_uid(w, "pod", uid, sizeof(uid));
+			sp->p.metadata.uid = xstrdup(uid);
+			sp->p.metadata.creation_timestamp =
+			    c->metadata.creation_timestamp;
+			sp->p.spec.node_name = xstrdup("node-1");
+			if (k < c->status.available_replicas)
+				set_ready(&sp->p, c->metadata.creation_timestamp
+						      ? c->metadata
+							    .creation_timestamp
+						      : 1);
+			else if (k < c->status.ready_replicas)
+				set_ready(&sp->p, w->now);
+			else
+				sp->p.status.phase = xstrdup("Pending");
+			add_pod(w, sp);
+		}
+	}
+	for (j = 0; j < npods; j++) {
+		struct spod *sp = xcalloc(1, sizeof(*sp));
+
+		pod_copy(&sp->p, pods[j]);
+		if (sp->p.metadata.uid == NULL) {
+			new_uid(w, "pod", uid, sizeof(uid));
+			sp->p.metadata.uid = xstrdup(uid);
+		}
+		if (!pod_is_ready(&sp->p) && w->ready_ms >= 0)
+			sp->ready_at = w->now + w->ready_ms;
+		add_pod(w, sp);
+	}
+}
+
+static struct replicaset *
+world_rs(struct world *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nrs; i++)
+		if (!strcmp(w->rs[i]->metadata.name, name))
+			return w->rs[i];
+	return NULL;
+}
+
+static void
+remove_rs(struct world *w, const char *name)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nrs; i++) {
+		struct replicaset *rs = w->rs[i];
+
+		if (strcmp(rs->metadata.name, name))
+			continue;
+		/* Garbage collection: its pods go too. */
+		for (j = 0; j < w->npods; j++) {
+			const struct owner_ref *ref =
+			    meta_controller_ref(&w->pods[j]->p.metadata);
+
+			if (ref && owner_ref_is(ref, "ReplicaSet",
+						&rs->metadata))
+				w->pods[j]->dead = true;
+		}
+		replicaset_release(rs);
+		free(rs);
+		memmove(&w->rs[i], &w->rs[i + 1],
+			(w->nrs - i - 1) * sizeof(*w->rs));
+		w->nrs--;
+		return;
+	}
+}
+
+static void
+compact_pods(struct world *w)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < w->npods; i++) {
+		if (w->pods[i]->dead) {
+			pod_release(&w->pods[i]->p);
+			free(w->pods[i]);
+		} else {
+			w->pods[k++] = w->pods[i];
+		}
+	}
+	w->npods = k;
+}
+
+static const struct schema *
+sub(const struct schema *s, const char *json)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].json, json))
+			return s->fields[i].sub;
+	return NULL;
+}
+
+/* Applies a Deployment step the way the API server stores it. */
+static void
+apply_deploy(struct world *w, struct plan_deploy_out *out)
+{
+	const struct schema *dspec = sub(&schema_deployment, "spec");
+	const struct schema *rsspec = sub(&schema_replicaset, "spec");
+	size_t i;
+	int64_t gen = w->d.metadata.generation;
+	bool spec_changed =
+	    !schema_equal(dspec, &w->d.spec, &out->d.spec) ||
+	    !strmap_equal(&w->d.metadata.annotations,
+			  &out->d.metadata.annotations);
+	bool updated = false;
+
+	for (i = 0; i < out->actions.n; i++) {
+		const struct action *a = &out->actions.v[i];
+
+		if (a->op == ACT_UPDATE && !strcmp(a->kind, "Deployment"))
+			updated = true;
+		if (a->op == ACT_DELETE && !strcmp(a->kind, "ReplicaSet"))
+			remove_rs(w, a->name);
+	}
+	deployment_release(&w->d);
+	deployment_copy(&w->d, &out->d);
+	w->d.metadata.generation = gen + (updated && spec_changed ? 1 : 0);
+	for (i = 0; i < out->nrs + out->nreleased; i++) {
+		const struct replicaset *n =
+		    i < out->nrs ? out->rs[i] : out->released[i - out->nrs];
+		struct replicaset *cur = world_rs(w, n->metadata.name);
+		char uid[64];
+
+		if (cur == NULL) {
+			cur = xmalloc(sizeof(*cur));
+			replicaset_copy(cur, n);
+			free(cur->metadata.uid);
+			new_uid(w, "rs", uid, sizeof(uid));
+			cur->metadata.uid = xstrdup(uid);
+			cur->metadata.generation = 1;
+			cur->metadata.creation_timestamp = w->now;
+			add_rs(w, cur);
+			continue;
+		}
+		gen = cur->metadata.generation;
+		if (!schema_equal(rsspec, &cur->spec, &n->spec))
+			gen++;
+		{
+			struct replicaset_status keep = cur->status;
+			char *keep_uid = xstrdup(cur->metadata.uid);
+
+			memset(&cur->status, 0, sizeof(cur->status));
+			replicaset_release(cur);
+			replicaset_copy(cur, n);
+			/* status is the RS controller's; keep the stored */
+			schema_release(sub(&schema_replicaset, "status"),
+				       &cur->status);
+			cur->status = keep;
+			free(cur->metadata.uid);
+			cur->metadata.uid = keep_uid;
+		}
+		cur->metadata.generation = gen;
+	}
+	compact_pods(w);
+}
+
+static const struct pod **
+pod_ptrs(struct world *w)
+{
+	const struct pod **v = xmalloc((w->npods + 1) * sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < w->npods; i++)
+		v[i] = &w->pods[i]->p;
+	return v;
+}
+
+/* One ReplicaSet controller pass over every RS. Returns true if anything
+ * changed. */
+static bool
+run_rs_controllers(struct world *w)
+{
+	const struct pod **ptrs = pod_ptrs(w);
+	size_t npods = w->npods, i, nrs = w->nrs;
+	bool changed = false;
+	char name[512], suf[8], uid[64];
+
+	w->rs_wake = 0;
+	for (i = 0; i < nrs; i++) {
+		struct replicaset *rs = w->rs[i];
+		struct plan_rs_in in = {.rs = rs, .pods = ptrs,
+					.npods = npods, .now = w->now};
+		struct plan_rs_out out;
+		size_t k;
+		int64_t c;
+
+		plan_rs(&in, &out);
+		for (k = 0; k < out.nadopt; k++) {
+			struct pod *p = (struct pod *)out.adopt[k];
+			struct owner_ref *ref = anylist_push(
+			    (struct anylist *)&p->metadata.owner_references,
+			    sizeof(*ref));
+
+			ref->api_version = xstrdup("apps/v1");
+			ref->kind = xstrdup("ReplicaSet");
+			ref->name = xstrdup(rs->metadata.name);
+			ref->uid = xstrdup(rs->metadata.uid);
+			ref->controller.set = ref->controller.v = true;
+			changed = true;
+		}
+		for (k = 0; k < out.nvictims; k++) {
+			((struct spod *)out.victims[k])->dead = true;
+			changed = true;
+		}
+		for (c = 0; c < out.create; c++) {
+			struct spod *sp = xcalloc(1, sizeof(*sp));
+
+			rs_new_pod(rs, &sp->p);
+			pod_suffix(w, rs->metadata.name, suf);
+			snprintf(name, sizeof(name), "%s-%s", rs->metadata.name,
+				 suf);
+			sp->p.metadata.name = xstrdup(name);
+			new_uid(w, "pod", uid, sizeof(uid));
+			sp->p.metadata.uid = xstrdup(uid);
+			sp->p.metadata.creation_timestamp = w->now;
+			sp->p.spec.node_name = xstrdup("node-1");
+			sp->p.status.phase = xstrdup("Pending");
+			if (w->ready_ms >= 0)
+				sp->ready_at = w->now + w->ready_ms;
+			add_pod(w, sp);
+			changed = true;
+		}
+		if (out.status_changed) {
+			schema_release(sub(&schema_replicaset, "status"),
+				       &rs->status);
+			rs->status = out.status;
+			memset(&out.status, 0, sizeof(out.status));
+			changed = true;
+		}
+		if (out.requeue_after_ms >= 0) {
+			dtime at = w->now + out.requeue_after_ms;
+
+			if (w->rs_wake == 0 || at < w->rs_wake)
+				w->rs_wake = at;
+		}
+		plan_rs_out_release(&out);
+	}
+	free(ptrs);
+	compact_pods(w);
+	return changed;
+}
+
+static bool
+mark_ready(struct world *w)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < w->npods; i++) {
+		struct spod *sp = w->pods[i];
+
+		if (sp->ready_at && sp->ready_at <= w->now) {
+			set_ready(&sp->p, sp->ready_at);
+			sp->ready_at = 0;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+static const struct replicaset *
+new_rs_of(struct world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nrs; i++)
+		if (rs_matches_template(&w->d, w->rs[i]))
+			return w->rs[i];
+	return NULL;
+}
+
+static struct sim_sample
+sample(struct world *w)
+{
+	struct sim_sample s = {0};
+	const struct replicaset *nrs = new_rs_of(w);
+	size_t i, j;
+
+	for (i = 0; i < w->npods; i++) {
+		const struct pod *p = &w->pods[i]->p;
+		const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+		const struct replicaset *owner = NULL;
+
+		if (!pod_is_active(p))
+			continue;
+		for (j = 0; ref && j < w->nrs; j++)
+			if (owner_ref_is(ref, "ReplicaSet",
+					 &w->rs[j]->metadata)) {
+				owner = w->rs[j];
+				break;
+			}
+		s.total++;
+		if (owner && owner == nrs)
+			s.new_++;
+		else
+			s.old++;
+		if (pod_is_available(p, owner ? owner->spec.min_ready_seconds
+					      : 0,
+				     w->now))
+			s.available++;
+	}
+	return s;
+}
+
+static void
+push_step(struct sim_result *r, int64_t t, struct action_list *acts,
+	  struct sim_sample s)
+{
+	struct sim_step *st;
+
+	ALLOC_GROW(r->steps, r->nsteps + 1, r->alloc);
+	st = &r->steps[r->nsteps++];
+	st->t_ms = t;
+	st->actions = *acts;
+	memset(acts, 0, sizeof(*acts));
+	st->pods = s;
+}
+
+static bool
+has_scale_down(const struct action_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].op == ACT_SCALE && l->v[i].to < l->v[i].from)
+			return true;
+	return false;
+}
+
+static void
+observe(struct sim_result *r, struct sim_sample s)
+{
+	if (s.total > r->peak_pods)
+		r->peak_pods = s.total;
+	if (s.available < r->min_available)
+		r->min_available = s.available;
+}
+
+int
+sim_run(const struct deployment *d, const struct replicaset *const *rs,
+	size_t nrs, const struct pod *const *pods, size_t npods,
+	const struct sim_opts *o, struct sim_result *r)
+{
+	struct world w = {0};
+	dtime deploy_wake = 0;
+	size_t i, guard;
+
+	memset(r, 0, sizeof(*r));
+	if (d->metadata.name == NULL)
+		return -1;
+	w.now = o->start;
+	w.ready_ms = o->pod_ready_ms;
+	deployment_copy(&w.d, d);
+	if (w.d.metadata.uid == NULL)
+		w.d.metadata.uid = xstrdup("deployment-uid");
+	if (w.d.metadata.generation == 0)
+		w.d.metadata.generation = 1;
+	synthesize_pods(&w, rs, nrs, pods, npods);
+	r->min_available = INT64_MAX;
+	r->min_available_after_scale_down = INT64_MAX;
+	r->result = SIM_LIMIT;
+
+	for (;;) {
+		const struct condition *c;
+
+		observe(r, sample(&w));
+		for (guard = 0; guard < 10000; guard++) {
+			const struct replicaset **rsp;
+			struct plan_deploy_in in = {.d = &w.d, .now = w.now};
+			struct plan_deploy_out out;
+			const struct pod **pp = pod_ptrs(&w);
+			bool changed = mark_ready(&w), scaled_down;
+			struct sim_sample s;
+
+			rsp = xmalloc((w.nrs + 1) * sizeof(*rsp));
+			for (i = 0; i < w.nrs; i++)
+				rsp[i] = w.rs[i];
+			in.rs = rsp;
+			in.nrs = w.nrs;
+			in.pods = pp;
+			in.npods = w.npods;
+			plan_deploy(&in, &out);
+			free(rsp);
+			free(pp);
+			r->budget = out.budget;
+			deploy_wake = out.requeue_after_ms < 0
+					  ? 0
+					  : w.now + out.requeue_after_ms;
+			apply_deploy(&w, &out);
+			scaled_down = has_scale_down(&out.actions);
+			if (run_rs_controllers(&w))
+				changed = true;
+			s = sample(&w);
+			observe(r, s);
+			if (scaled_down &&
+			    s.available < r->min_available_after_scale_down)
+				r->min_available_after_scale_down = s.available;
+			if (out.actions.n) {
+				changed = true;
+				push_step(r, w.now - o->start, &out.actions, s);
+			}
+			plan_deploy_out_release(&out);
+			if (!changed || r->nsteps >= o->max_steps)
+				break;
+		}
+		c = condition_get(&w.d.status.conditions, "Progressing");
+		if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT)) {
+			r->result = SIM_DEADLINE_EXCEEDED;
+			break;
+		}
+		if (deployment_complete(&w.d, &w.d.status) &&
+		    sample(&w).old == 0 &&
+		    (!deploy_has_progress_deadline(&w.d) ||
+		     (c && c->reason &&
+		      !strcmp(c->reason, REASON_NEW_RS_AVAILABLE)))) {
+			r->result = SIM_COMPLETE;
+			break;
+		}
+		if (r->nsteps >= o->max_steps)
+			break;
+		/* The next moment something can change. */
+		{
+			dtime next = 0;
+
+			for (i = 0; i < w.npods; i++)
+				if (w.pods[i]->ready_at &&
+				    (next == 0 || w.pods[i]->ready_at < next))
+					next = w.pods[i]->ready_at;
+			if (w.rs_wake && (next == 0 || w.rs_wake < next))
+				next = w.rs_wake;
+			if (deploy_wake) {
+				dtime at = deploy_wake;
+
+				if (at <= w.now && c)
+					at = c->last_update_time +
+					     DTIME_SEC(w.d.spec
+							   .progress_deadline_seconds
+							   .v) +
+					     1;
+				if (at <= w.now)
+					at = w.now + 1;
+				if (next == 0 || at < next)
+					next = at;
+			}
+			if (next == 0) {
+				r->result = SIM_STALLED;
+				break;
+			}
+			if (next - o->start > o->max_ms)
+				break;
+			w.now = next;
+		}
+	}
+	r->duration_ms = w.now - o->start;
+	if (r->min_available == INT64_MAX)
+		r->min_available = 0;
+	r->d = w.d;
+	r->rs = w.rs;
+	r->nrs = w.nrs;
+	for (i = 0; i < w.npods; i++) {
+		pod_release(&w.pods[i]->p);
+		free(w.pods[i]);
+	}
+	free(w.pods);
+	return 0;
+}
+
+void
+sim_result_release(struct sim_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsteps; i++)
+		action_list_release(&r->steps[i].actions);
+	free(r->steps);
+	deployment_release(&r->d);
+	for (i = 0; i < r->nrs; i++) {
+		replicaset_release(r->rs[i]);
+		free(r->rs[i]);
+	}
+	free(r->rs);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,517 @@
+/* validate.c - ValidateDeployment, ValidateReplicaSet, ValidatePod and the
+ * pieces they share, with Kubernetes' field paths and messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intstr.h"
+#include "labels.h"
+#include "names.h"
+#include "strbuf.h"
+#include "validate.h"
+
+#define MSG_GE0 "must be greater than or equal to 0"
+#define MSG_PERCENT                                                           \
+	"a valid percent string must be a numeric string followed by an "     \
+	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "     \
+	"'[0-9]+%')"
+
+/* A path builder: p(sb, "%s.spec", base) without repeating strbuf calls. */
+static const char *
+pathf(struct strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static const char *
+pathf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	strbuf_reset(sb);
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+	return sb->buf;
+}
+
+static void
+nonneg(int64_t v, const char *path, struct fielderr_list *errs)
+{
+	if (v < 0)
+		fielderr_addf_int(errs, FE_INVALID, path, v, MSG_GE0);
+}
+
+static void
+nonneg_opt(const struct opt_int *o, const char *path,
+	   struct fielderr_list *errs)
+{
+	if (o->set)
+		nonneg(o->v, path, errs);
+}
+
+void
+validate_object_meta(const struct object_meta *m, bool namespaced,
+		     const char *path, struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	if ((m->name == NULL || !*m->name) &&
+	    (m->generate_name == NULL || !*m->generate_name))
+		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
+			     NULL, "name or generateName is required");
+	else if (m->name && *m->name &&
+		 !name_is_dns1123_subdomain(m->name, strlen(m->name)))
+		fielderr_addf_str(errs, FE_INVALID,
+				  pathf(&p, "%s.name", path), m->name,
+				  MSG_DNS1123_SUBDOMAIN);
+	if (namespaced && m->namespace && *m->namespace &&
+	    !name_is_dns1123_label(m->namespace, strlen(m->namespace)))
+		fielderr_addf_str(errs, FE_INVALID,
+				  pathf(&p, "%s.namespace", path),
+				  m->namespace, MSG_DNS1123_LABEL);
+	validate_labels(&m->labels, pathf(&p, "%s.labels", path), errs);
+	{
+		size_t i, total = 0;
+
+		for (i = 0; i < m->annotations.n; i++) {
+			validate_label_key(m->annotations.v[i].key,
+					   pathf(&p, "%s.annotations", path),
+					   errs);
+			total += strlen(m->annotations.v[i].key) +
+				 strlen(m->annotations.v[i].value);
+		}
+		if (total > 262144)
+			fielderr_add(errs, FE_TOO_LONG,
+				     pathf(&p, "%s.annotations", path), NULL,
+				     "must have at most 262144 bytes");
+	}
+	nonneg(m->generation, pathf(&p, "%s.generation", path), errs);
+	strbuf_release(&p);
+}
+
+static void
+validate_port_ref(const struct intstr *port, const char *path,
+		  struct fielderr_list *errs)
+{
+	if (port->type == INTSTR_INT) {
+		if (port->ival < 1 || port->ival > 65535)
+			fielderr_addf_int(errs, FE_INVALID, path, port->ival,
+					  "must be between 1 and 65535, "
+					  "inclusive");
+	} else if (port->type == INTSTR_STRING) {
+		if (!name_is_iana_svc(port->sval))
+			fielderr_addf_str(errs, FE_INVALID, path, port->sval,
+					  "must contain only alpha-numeric "
+					  "characters (a-z, 0-9), and hyphens "
+					  "(-)");
+	} else {
+		fielderr_add(errs, FE_REQUIRED, path, NULL, "");
+	}
+}
+
+static void
+validate_probe(const struct probe *pr, const char *path, bool liveness_like,
+	       struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	int handlers = 0;
+
+	if (pr == NULL)
+		return;
+	if (pr->exec) {
+		handlers++;
+		if (pr->exec->command.n == 0)
+			fielderr_add(errs, FE_REQUIRED,
+				     pathf(&p, "%s.exec.command", path), NULL,
+				     "");
+	}
+	if (pr->http_get) {
+		handlers++;
+		validate_port_ref(&pr->http_get->port,
+				  pathf(&p, "%s.httpGet.port", path), errs);
+		if (pr->http_get->scheme &&
+		    strcmp(pr->http_get->scheme, "HTTP") &&
+		    strcmp(pr->http_get->scheme, "HTTPS"))
+			fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+					  pathf(&p, "%s.httpGet.scheme", path),
+					  pr->http_get->scheme,
+					  "supported values: \"HTTP\", "
+					  "\"HTTPS\"");
+	}
+	if (pr->tcp_socket) {
+		handlers++;
+		validate_port_ref(&pr->tcp_socket->port,
+				  pathf(&p, "%s.tcpSocket.port", path), errs);
+	}
+	if (handlers == 0)
+		fielderr_add(errs, FE_REQUIRED, path, NULL,
+			     "must specify a handler type");
+	else if (handlers > 1)
+		fielderr_add(errs, FE_FORBIDDEN, path, NULL,
+			     "may not specify more than 1 handler type");
+	nonneg_opt(&pr->initial_delay_seconds,
+		   pathf(&p, "%s.initialDelaySeconds", path), errs);
+	nonneg_opt(&pr->timeout_seconds, pathf(&p, "%s.timeoutSeconds", path),
+		   errs);
+	nonneg_opt(&pr->period_seconds, pathf(&p, "%s.periodSeconds", path),
+		   errs);
+	nonneg_opt(&pr->success_threshold,
+		   pathf(&p, "%s.successThreshold", path), errs);
+	nonneg_opt(&pr->failure_threshold,
+		   pathf(&p, "%s.failureThreshold", path), errs);
+	if (liveness_like && pr->success_threshold.set &&
+	    pr->success_threshold.v != 1)
+		fielderr_addf_int(errs, FE_INVALID,
+				  pathf(&p, "%s.successThreshold", path),
+				  pr->success_threshold.v, "must be 1");
+	if (pr->termination_grace_period_seconds.set &&
+	    pr->termination_grace_period_seconds.v <= 0)
+		fielderr_addf_int(errs, FE_INVALID,
+				  pathf(&p, "%s.terminationGracePeriodSeconds",
+					path),
+				  pr->termination_grace_period_seconds.v,
+				  "must be greater than 0");
+	strbuf_release(&p);
+}
+
+static void
+validate_container(const struct container *c, const char *path,
+		   struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	if (c->name == NULL || !*c->name)
+		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
+			     NULL, "");
+	else if (!name_is_dns1123_label(c->name, strlen(c->name)))
+		fielderr_addf_str(errs, FE_INVALID,
+				  pathf(&p, "%s.name", path), c->name,
+				  MSG_DNS1123_LABEL);
+	if (c->image == NULL || !*c->image)
+		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.image", path),
+			     NULL, "");
+	for (i = 0; i < c->ports.n; i++) {
+		const struct container_port *cp = &c->ports.v[i];
+
+		if (cp->container_port < 1 || cp->container_port > 65535)
+			fielderr_addf_int(
+			    errs, FE_INVALID,
+			    pathf(&p, "%s.ports[%zu].containerPort", path, i),
+			    cp->container_port,
+			    "must be between 1 and 65535, inclusive");
+		if (cp->host_port != 0 &&
+		    (cp->host_port < 1 || cp->host_port > 65535))
+			fielderr_addf_int(
+			    errs, FE_INVALID,
+			    pathf(&p, "%s.ports[%zu].hostPort", path, i),
+			    cp->host_port,
+			    "must be between 1 and 65535, inclusive");
+		if (cp->name && *cp->name) {
+			if (!name_is_iana_svc(cp->name))
+				fielderr_addf_str(
+				    errs, FE_INVALID,
+				    pathf(&p, "%s.ports[%zu].name", path, i),
+				    cp->name,
+				    "must contain only alpha-numeric "
+				    "characters (a-z, 0-9), and hyphens (-)");
+			for (j = 0; j < i; j++)
+				if (c->ports.v[j].name &&
+				    !strcmp(c->ports.v[j].name, cp->name))
+					fielderr_addf_str(
+					    errs, FE_DUPLICATE,
+					    pathf(&p, "%s.ports[%zu].name",
+						  path, i),
+					    cp->name, "");
+		}
+		if (cp->protocol && strcmp(cp->protocol, "TCP") &&
+		    strcmp(cp->protocol, "UDP") && strcmp(cp->protocol, "SCTP"))
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    pathf(&p, "%s.ports[%zu].protocol", path, i),
+			    cp->protocol,
+			    "supported values: \"SCTP\", \"TCP\", \"UDP\"");
+	}
+	for (i = 0; i < c->env.n; i++) {
+		const struct env_var *e = &c->env.v[i];
+
+		if (e->name == NULL || !*e->name)
+			fielderr_add(errs, FE_REQUIRED,
+				     pathf(&p, "%s.env[%zu].name", path, i),
+				     NULL, "");
+		else if (!name_is_env_var(e->name))
+			fielderr_addf_str(
+			    errs, FE_INVALID,
+			    pathf(&p, "%s.env[%zu].name", path, i), e->name,
+			    MSG_ENV_VAR);
+		if (e->value_from && e->value && *e->value)
+			fielderr_add(errs, FE_INVALID,
+				     pathf(&p, "%s.env[%zu].valueFrom", path,
+					   i),
+				     "\"\"",
+				     "may not be specified when `value` is "
+				     "not empty");
+		if (e->value_from && e->value_from->field_ref == NULL)
+			fielderr_add(errs, FE_INVALID,
+				     pathf(&p, "%s.env[%zu].valueFrom", path,
+					   i),
+				     "\"\"", "must specify one of: `fieldRef`");
+	}
+	validate_probe(c->liveness_probe,
+		       pathf(&p, "%s.livenessProbe", path), true, errs);
+	validate_probe(c->readiness_probe,
+		       pathf(&p, "%s.readinessProbe", path), false, errs);
+	if (c->readiness_probe &&
+	    c->readiness_probe->termination_grace_period_seconds.set)
+		fielderr_add(errs, FE_INVALID,
+			     pathf(&p, "%s.readinessProbe."
+				       "terminationGracePeriodSeconds",
+				   path),
+			     NULL, "must not be set for readinessProbes");
+	validate_probe(c->startup_probe, pathf(&p, "%s.startupProbe", path),
+		       true, errs);
+	if (c->image_pull_policy && strcmp(c->image_pull_policy, "Always") &&
+	    strcmp(c->image_pull_policy, "IfNotPresent") &&
+	    strcmp(c->image_pull_policy, "Never"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+				  pathf(&p, "%s.imagePullPolicy", path),
+				  c->image_pull_policy,
+				  "supported values: \"Always\", "
+				  "\"IfNotPresent\", \"Never\"");
+	strbuf_release(&p);
+}
+
+void
+validate_pod_spec(const struct pod_spec *s, const char *path,
+		  struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	if (s->containers.n == 0)
+		fielderr_add(errs, FE_REQUIRED,
+			     pathf(&p, "%s.containers", path), NULL, "");
+	for (i = 0; i < s->containers.n; i++) {
+		const char *ni = s->containers.v[i].name;
+
+		validate_container(&s->containers.v[i],
+				   pathf(&p, "%s.containers[%zu]", path, i),
+				   errs);
+		for (j = 0; ni && j < i; j++)
+			if (s->containers.v[j].name &&
+			    !strcmp(s->containers.v[j].name, ni))
+				fielderr_addf_str(
+				    errs, FE_DUPLICATE,
+				    pathf(&p, "%s.containers[%zu].name", path,
+					  i),
+				    ni, "");
+	}
+	if (s->restart_policy && strcmp(s->restart_policy, "Always") &&
+	    strcmp(s->restart_policy, "OnFailure") &&
+	    strcmp(s->restart_policy, "Never"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+				  pathf(&p, "%s.restartPolicy", path),
+				  s->restart_policy,
+				  "supported values: \"Always\", "
+				  "\"OnFailure\", \"Never\"");
+	nonneg_opt(&s->termination_grace_period_seconds,
+		   pathf(&p, "%s.terminationGracePeriodSeconds", path), errs);
+	if (s->active_deadline_seconds.set &&
+	    s->active_deadline_seconds.v <= 0)
+		fielderr_addf_int(errs, FE_INVALID,
+				  pathf(&p, "%s.activeDeadlineSeconds", path),
+				  s->active_deadline_seconds.v,
+				  "must be between 1 and 2147483647, "
+				  "inclusive");
+	validate_labels(&s->node_selector,
+			pathf(&p, "%s.nodeSelector", path), errs);
+	for (i = 0; i < s->tolerations.n; i++) {
+		const struct toleration *t = &s->tolerations.v[i];
+
+		if (t->operator && strcmp(t->operator, "Equal") &&
+		    strcmp(t->operator, "Exists"))
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    pathf(&p, "%s.tolerations[%zu].operator", path, i),
+			    t->operator,
+			    "supported values: \"Equal\", \"Exists\"");
+		if (t->effect && *t->effect && strcmp(t->effect, "NoSchedule") &&
+		    strcmp(t->effect, "PreferNoSchedule") &&
+		    strcmp(t->effect, "NoExecute"))
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    pathf(&p, "%s.tolerations[%zu].effect", path, i),
+			    t->effect,
+			    "supported values: \"NoExecute\", "
+			    "\"NoSchedule\", \"PreferNoSchedule\"");
+	}
+	strbuf_release(&p);
+}
+
+/* Renders a label map like Go's %#v of map[string]string, as Kubernetes
+ * prints it in the selector-mismatch error. */
+static void
+render_map(const struct strmap *m, struct strbuf *sb)
+{
+	size_t i;
+
+	strbuf_addstr(sb, "map[string]string{");
+	for (i = 0; i < m->n; i++) {
+		if (i)
+			strbuf_addstr(sb, ", ");
+		strbuf_addjsonstr(sb, m->v[i].key);
+		strbuf_addch(sb, ':');
+		strbuf_addjsonstr(sb, m->v[i].value);
+	}
+	strbuf_addch(sb, '}');
+}
+
+/* Selector and template shared by Deployment and ReplicaSet. */
+static void
+validate_selector_template(const struct label_selector *sel,
+			   const struct pod_template *t, const char *kind,
+			   struct fielderr_list *errs, bool rs_always)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	if (sel == NULL) {
+		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
+	} else {
+		validate_selector(sel, "spec.selector", errs);
+		if (selector_is_empty(sel)) {
+			fielderr_add(errs, FE_INVALID, "spec.selector",
+				     "v1.LabelSelector{}",
+				     kind[0] == 'D'
+					 ? "empty selector is invalid for "
+					   "deployment"
+					 : "empty selector is invalid for "
+					   "replicaset");
+		} else if (!selector_matches(sel, &t->metadata.labels)) {
+			render_map(&t->metadata.labels, &p);
+			fielderr_add(errs, FE_INVALID,
+				     "spec.template.metadata.labels", p.buf,
+				     "`selector` does not match template "
+				     "`labels`");
+		}
+	}
+	validate_labels(&t->metadata.labels, "spec.template.metadata.labels",
+			errs);
+	validate_pod_spec(&t->spec, "spec.template.spec", errs);
+	if (rs_always && t->spec.restart_policy &&
+	    strcmp(t->spec.restart_policy, "Always"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+				  "spec.template.spec.restartPolicy",
+				  t->spec.restart_policy,
+				  "supported values: \"Always\"");
+	if (t->spec.active_deadline_seconds.set)
+		fielderr_add(errs, FE_FORBIDDEN,
+			     "spec.template.spec.activeDeadlineSeconds", NULL,
+			     "activeDeadlineSeconds in ReplicaSet is not "
+			     "Supported");
+	strbuf_release(&p);
+}
+
+static void
+validate_intstr_nonneg(const struct intstr *v, const char *path,
+		       struct fielderr_list *errs)
+{
+	if (v->type == INTSTR_INT) {
+		nonneg(v->ival, path, errs);
+	} else if (v->type == INTSTR_STRING) {
+		if (!intstr_is_percent(v->sval))
+			fielderr_addf_str(errs, FE_INVALID, path, v->sval,
+					  MSG_PERCENT);
+	}
+}
+
+static void
+validate_rolling_update(const struct rolling_update *ru,
+			struct fielderr_list *errs)
+{
+	const char *ps = "spec.strategy.rollingUpdate.maxSurge";
+	const char *pu = "spec.strategy.rollingUpdate.maxUnavailable";
+
+	validate_intstr_nonneg(&ru->max_unavailable, pu, errs);
+	validate_intstr_nonneg(&ru->max_surge, ps, errs);
+	if (ru->max_unavailable.type == INTSTR_STRING &&
+	    intstr_is_percent(ru->max_unavailable.sval) &&
+	    intstr_raw_value(&ru->max_unavailable) > 100)
+		fielderr_addf_str(errs, FE_INVALID, pu,
+				  ru->max_unavailable.sval,
+				  "must not be greater than 100%");
+	if (intstr_raw_value(&ru->max_unavailable) == 0 &&
+	    intstr_raw_value(&ru->max_surge) == 0) {
+		struct strbuf v = STRBUF_INIT;
+
+		if (ru->max_unavailable.type == INTSTR_STRING)
+			strbuf_addjsonstr(&v, ru->max_unavailable.sval);
+		else
+			strbuf_addf(&v, "%lld",
+				    (long long)ru->max_unavailable.ival);
+		fielderr_add(errs, FE_INVALID, pu, v.buf,
+			     "may not be 0 when `maxSurge` is 0");
+		strbuf_release(&v);
+	}
+}
+
+void
+validate_deployment(const struct deployment *d, struct fielderr_list *errs)
+{
+	const struct deployment_spec *s = &d->spec;
+	const char *type = s->strategy.type ? s->strategy.type : "";
+
+	validate_object_meta(&d->metadata, true, "metadata", errs);
+	nonneg_opt(&s->replicas, "spec.replicas", errs);
+	validate_selector_template(s->selector, &s->template, "Deployment",
+				   errs, true);
+	if (!strcmp(type, "Recreate")) {
+		if (s->strategy.rolling_update)
+			fielderr_add(errs, FE_FORBIDDEN,
+				     "spec.strategy.rollingUpdate", NULL,
+				     "may not be specified when strategy "
+				     "`type` is 'Recreate'");
+	} else if (!strcmp(type, "RollingUpdate")) {
+		if (s->strategy.rolling_update == NULL)
+			fielderr_add(errs, FE_REQUIRED,
+				     "spec.strategy.rollingUpdate", NULL,
+				     "this should be defaulted and never be "
+				     "nil");
+		else
+			validate_rolling_update(s->strategy.rolling_update,
+						errs);
+	} else {
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy.type",
+				  type,
+				  "supported values: \"Recreate\", "
+				  "\"RollingUpdate\"");
+	}
+	nonneg(s->min_ready_seconds, "spec.minReadySeconds", errs);
+	nonneg_opt(&s->revision_history_limit, "spec.revisionHistoryLimit",
+		   errs);
+	if (s->progress_deadline_seconds.set) {
+		nonneg(s->progress_deadline_seconds.v,
+		       "spec.progressDeadlineSeconds", errs);
+		if (s->progress_deadline_seconds.v <= s->min_ready_seconds)
+			fielderr_addf_int(errs, FE_INVALID,
+					  "spec.progressDeadlineSeconds",
+					  s->progress_deadline_seconds.v,
+					  "must be greater than "
+					  "minReadySeconds");
+	}
+}
+
+void
+validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
+{
+	validate_object_meta(&rs->metadata, true, "metadata", errs);
+	nonneg_opt(&rs->spec.replicas, "spec.replicas", errs);
+	nonneg(rs->spec.min_ready_seconds, "spec.minReadySeconds", errs);
+	validate_selector_template(rs->spec.selector, &rs->spec.template,
+				   "ReplicaSet", errs, true);
+}
+
+void
+validate_pod(const struct pod *p, struct fielderr_list *errs)
+{
+	validate_object_meta(&p->metadata, true, "metadata", errs);
+	validate_pod_spec(&p->spec, "spec", errs);
+}

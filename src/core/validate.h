@@ -1,0 +1,24 @@
+/* validate.h - Kubernetes' API validation for the supported kinds.
+ *
+ * Each function appends every problem it finds to errs (field path, value,
+ * reason, with Kubernetes' messages) and never stops at the first one. Run
+ * it after defaulting: it assumes defaulted objects, as the API server
+ * does. */
+#ifndef DROVER_VALIDATE_H
+#define DROVER_VALIDATE_H
+
+#include "fielderr.h"
+#include "model.h"
+
+/* namespaced: the object lives in a namespace (all kinds so far). */
+void validate_object_meta(const struct object_meta *m, bool namespaced,
+			  const char *path, struct fielderr_list *errs);
+void validate_pod_spec(const struct pod_spec *s, const char *path,
+		       struct fielderr_list *errs);
+void validate_deployment(const struct deployment *d,
+			 struct fielderr_list *errs);
+void validate_replicaset(const struct replicaset *rs,
+			 struct fielderr_list *errs);
+void validate_pod(const struct pod *p, struct fielderr_list *errs);
+
+#endif

@@ -1,0 +1,22 @@
+/* clock.c - wall and monotonic clocks. */
+#include <time.h>
+
+#include "clock.h"
+
+dtime
+clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (dtime)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+clock_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

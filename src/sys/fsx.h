@@ -1,0 +1,11 @@
+/* fsx.h - file helpers. */
+#ifndef DROVER_SYS_FSX_H
+#define DROVER_SYS_FSX_H
+
+#include <stddef.h>
+
+/* Reads a whole file ("-" is stdin) into a NUL-terminated buffer the
+ * caller frees. Returns 0, or a negative errno. */
+int fsx_read_all(const char *path, char **buf, size_t *len);
+
+#endif
