@@ -44,13 +44,19 @@ bench:
 	@cmake --build build-bench -j$(JOBS)
 	bench/run.sh build-bench
 
+# The libraries are instrumented too (fuzzer-no-link): without coverage of
+# the codecs libFuzzer would only see the harness. UBSan reports abort so
+# that the fuzzer keeps them as crashes.
+FUZZ_CFLAGS = -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz:
 	@scripts/deps.sh build fuzz
 	@cmake -S . -B build-fuzz -DFUZZ=ON -DCMAKE_C_COMPILER=clang \
-		-DCMAKE_BUILD_TYPE=Debug >/dev/null
+		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$(FUZZ_CFLAGS)" >/dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target fuzz_decode
-	mkdir -p tests/fuzz/corpus-work
+	mkdir -p tests/fuzz/corpus-work tests/fuzz/crashes
 	./build-fuzz/tests/fuzz_decode -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/yaml.dict \
 		-artifact_prefix=tests/fuzz/crashes/ \
 		tests/fuzz/corpus-work tests/fuzz/corpus
 

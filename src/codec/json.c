@@ -1,4 +1,5 @@
 /* json.c - schema-driven JSON decoding (strict) and encoding. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +46,20 @@ render_value(json_t *j)
 		return strbuf_detach(&sb);
 	}
 	if (json_is_real(j)) {
-		/* "1.5": Kubernetes quotes the text of a bad number */
-		strbuf_addf(&sb, "\"%.17g\"", json_real_value(j));
+		/* "1.5": Kubernetes quotes the text of a bad number. Use the
+		 * shortest form that reads back as the same double, so 0.1
+		 * stays "0.1" and not "0.10000000000000001". */
+		double d = json_real_value(j);
+		char tb[40];
+		int prec;
+
+		for (prec = 1; prec < 17; prec++) {
+			snprintf(tb, sizeof(tb), "%.*g", prec, d);
+			if (strtod(tb, NULL) == d)
+				break;
+		}
+		snprintf(tb, sizeof(tb), "%.*g", prec, d);
+		strbuf_addf(&sb, "\"%s\"", tb);
 		return strbuf_detach(&sb);
 	}
 	dump = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -87,7 +100,8 @@ decode_int(json_t *j, const char *path, struct fielderr_list *errs,
 	if (json_is_real(j)) {
 		double d = json_real_value(j);
 
-		if (d == (double)(int64_t)d) {
+		/* Range first: casting a double outside int64 is UB. */
+		if (d >= -0x1p63 && d < 0x1p63 && d == (double)(int64_t)d) {
 			*out = (int64_t)d;
 			return 0;
 		}

@@ -1,6 +1,7 @@
 /* manifest.c - libyaml event stream -> jansson trees (YAML 1.2 core schema). */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,21 +10,30 @@
 #include "xalloc.h"
 #include "manifest.h"
 
+/* An anchored node. value is NULL while the node is being parsed: an alias
+ * to it then would make a cycle, which JSON cannot hold. */
 struct anchor {
 	char *name;
 	json_t *value;
+	size_t nodes; /* nodes of value, aliases expanded */
 };
 
 struct yctx {
 	yaml_parser_t p;
-	struct anchor *anchors;
+	struct anchor *anchors; /* of the current document (YAML scoping) */
 	size_t nanchors, alloc;
 	char *err;
 	size_t errlen;
 	int depth;
+	size_t nodes; /* nodes of the current document, aliases expanded */
 };
 
 #define MAX_DEPTH 200
+/* Aliases share their node, but everything after the parser (decoding,
+ * encoding, printing) walks the expanded tree: a few hundred bytes of
+ * nested aliases ("billion laughs") would expand to billions of nodes. A
+ * document may expand to at most this many. */
+#define MAX_NODES 1000000
 
 static void
 set_err(struct yctx *c, const char *msg, size_t line, size_t col)
@@ -32,26 +42,52 @@ set_err(struct yctx *c, const char *msg, size_t line, size_t col)
 		 col + 1, msg);
 }
 
-static void
-anchor_add(struct yctx *c, const char *name, json_t *v)
+/* Declares an anchor whose node starts now; returns its index for
+ * anchor_end(), or SIZE_MAX when the node has no anchor. */
+static size_t
+anchor_begin(struct yctx *c, const char *name)
 {
 	if (name == NULL)
-		return;
+		return SIZE_MAX;
 	ALLOC_GROW(c->anchors, c->nanchors + 1, c->alloc);
 	c->anchors[c->nanchors].name = xstrdup(name);
-	c->anchors[c->nanchors].value = json_incref(v);
-	c->nanchors++;
+	c->anchors[c->nanchors].value = NULL;
+	c->anchors[c->nanchors].nodes = 0;
+	return c->nanchors++;
 }
 
-static json_t *
+/* The anchored node is complete: aliases may now refer to it. */
+static void
+anchor_end(struct yctx *c, size_t i, json_t *v, size_t nodes)
+{
+	if (i == SIZE_MAX || v == NULL)
+		return;
+	c->anchors[i].value = json_incref(v);
+	c->anchors[i].nodes = nodes;
+}
+
+/* The most recent anchor called name, or NULL. */
+static const struct anchor *
 anchor_get(struct yctx *c, const char *name)
 {
 	size_t i;
 
 	for (i = c->nanchors; i-- > 0;)
 		if (strcmp(c->anchors[i].name, name) == 0)
-			return json_incref(c->anchors[i].value);
+			return &c->anchors[i];
 	return NULL;
+}
+
+static void
+anchors_clear(struct yctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nanchors; i++) {
+		free(c->anchors[i].name);
+		json_decref(c->anchors[i].value);
+	}
+	c->nanchors = 0;
 }
 
 static bool
@@ -72,7 +108,23 @@ all_digits(const char *s, int base)
 	return true;
 }
 
-/* YAML 1.2 core schema resolution of a plain scalar. */
+/* A hexadecimal or octal integer; NULL (an error) if int64 cannot hold
+ * it, rather than strtoll's silent LLONG_MAX. */
+static json_t *
+based_int(const char *digits, int base)
+{
+	long long v;
+
+	errno = 0;
+	v = strtoll(digits, NULL, base);
+	if (errno != 0)
+		return NULL;
+	return json_integer(v);
+}
+
+/* YAML 1.2 core schema resolution of a plain scalar. Returns NULL for a
+ * number JSON cannot represent (out of range, or infinite like 1e999):
+ * jansson refuses non-finite reals. */
 static json_t *
 plain_scalar(const char *s)
 {
@@ -95,12 +147,13 @@ plain_scalar(const char *s)
 		v = strtoll(s, &end, 10);
 		if (errno == 0 && *end == '\0')
 			return json_integer(v);
+		/* Too big for int64: a float, as YAML 1.2 would have it. */
 		return json_real(strtod(s, NULL));
 	}
 	if (!strncmp(s, "0x", 2) && all_digits(s + 2, 16))
-		return json_integer(strtoll(s + 2, NULL, 16));
+		return based_int(s + 2, 16);
 	if (!strncmp(s, "0o", 2) && all_digits(s + 2, 8))
-		return json_integer(strtoll(s + 2, NULL, 8));
+		return based_int(s + 2, 8);
 	/* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
 	{
 		const char *q = d;
@@ -148,13 +201,30 @@ next(struct yctx *c, yaml_event_t *ev)
 	return 0;
 }
 
+/* Counts n more nodes of the current document against MAX_NODES. */
+static int
+count_nodes(struct yctx *c, size_t n, const yaml_mark_t *m)
+{
+	char msg[128];
+
+	if (n > MAX_NODES - c->nodes) {
+		snprintf(msg, sizeof(msg),
+			 "document expands to more than %d nodes "
+			 "(too many aliases)",
+			 MAX_NODES);
+		set_err(c, msg, m->line, m->column);
+		return -1;
+	}
+	c->nodes += n;
+	return 0;
+}
+
 static json_t *
-parse_mapping(struct yctx *c, const char *anchor)
+parse_mapping(struct yctx *c)
 {
 	json_t *obj = json_object();
 	yaml_event_t ev;
 
-	anchor_add(c, anchor, obj);
 	for (;;) {
 		json_t *k, *v;
 
@@ -203,12 +273,11 @@ fail:
 }
 
 static json_t *
-parse_sequence(struct yctx *c, const char *anchor)
+parse_sequence(struct yctx *c)
 {
 	json_t *arr = json_array();
 	yaml_event_t ev;
 
-	anchor_add(c, anchor, arr);
 	for (;;) {
 		json_t *v;
 
@@ -228,65 +297,91 @@ fail:
 	return NULL;
 }
 
+static json_t *
+parse_scalar(struct yctx *c, yaml_event_t *ev)
+{
+	const char *v = (const char *)ev->data.scalar.value;
+	const char *tag = (const char *)ev->data.scalar.tag;
+	size_t len = ev->data.scalar.length;
+	json_t *r, *str;
+
+	/* "\0" escapes: C strings (and so every decoded field) would
+	 * silently cut the value there. */
+	if (memchr(v, '\0', len) != NULL) {
+		set_err(c, "NUL character in scalar", ev->start_mark.line,
+			ev->start_mark.column);
+		return NULL;
+	}
+	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (tag == NULL || !strcmp(tag, "!")))
+		r = plain_scalar(v);
+	else if (tag && !strcmp(tag, "tag:yaml.org,2002:int"))
+		r = plain_scalar(v);
+	else
+		r = json_stringn(v, len);
+	if (r != NULL)
+		return r;
+	/* Either jansson refused the bytes, or plain_scalar the number. */
+	str = json_stringn(v, len);
+	set_err(c, str ? "number out of range" : "invalid UTF-8 in scalar",
+		ev->start_mark.line, ev->start_mark.column);
+	json_decref(str);
+	return NULL;
+}
+
 /* Consumes ev (deletes it) and returns the node it starts. */
 static json_t *
 parse_node(struct yctx *c, yaml_event_t *ev)
 {
+	const struct anchor *a;
 	json_t *r = NULL;
-	char *anchor = NULL;
+	size_t start = c->nodes, ai = SIZE_MAX;
 
 	if (++c->depth > MAX_DEPTH) {
 		set_err(c, "document nested too deeply", ev->start_mark.line,
 			ev->start_mark.column);
-		yaml_event_delete(ev);
-		c->depth--;
-		return NULL;
+		goto out;
 	}
+	if (ev->type != YAML_ALIAS_EVENT &&
+	    count_nodes(c, 1, &ev->start_mark))
+		goto out;
 	switch (ev->type) {
-	case YAML_SCALAR_EVENT: {
-		const char *v = (const char *)ev->data.scalar.value;
-		const char *tag = (const char *)ev->data.scalar.tag;
-
-		if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (tag == NULL || !strcmp(tag, "!")))
-			r = plain_scalar(v);
-		else if (tag && !strcmp(tag, "tag:yaml.org,2002:int"))
-			r = plain_scalar(v);
-		else
-			r = json_stringn(v, ev->data.scalar.length);
-		if (r == NULL) /* invalid UTF-8 */
-			set_err(c, "invalid UTF-8 in scalar",
-				ev->start_mark.line, ev->start_mark.column);
-		else
-			anchor_add(c, (const char *)ev->data.scalar.anchor, r);
+	case YAML_SCALAR_EVENT:
+		ai = anchor_begin(c, (const char *)ev->data.scalar.anchor);
+		r = parse_scalar(c, ev);
 		break;
-	}
 	case YAML_ALIAS_EVENT:
-		r = anchor_get(c, (const char *)ev->data.alias.anchor);
-		if (r == NULL)
+		a = anchor_get(c, (const char *)ev->data.alias.anchor);
+		if (a == NULL)
 			set_err(c, "unknown anchor", ev->start_mark.line,
 				ev->start_mark.column);
+		else if (a->value == NULL)
+			set_err(c, "alias refers to a node that contains it",
+				ev->start_mark.line, ev->start_mark.column);
+		else if (count_nodes(c, a->nodes, &ev->start_mark) == 0)
+			r = json_incref(a->value);
 		break;
 	case YAML_MAPPING_START_EVENT:
-		anchor = xstrdup((const char *)ev->data.mapping_start.anchor);
+		ai = anchor_begin(c,
+				  (const char *)ev->data.mapping_start.anchor);
 		yaml_event_delete(ev);
-		r = parse_mapping(c, anchor);
-		free(anchor);
-		c->depth--;
-		return r;
+		r = parse_mapping(c);
+		goto done;
 	case YAML_SEQUENCE_START_EVENT:
-		anchor = xstrdup((const char *)ev->data.sequence_start.anchor);
+		ai = anchor_begin(c,
+				  (const char *)ev->data.sequence_start.anchor);
 		yaml_event_delete(ev);
-		r = parse_sequence(c, anchor);
-		free(anchor);
-		c->depth--;
-		return r;
+		r = parse_sequence(c);
+		goto done;
 	default:
 		set_err(c, "unexpected YAML event", ev->start_mark.line,
 			ev->start_mark.column);
 		break;
 	}
+out:
 	yaml_event_delete(ev);
+done:
+	anchor_end(c, ai, r, c->nodes - start);
 	c->depth--;
 	return r;
 }
@@ -297,7 +392,6 @@ yaml_to_json(const char *buf, size_t len, char *err, size_t errlen)
 	struct yctx c = {.err = err, .errlen = errlen};
 	json_t *docs = json_array();
 	yaml_event_t ev;
-	size_t i;
 	bool ok = false;
 
 	yaml_parser_initialize(&c.p);
@@ -314,6 +408,9 @@ yaml_to_json(const char *buf, size_t len, char *err, size_t errlen)
 			json_t *root;
 
 			yaml_event_delete(&ev);
+			/* Anchors and the node budget are per document. */
+			anchors_clear(&c);
+			c.nodes = 0;
 			if (next(&c, &ev))
 				break;
 			if (ev.type == YAML_DOCUMENT_END_EVENT) {
@@ -334,10 +431,7 @@ yaml_to_json(const char *buf, size_t len, char *err, size_t errlen)
 		yaml_event_delete(&ev); /* STREAM_START */
 	}
 	yaml_parser_delete(&c.p);
-	for (i = 0; i < c.nanchors; i++) {
-		free(c.anchors[i].name);
-		json_decref(c.anchors[i].value);
-	}
+	anchors_clear(&c);
 	free(c.anchors);
 	if (!ok) {
 		json_decref(docs);

@@ -205,13 +205,29 @@ is_alnum(char c)
 	       (c >= '0' && c <= '9');
 }
 
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 characters */
+/* The RFC 1123 subdomain regex without its length limit. */
+static bool
+subdomain_syntax(const char *s, size_t n)
+{
+	size_t i, start = 0;
+
+	for (i = 0; i <= n; i++)
+		if (i == n || s[i] == '.') {
+			if (i == start || !name_is_dns1123_label(s + start,
+								  i - start))
+				return false;
+			start = i + 1;
+		}
+	return true;
+}
+
+/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], any length */
 static bool
 is_qualified_name_part(const char *s, size_t n)
 {
 	size_t i;
 
-	if (n == 0 || n > 63 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+	if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
 		return false;
 	for (i = 0; i < n; i++)
 		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' &&
@@ -220,34 +236,63 @@ is_qualified_name_part(const char *s, size_t n)
 	return true;
 }
 
+#define MSG_QNAME                                                             \
+	"must consist of alphanumeric characters, '-', '_' or '.', and must " \
+	"start and end with an alphanumeric character (e.g. 'MyName',  or "   \
+	"'my.name',  or '123-abc', regex used for validation is "            \
+	"'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+
+/* IsQualifiedName: every problem of the key, in Kubernetes' order. */
 void
 validate_label_key(const char *key, const char *path,
 		   struct fielderr_list *errs)
 {
 	const char *slash = strchr(key, '/');
 	const char *name = slash ? slash + 1 : key;
+	size_t n = strlen(name);
 
-	if (slash && !name_is_dns1123_subdomain(key, (size_t)(slash - key))) {
+	if (slash && strchr(name, '/')) {
 		fielderr_addf_str(
 		    errs, FE_INVALID, path, key,
-		    "prefix part a lowercase RFC 1123 subdomain must consist "
-		    "of lower case alphanumeric characters, '-' or '.', and "
-		    "must start and end with an alphanumeric character (e.g. "
-		    "'example.com', regex used for validation is "
-		    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-"
-		    "z0-9])?)*')");
+		    "a qualified name " MSG_QNAME " with an optional DNS "
+		    "subdomain prefix and '/' (e.g. 'example.com/MyName')");
 		return;
 	}
-	if (!is_qualified_name_part(name, strlen(name)))
-		fielderr_addf_str(
-		    errs, FE_INVALID, path, key,
-		    "name part must consist of alphanumeric characters, '-', "
-		    "'_' or '.', and must start and end with an alphanumeric "
-		    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
-		    "regex used for validation is "
-		    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+	if (slash && slash == key) {
+		fielderr_addf_str(errs, FE_INVALID, path, key,
+				  "prefix part must be non-empty");
+	} else if (slash) {
+		size_t pn = (size_t)(slash - key);
+
+		if (pn > 253)
+			fielderr_addf_str(errs, FE_INVALID, path, key,
+					  "prefix part must be no more than "
+					  "253 characters");
+		if (!name_is_dns1123_subdomain(key, pn) &&
+		    (pn <= 253 || !subdomain_syntax(key, pn)))
+			fielderr_addf_str(
+			    errs, FE_INVALID, path, key,
+			    "prefix part a lowercase RFC 1123 subdomain must "
+			    "consist of lower case alphanumeric characters, "
+			    "'-' or '.', and must start and end with an "
+			    "alphanumeric character (e.g. 'example.com', "
+			    "regex used for validation is "
+			    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-"
+			    "z0-9]*[a-z0-9])?)*')");
+	}
+	if (n == 0)
+		fielderr_addf_str(errs, FE_INVALID, path, key,
+				  "name part must be non-empty");
+	else if (n > 63)
+		fielderr_addf_str(errs, FE_INVALID, path, key,
+				  "name part must be no more than 63 "
+				  "characters");
+	if (!is_qualified_name_part(name, n))
+		fielderr_addf_str(errs, FE_INVALID, path, key,
+				  "name part " MSG_QNAME);
 }
 
+/* IsValidLabelValue: the length and the syntax are separate errors. */
 void
 validate_label_value(const char *value, const char *path,
 		     struct fielderr_list *errs)
@@ -259,7 +304,7 @@ validate_label_value(const char *value, const char *path,
 	if (n > 63)
 		fielderr_addf_str(errs, FE_INVALID, path, value,
 				  "must be no more than 63 characters");
-	else if (!is_qualified_name_part(value, n))
+	if (!is_qualified_name_part(value, n))
 		fielderr_addf_str(
 		    errs, FE_INVALID, path, value,
 		    "a valid label must be an empty string or consist of "

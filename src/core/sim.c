@@ -154,6 +154,8 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 				set_ready(&sp->p, w->now);
 			else
 				sp->p.status.phase = xstrdup("Pending");
+			if (!pod_is_ready(&sp->p) && w->ready_ms >= 0)
+				sp->ready_at = w->now + w->ready_ms;
 			add_pod(w, sp);
 		}
 	}
@@ -489,7 +491,7 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 	const struct sim_opts *o, struct sim_result *r)
 {
 	struct world w = {0};
-	dtime deploy_wake = 0;
+	dtime deploy_wake = 0, input_timeout = -1;
 	size_t i, guard;
 
 	memset(r, 0, sizeof(*r));
@@ -503,6 +505,13 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 	if (w.d.metadata.generation == 0)
 		w.d.metadata.generation = 1;
 	synthesize_pods(&w, rs, nrs, pods, npods);
+	{
+		const struct condition *c0 =
+		    condition_get(&w.d.status.conditions, "Progressing");
+
+		if (c0 && c0->reason && !strcmp(c0->reason, REASON_TIMED_OUT))
+			input_timeout = c0->last_update_time;
+	}
 	r->min_available = INT64_MAX;
 	r->min_available_after_scale_down = INT64_MAX;
 	r->result = SIM_LIMIT;
@@ -551,7 +560,10 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 				break;
 		}
 		c = condition_get(&w.d.status.conditions, "Progressing");
-		if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT)) {
+		/* A deadline that passed during this run ends it; one the
+		 * input already had does not (progress clears it). */
+		if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT) &&
+		    c->last_update_time != input_timeout) {
 			r->result = SIM_DEADLINE_EXCEEDED;
 			break;
 		}
@@ -590,7 +602,11 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 					next = at;
 			}
 			if (next == 0) {
-				r->result = SIM_STALLED;
+				r->result = c && c->reason &&
+						    !strcmp(c->reason,
+							    REASON_TIMED_OUT)
+						? SIM_DEADLINE_EXCEEDED
+						: SIM_STALLED;
 				break;
 			}
 			if (next - o->start > o->max_ms)

@@ -9,6 +9,7 @@
 #include "names.h"
 #include "strbuf.h"
 #include "validate.h"
+#include "xalloc.h"
 
 #define MSG_GE0 "must be greater than or equal to 0"
 #define MSG_PERCENT                                                           \
@@ -48,6 +49,85 @@ nonneg_opt(const struct opt_int *o, const char *path,
 		nonneg(o->v, path, errs);
 }
 
+/* The RFC 1123 label regex alone, with no length limit. */
+static bool
+dns1123_label_syntax(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		bool alnum = (s[i] >= 'a' && s[i] <= 'z') ||
+			     (s[i] >= '0' && s[i] <= '9');
+
+		if (!alnum && (s[i] != '-' || i == 0 || i == n - 1))
+			return false;
+	}
+	return true;
+}
+
+/* IsDNS1123Subdomain / IsDNS1123Label: the length error and the syntax
+ * error are separate, as in Kubernetes. */
+static void
+validate_dns1123(const char *s, bool label, const char *path,
+		 struct fielderr_list *errs)
+{
+	size_t n = strlen(s), max = label ? 63 : 253, start = 0, i;
+	bool ok = true;
+
+	if (n > max) {
+		struct strbuf m = STRBUF_INIT;
+
+		strbuf_addf(&m, "must be no more than %zu characters", max);
+		fielderr_addf_str(errs, FE_INVALID, path, s, m.buf);
+		strbuf_release(&m);
+	}
+	if (label) {
+		ok = dns1123_label_syntax(s, n);
+	} else {
+		for (i = 0; i <= n && ok; i++)
+			if (i == n || s[i] == '.') {
+				ok = dns1123_label_syntax(s + start,
+							  i - start);
+				start = i + 1;
+			}
+	}
+	if (!ok)
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  label ? MSG_DNS1123_LABEL
+					: MSG_DNS1123_SUBDOMAIN);
+}
+
+/* ValidateAnnotations: keys are qualified names compared in lower case,
+ * and the total size is limited to 256 KiB. */
+static void
+validate_annotations(const struct strmap *a, const char *path,
+		     struct fielderr_list *errs)
+{
+	size_t i, j, total = 0;
+
+	for (i = 0; i < a->n; i++) {
+		char *lower = xstrdup(a->v[i].key);
+		struct fielderr_list tmp = {0};
+
+		for (j = 0; lower[j]; j++)
+			if (lower[j] >= 'A' && lower[j] <= 'Z')
+				lower[j] = (char)(lower[j] - 'A' + 'a');
+		validate_label_key(lower, path, &tmp);
+		/* report the key as written, not lowered */
+		for (j = 0; j < tmp.n; j++)
+			fielderr_addf_str(errs, tmp.v[j].type, path,
+					  a->v[i].key, tmp.v[j].detail);
+		fielderr_list_release(&tmp);
+		free(lower);
+		total += strlen(a->v[i].key) + strlen(a->v[i].value);
+	}
+	if (total > 262144)
+		fielderr_add(errs, FE_TOO_LONG, path, NULL,
+			     "must have at most 262144 bytes");
+}
+
 void
 validate_object_meta(const struct object_meta *m, bool namespaced,
 		     const char *path, struct fielderr_list *errs)
@@ -58,32 +138,15 @@ validate_object_meta(const struct object_meta *m, bool namespaced,
 	    (m->generate_name == NULL || !*m->generate_name))
 		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
 			     NULL, "name or generateName is required");
-	else if (m->name && *m->name &&
-		 !name_is_dns1123_subdomain(m->name, strlen(m->name)))
-		fielderr_addf_str(errs, FE_INVALID,
-				  pathf(&p, "%s.name", path), m->name,
-				  MSG_DNS1123_SUBDOMAIN);
-	if (namespaced && m->namespace && *m->namespace &&
-	    !name_is_dns1123_label(m->namespace, strlen(m->namespace)))
-		fielderr_addf_str(errs, FE_INVALID,
-				  pathf(&p, "%s.namespace", path),
-				  m->namespace, MSG_DNS1123_LABEL);
+	else if (m->name && *m->name)
+		validate_dns1123(m->name, false, pathf(&p, "%s.name", path),
+				 errs);
+	if (namespaced && m->namespace && *m->namespace)
+		validate_dns1123(m->namespace, true,
+				 pathf(&p, "%s.namespace", path), errs);
 	validate_labels(&m->labels, pathf(&p, "%s.labels", path), errs);
-	{
-		size_t i, total = 0;
-
-		for (i = 0; i < m->annotations.n; i++) {
-			validate_label_key(m->annotations.v[i].key,
-					   pathf(&p, "%s.annotations", path),
-					   errs);
-			total += strlen(m->annotations.v[i].key) +
-				 strlen(m->annotations.v[i].value);
-		}
-		if (total > 262144)
-			fielderr_add(errs, FE_TOO_LONG,
-				     pathf(&p, "%s.annotations", path), NULL,
-				     "must have at most 262144 bytes");
-	}
+	validate_annotations(&m->annotations,
+			     pathf(&p, "%s.annotations", path), errs);
 	nonneg(m->generation, pathf(&p, "%s.generation", path), errs);
 	strbuf_release(&p);
 }
@@ -183,10 +246,9 @@ validate_container(const struct container *c, const char *path,
 	if (c->name == NULL || !*c->name)
 		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
 			     NULL, "");
-	else if (!name_is_dns1123_label(c->name, strlen(c->name)))
-		fielderr_addf_str(errs, FE_INVALID,
-				  pathf(&p, "%s.name", path), c->name,
-				  MSG_DNS1123_LABEL);
+	else
+		validate_dns1123(c->name, true, pathf(&p, "%s.name", path),
+				 errs);
 	if (c->image == NULL || !*c->image)
 		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.image", path),
 			     NULL, "");
@@ -365,10 +427,12 @@ render_map(const struct strmap *m, struct strbuf *sb)
 	strbuf_addch(sb, '}');
 }
 
-/* Selector and template shared by Deployment and ReplicaSet. */
+/* Selector and template shared by Deployment and ReplicaSet
+ * (ValidateDeploymentSpec, ValidateReplicaSetSpec and
+ * ValidatePodTemplateSpecForReplicaSet). */
 static void
 validate_selector_template(const struct label_selector *sel,
-			   const struct pod_template *t, const char *kind,
+			   const struct pod_template *t,
 			   struct fielderr_list *errs, bool rs_always)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -377,24 +441,27 @@ validate_selector_template(const struct label_selector *sel,
 		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
 	} else {
 		validate_selector(sel, "spec.selector", errs);
-		if (selector_is_empty(sel)) {
+		/* ReplicaSet reuses the Deployment's message verbatim. */
+		if (selector_is_empty(sel))
 			fielderr_add(errs, FE_INVALID, "spec.selector",
 				     "v1.LabelSelector{}",
-				     kind[0] == 'D'
-					 ? "empty selector is invalid for "
-					   "deployment"
-					 : "empty selector is invalid for "
-					   "replicaset");
-		} else if (!selector_matches(sel, &t->metadata.labels)) {
-			render_map(&t->metadata.labels, &p);
-			fielderr_add(errs, FE_INVALID,
-				     "spec.template.metadata.labels", p.buf,
-				     "`selector` does not match template "
-				     "`labels`");
-		}
+				     "empty selector is invalid for "
+				     "deployment");
 	}
-	validate_labels(&t->metadata.labels, "spec.template.metadata.labels",
-			errs);
+	/* A missing selector converts to "nothing", which matches no
+	 * labels; an empty one to "everything", which is not checked. */
+	if (sel == NULL || (!selector_is_empty(sel) &&
+			    !selector_matches(sel, &t->metadata.labels))) {
+		render_map(&t->metadata.labels, &p);
+		fielderr_add(errs, FE_INVALID, "spec.template.metadata.labels",
+			     p.buf,
+			     "`selector` does not match template `labels`");
+	}
+	/* ValidatePodTemplateSpec checks the template's labels and
+	 * annotations under spec.template, not spec.template.metadata. */
+	validate_labels(&t->metadata.labels, "spec.template.labels", errs);
+	validate_annotations(&t->metadata.annotations,
+			     "spec.template.annotations", errs);
 	validate_pod_spec(&t->spec, "spec.template.spec", errs);
 	if (rs_always && t->spec.restart_policy &&
 	    strcmp(t->spec.restart_policy, "Always"))
@@ -432,12 +499,6 @@ validate_rolling_update(const struct rolling_update *ru,
 
 	validate_intstr_nonneg(&ru->max_unavailable, pu, errs);
 	validate_intstr_nonneg(&ru->max_surge, ps, errs);
-	if (ru->max_unavailable.type == INTSTR_STRING &&
-	    intstr_is_percent(ru->max_unavailable.sval) &&
-	    intstr_raw_value(&ru->max_unavailable) > 100)
-		fielderr_addf_str(errs, FE_INVALID, pu,
-				  ru->max_unavailable.sval,
-				  "must not be greater than 100%");
 	if (intstr_raw_value(&ru->max_unavailable) == 0 &&
 	    intstr_raw_value(&ru->max_surge) == 0) {
 		struct strbuf v = STRBUF_INIT;
@@ -451,6 +512,13 @@ validate_rolling_update(const struct rolling_update *ru,
 			     "may not be 0 when `maxSurge` is 0");
 		strbuf_release(&v);
 	}
+	/* IsNotMoreThan100Percent, checked last as in Kubernetes. */
+	if (ru->max_unavailable.type == INTSTR_STRING &&
+	    intstr_is_percent(ru->max_unavailable.sval) &&
+	    intstr_raw_value(&ru->max_unavailable) > 100)
+		fielderr_addf_str(errs, FE_INVALID, pu,
+				  ru->max_unavailable.sval,
+				  "must not be greater than 100%");
 }
 
 void
@@ -461,8 +529,7 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 
 	validate_object_meta(&d->metadata, true, "metadata", errs);
 	nonneg_opt(&s->replicas, "spec.replicas", errs);
-	validate_selector_template(s->selector, &s->template, "Deployment",
-				   errs, true);
+	validate_selector_template(s->selector, &s->template, errs, true);
 	if (!strcmp(type, "Recreate")) {
 		if (s->strategy.rolling_update)
 			fielderr_add(errs, FE_FORBIDDEN,
@@ -479,7 +546,8 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 			validate_rolling_update(s->strategy.rolling_update,
 						errs);
 	} else {
-		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy.type",
+		/* Kubernetes reports this on spec.strategy itself. */
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy",
 				  type,
 				  "supported values: \"Recreate\", "
 				  "\"RollingUpdate\"");
@@ -506,7 +574,7 @@ validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
 	nonneg_opt(&rs->spec.replicas, "spec.replicas", errs);
 	nonneg(rs->spec.min_ready_seconds, "spec.minReadySeconds", errs);
 	validate_selector_template(rs->spec.selector, &rs->spec.template,
-				   "ReplicaSet", errs, true);
+				   errs, true);
 }
 
 void
