@@ -38,11 +38,12 @@ test: build
 check-layers: build
 	scripts/check-layers.sh $(BUILD)
 
+BENCH_BUILD ?= build-bench
 bench:
 	@scripts/deps.sh build bench
-	@cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build build-bench -j$(JOBS)
-	bench/run.sh build-bench
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan
+	bench/run.sh $(BENCH_BUILD)
 
 # The libraries are instrumented too (fuzzer-no-link): without coverage of
 # the codecs libFuzzer would only see the harness. UBSan reports abort so
@@ -64,4 +65,4 @@ format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build build-asan build-bench build-fuzz
+	rm -rf build build-asan $(BENCH_BUILD) build-fuzz

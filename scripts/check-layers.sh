@@ -15,6 +15,7 @@ allowed() {
 	core) echo "core" ;;
 	sys) echo "sys core" ;;
 	codec) echo "codec core" ;;
+	store) echo "store core" ;;
 	cli) echo "cli codec sys core" ;;
 	*) echo "" ;;
 	esac

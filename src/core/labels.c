@@ -362,7 +362,6 @@ validate_selector(const struct label_selector *sel, const char *path,
 			strbuf_addstr(&p, ".operator");
 			fielderr_addf_str(errs, FE_INVALID, p.buf, op,
 					  "not a valid selector operator");
-			continue;
 		}
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s.matchExpressions[%zu].key", path, i);

@@ -151,6 +151,38 @@ validate_object_meta(const struct object_meta *m, bool namespaced,
 	strbuf_release(&p);
 }
 
+/* IsValidPortName: one error per broken rule. */
+static void
+validate_port_name(const char *s, const char *path,
+		   struct fielderr_list *errs)
+{
+	size_t n = strlen(s), i;
+	bool charset = n > 0, letter = false;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			letter = true;
+		else if (!(s[i] >= '0' && s[i] <= '9') && s[i] != '-')
+			charset = false;
+	}
+	if (n > 15)
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must be no more than 15 characters");
+	if (!charset)
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must contain only alpha-numeric "
+				  "characters (a-z, 0-9), and hyphens (-)");
+	if (!letter)
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must contain at least one letter (a-z)");
+	if (strstr(s, "--"))
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must not contain consecutive hyphens");
+	if (n > 0 && (s[0] == '-' || s[n - 1] == '-'))
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must not begin or end with a hyphen");
+}
+
 static void
 validate_port_ref(const struct intstr *port, const char *path,
 		  struct fielderr_list *errs)
@@ -161,11 +193,7 @@ validate_port_ref(const struct intstr *port, const char *path,
 					  "must be between 1 and 65535, "
 					  "inclusive");
 	} else if (port->type == INTSTR_STRING) {
-		if (!name_is_iana_svc(port->sval))
-			fielderr_addf_str(errs, FE_INVALID, path, port->sval,
-					  "must contain only alpha-numeric "
-					  "characters (a-z, 0-9), and hyphens "
-					  "(-)");
+		validate_port_name(port->sval, path, errs);
 	} else {
 		fielderr_add(errs, FE_REQUIRED, path, NULL, "");
 	}
@@ -255,7 +283,12 @@ validate_container(const struct container *c, const char *path,
 	for (i = 0; i < c->ports.n; i++) {
 		const struct container_port *cp = &c->ports.v[i];
 
-		if (cp->container_port < 1 || cp->container_port > 65535)
+		if (cp->container_port == 0)
+			fielderr_add(errs, FE_REQUIRED,
+				     pathf(&p, "%s.ports[%zu].containerPort",
+					   path, i),
+				     NULL, "");
+		else if (cp->container_port < 1 || cp->container_port > 65535)
 			fielderr_addf_int(
 			    errs, FE_INVALID,
 			    pathf(&p, "%s.ports[%zu].containerPort", path, i),
@@ -268,14 +301,12 @@ validate_container(const struct container *c, const char *path,
 			    pathf(&p, "%s.ports[%zu].hostPort", path, i),
 			    cp->host_port,
 			    "must be between 1 and 65535, inclusive");
-		if (cp->name && *cp->name) {
-			if (!name_is_iana_svc(cp->name))
-				fielderr_addf_str(
-				    errs, FE_INVALID,
-				    pathf(&p, "%s.ports[%zu].name", path, i),
-				    cp->name,
-				    "must contain only alpha-numeric "
-				    "characters (a-z, 0-9), and hyphens (-)");
+		if (cp->name && *cp->name && !name_is_iana_svc(cp->name)) {
+			validate_port_name(cp->name,
+					   pathf(&p, "%s.ports[%zu].name",
+						 path, i),
+					   errs);
+		} else if (cp->name && *cp->name) {
 			for (j = 0; j < i; j++)
 				if (c->ports.v[j].name &&
 				    !strcmp(c->ports.v[j].name, cp->name))
@@ -305,18 +336,22 @@ validate_container(const struct container *c, const char *path,
 			    errs, FE_INVALID,
 			    pathf(&p, "%s.env[%zu].name", path, i), e->name,
 			    MSG_ENV_VAR);
-		if (e->value_from && e->value && *e->value)
+		/* validateEnvVarValueFrom: no source, else a value too. */
+		if (e->value_from && e->value_from->field_ref == NULL)
+			fielderr_add(errs, FE_INVALID,
+				     pathf(&p, "%s.env[%zu].valueFrom", path,
+					   i),
+				     "\"\"",
+				     "must specify one of: `fieldRef`, "
+				     "`resourceFieldRef`, `configMapKeyRef` or "
+				     "`secretKeyRef`");
+		else if (e->value_from && e->value && *e->value)
 			fielderr_add(errs, FE_INVALID,
 				     pathf(&p, "%s.env[%zu].valueFrom", path,
 					   i),
 				     "\"\"",
 				     "may not be specified when `value` is "
 				     "not empty");
-		if (e->value_from && e->value_from->field_ref == NULL)
-			fielderr_add(errs, FE_INVALID,
-				     pathf(&p, "%s.env[%zu].valueFrom", path,
-					   i),
-				     "\"\"", "must specify one of: `fieldRef`");
 	}
 	validate_probe(c->liveness_probe,
 		       pathf(&p, "%s.livenessProbe", path), true, errs);
@@ -389,7 +424,9 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 
-		if (t->operator && strcmp(t->operator, "Equal") &&
+		/* an empty operator means Equal */
+		if (t->operator && *t->operator &&
+		    strcmp(t->operator, "Equal") &&
 		    strcmp(t->operator, "Exists"))
 			fielderr_addf_str(
 			    errs, FE_NOT_SUPPORTED,
@@ -403,8 +440,8 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 			    errs, FE_NOT_SUPPORTED,
 			    pathf(&p, "%s.tolerations[%zu].effect", path, i),
 			    t->effect,
-			    "supported values: \"NoExecute\", "
-			    "\"NoSchedule\", \"PreferNoSchedule\"");
+			    "supported values: \"NoSchedule\", "
+			    "\"PreferNoSchedule\", \"NoExecute\"");
 	}
 	strbuf_release(&p);
 }
@@ -427,6 +464,49 @@ render_map(const struct strmap *m, struct strbuf *sb)
 	strbuf_addch(sb, '}');
 }
 
+/* Go's %#v of a v1.LabelSelector, the value Kubernetes prints for a bad
+ * selector; absent and empty collections print as nil. */
+static void
+render_selector(const struct label_selector *sel, struct strbuf *sb)
+{
+	size_t i, j;
+
+	strbuf_addstr(sb, "v1.LabelSelector{MatchLabels:");
+	if (sel->match_labels.n)
+		render_map(&sel->match_labels, sb);
+	else
+		strbuf_addstr(sb, "map[string]string(nil)");
+	strbuf_addstr(sb, ", MatchExpressions:");
+	if (sel->match_expressions.n == 0) {
+		strbuf_addstr(sb, "[]v1.LabelSelectorRequirement(nil)}");
+		return;
+	}
+	strbuf_addstr(sb, "[]v1.LabelSelectorRequirement{");
+	for (i = 0; i < sel->match_expressions.n; i++) {
+		const struct selector_req *r = &sel->match_expressions.v[i];
+
+		if (i)
+			strbuf_addstr(sb, ", ");
+		strbuf_addstr(sb, "v1.LabelSelectorRequirement{Key:");
+		strbuf_addjsonstr(sb, r->key ? r->key : "");
+		strbuf_addstr(sb, ", Operator:");
+		strbuf_addjsonstr(sb, r->operator ? r->operator : "");
+		strbuf_addstr(sb, ", Values:");
+		if (r->values.n == 0) {
+			strbuf_addstr(sb, "[]string(nil)}");
+			continue;
+		}
+		strbuf_addstr(sb, "[]string{");
+		for (j = 0; j < r->values.n; j++) {
+			if (j)
+				strbuf_addstr(sb, ", ");
+			strbuf_addjsonstr(sb, r->values.v[j]);
+		}
+		strbuf_addstr(sb, "}}");
+	}
+	strbuf_addstr(sb, "}}");
+}
+
 /* Selector and template shared by Deployment and ReplicaSet
  * (ValidateDeploymentSpec, ValidateReplicaSetSpec and
  * ValidatePodTemplateSpecForReplicaSet). */
@@ -436,21 +516,31 @@ validate_selector_template(const struct label_selector *sel,
 			   struct fielderr_list *errs, bool rs_always)
 {
 	struct strbuf p = STRBUF_INIT;
+	bool bad = false;
 
 	if (sel == NULL) {
 		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
 	} else {
+		size_t before = errs->n;
+
 		validate_selector(sel, "spec.selector", errs);
+		bad = errs->n != before;
+		render_selector(sel, &p);
 		/* ReplicaSet reuses the Deployment's message verbatim. */
 		if (selector_is_empty(sel))
-			fielderr_add(errs, FE_INVALID, "spec.selector",
-				     "v1.LabelSelector{}",
+			fielderr_add(errs, FE_INVALID, "spec.selector", p.buf,
 				     "empty selector is invalid for "
 				     "deployment");
+		/* LabelSelectorAsSelector fails on what validation
+		 * refused; the template is then not compared. */
+		if (bad)
+			fielderr_add(errs, FE_INVALID, "spec.selector", p.buf,
+				     "invalid label selector");
+		strbuf_reset(&p);
 	}
 	/* A missing selector converts to "nothing", which matches no
 	 * labels; an empty one to "everything", which is not checked. */
-	if (sel == NULL || (!selector_is_empty(sel) &&
+	if (sel == NULL || (!bad && !selector_is_empty(sel) &&
 			    !selector_matches(sel, &t->metadata.labels))) {
 		render_map(&t->metadata.labels, &p);
 		fielderr_add(errs, FE_INVALID, "spec.template.metadata.labels",

@@ -9,6 +9,7 @@
 #include "deploy_util.h"
 #include "fixture.h"
 #include "intstr.h"
+#include "tmplhash.h"
 #include "xalloc.h"
 
 static void
@@ -380,6 +381,47 @@ test_progressing(void **state)
 	fx_free_deployment(d);
 }
 
+/* pod-template-hash: stable, short, from the alphabet, changed by the
+ * collision count and by any template change; the hash label itself is
+ * ignored when templates are compared. */
+static void
+test_template_hash(void **state)
+{
+	struct deployment *a = fx_deployment(3, "v1", NULL, NULL);
+	struct deployment *b = fx_deployment(9, "v1", NULL, NULL);
+	struct opt_int cc = {.set = true, .v = 1};
+	char h1[16], h2[16], h3[16], h4[16];
+	size_t i;
+
+	(void)state;
+	tmplhash_compute(&a->spec.template, NULL, h1);
+	tmplhash_compute(&b->spec.template, NULL, h2);
+	assert_string_equal(h1, h2); /* replicas are not in the template */
+	assert_true(strlen(h1) >= 1 && strlen(h1) <= 10);
+	for (i = 0; h1[i]; i++)
+		assert_non_null(strchr("bcdfghjklmnpqrstvwxz2456789", h1[i]));
+	tmplhash_compute(&a->spec.template, &cc, h3);
+	assert_string_not_equal(h1, h3);
+	free(b->spec.template.spec.containers.v[0].image);
+	b->spec.template.spec.containers.v[0].image = xstrdup("v2");
+	tmplhash_compute(&b->spec.template, NULL, h4);
+	assert_string_not_equal(h1, h4);
+	assert_false(tmpl_equal_ignore_hash(&a->spec.template,
+					    &b->spec.template));
+	free(b->spec.template.spec.containers.v[0].image);
+	b->spec.template.spec.containers.v[0].image = xstrdup("v1");
+	strmap_set(&b->spec.template.metadata.labels, LABEL_POD_TEMPLATE_HASH,
+		   h1);
+	assert_true(tmpl_equal_ignore_hash(&a->spec.template,
+					   &b->spec.template));
+	/* FNV-1a test vectors */
+	assert_int_equal(fnv1a32(2166136261u, "", 0), 0x811c9dc5u);
+	assert_int_equal(fnv1a32(2166136261u, "a", 1), 0xe40c292cu);
+	assert_int_equal(fnv1a32(2166136261u, "foobar", 6), 0xbf9cf968u);
+	fx_free_deployment(a);
+	fx_free_deployment(b);
+}
+
 int
 main(void)
 {
@@ -396,6 +438,7 @@ main(void)
 	    cmocka_unit_test(test_conditions),
 	    cmocka_unit_test(test_timed_out),
 	    cmocka_unit_test(test_progressing),
+	    cmocka_unit_test(test_template_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,397 @@
+/* plan.c - planner benchmark: one sync of big worlds, a whole simulation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "defaults.h"
+#include "plan_deploy.h"
+#include "plan_rs.h"
+#include "sim.h"
+#include "xalloc.h"
+
+#define T0 ((dtime)1767225600000) /* 2026-01-01T00:00:00Z */
+#define NOW (T0 + DTIME_SEC(3600))
+
+#define SYNC_PODS 100000    /* pods in the plan_deploy worlds */
+#define SYNC_OLD_RS 10	    /* old ReplicaSets they are spread over */
+#define SIM_REPLICAS 10000  /* replicas of the simulated rollout */
+#define RS_PODS 10000	    /* pods of the plan_rs world */
+#define RS_SCALE_DOWN 500   /* and how many it loses */
+#define SYNC_TARGET_MS 5.0  /* targets, printed next to the figures */
+#define SIM_TARGET_MS 1000.0
+
+/* A world: one Deployment, its ReplicaSets and their pods. */
+struct world {
+	struct deployment d;
+	struct replicaset *rs[SYNC_OLD_RS + 1];
+	size_t nrs;
+	struct pod **pods;
+	size_t npods;
+};
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void
+template_init(struct pod_template *t, const char *image)
+{
+	struct container *c;
+
+	strmap_set(&t->metadata.labels, "app", "web");
+	c = anylist_push((struct anylist *)&t->spec.containers, sizeof(*c));
+	c->name = xstrdup("web");
+	c->image = xstrdup(image);
+	strlist_push(&c->command, "/bin/web");
+	defaults_pod_spec(&t->spec);
+}
+
+/* A defaulted Deployment "web" of `replicas` running image web:new with
+ * the given strategy (25%/25% for RollingUpdate). */
+static void
+deployment_init(struct deployment *d, int64_t replicas, const char *strategy)
+{
+	d->api_version = xstrdup("apps/v1");
+	d->kind = xstrdup("Deployment");
+	d->metadata.name = xstrdup("web");
+	d->metadata.namespace = xstrdup("default");
+	d->metadata.uid = xstrdup("uid-web");
+	d->metadata.generation = 2;
+	d->metadata.creation_timestamp = T0;
+	d->spec.replicas.set = true;
+	d->spec.replicas.v = replicas;
+	d->spec.selector = xcalloc(1, sizeof(*d->spec.selector));
+	strmap_set(&d->spec.selector->match_labels, "app", "web");
+	template_init(&d->spec.template, "web:new");
+	d->spec.strategy.type = xstrdup(strategy);
+	if (!strcmp(strategy, "RollingUpdate")) {
+		d->spec.strategy.rolling_update =
+		    xcalloc(1, sizeof(*d->spec.strategy.rolling_update));
+		d->spec.strategy.rolling_update->max_surge = intstr_str("25%");
+		d->spec.strategy.rolling_update->max_unavailable =
+		    intstr_str("25%");
+	}
+	defaults_deployment(d);
+	d->status.observed_generation = 1;
+}
+
+/* A ReplicaSet of d named name with image, `replicas` of them ready and
+ * available (all of them), created `age_s` seconds after T0. */
+static struct replicaset *
+rs_new(const struct deployment *d, const char *name, const char *image,
+       int64_t replicas, int64_t revision, int64_t age_s)
+{
+	struct replicaset *rs = xcalloc(1, sizeof(*rs));
+	struct owner_ref *ref;
+	char buf[64];
+
+	rs->api_version = xstrdup("apps/v1");
+	rs->kind = xstrdup("ReplicaSet");
+	rs->metadata.name = xstrdup(name);
+	rs->metadata.namespace = xstrdup("default");
+	snprintf(buf, sizeof(buf), "uid-%s", name);
+	rs->metadata.uid = xstrdup(buf);
+	rs->metadata.generation = 1;
+	rs->metadata.creation_timestamp = T0 + DTIME_SEC(age_s);
+	ref = anylist_push((struct anylist *)&rs->metadata.owner_references,
+			   sizeof(*ref));
+	deploy_controller_ref(d, ref);
+	template_init(&rs->spec.template, image);
+	strmap_set(&rs->spec.template.metadata.labels, LABEL_POD_TEMPLATE_HASH,
+		   name);
+	strmap_copy(&rs->metadata.labels, &rs->spec.template.metadata.labels);
+	rs->spec.selector = xcalloc(1, sizeof(*rs->spec.selector));
+	strmap_copy(&rs->spec.selector->match_labels,
+		    &rs->spec.template.metadata.labels);
+	rs->spec.replicas.set = true;
+	rs->spec.replicas.v = replicas;
+	snprintf(buf, sizeof(buf), "%lld", (long long)revision);
+	strmap_set(&rs->metadata.annotations, ANN_REVISION, buf);
+	rs->status.replicas = replicas;
+	rs->status.ready_replicas = replicas;
+	rs->status.available_replicas = replicas;
+	rs->status.fully_labeled_replicas = replicas;
+	rs->status.observed_generation = 1;
+	return rs;
+}
+
+/* Pod number i of rs, Running and Ready since a time that varies with i,
+ * on one of 100 nodes, so that the victim ranking has work to do. */
+static struct pod *
+pod_new(const struct replicaset *rs, size_t i)
+{
+	struct pod *p = xcalloc(1, sizeof(*p));
+	struct condition c = {.type = "Ready", .status = "True"};
+	char buf[128];
+
+	rs_new_pod(rs, p);
+	snprintf(buf, sizeof(buf), "%s-%06zu", rs->metadata.name, i);
+	p->metadata.name = xstrdup(buf);
+	snprintf(buf, sizeof(buf), "uid-%s-%zu", rs->metadata.name, i);
+	p->metadata.uid = xstrdup(buf);
+	p->metadata.creation_timestamp = rs->metadata.creation_timestamp;
+	snprintf(buf, sizeof(buf), "node-%zu", i % 100);
+	p->spec.node_name = xstrdup(buf);
+	p->status.phase = xstrdup("Running");
+	c.last_transition_time =
+	    rs->metadata.creation_timestamp + DTIME_SEC((int64_t)(i % 977));
+	condition_append(&p->status.conditions, &c);
+	return p;
+}
+
+static void
+world_add_pods(struct world *w, const struct replicaset *rs, size_t n)
+{
+	size_t i;
+
+	w->pods = xrealloc(w->pods, (w->npods + n) * sizeof(*w->pods));
+	for (i = 0; i < n; i++)
+		w->pods[w->npods++] = pod_new(rs, i);
+}
+
+/* The Deployment with SYNC_PODS pods spread over SYNC_OLD_RS old
+ * ReplicaSets (image web:v0..v9) and a new template nobody runs yet.
+ * With `drained`, the old ReplicaSets are at 0 and the pods belong to the
+ * current ReplicaSet instead (a steady Recreate Deployment). */
+static void
+world_init(struct world *w, const char *strategy, bool drained)
+{
+	int64_t per = SYNC_PODS / SYNC_OLD_RS;
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	deployment_init(&w->d, SYNC_PODS, strategy);
+	for (i = 0; i < SYNC_OLD_RS; i++) {
+		char name[32], image[32];
+		struct replicaset *rs;
+
+		snprintf(name, sizeof(name), "web-old%zu", i);
+		snprintf(image, sizeof(image), "web:v%zu", i);
+		rs = rs_new(&w->d, name, image, drained ? 0 : per,
+			    (int64_t)i + 1, (int64_t)i * 60);
+		w->rs[w->nrs++] = rs;
+		if (!drained)
+			world_add_pods(w, rs, (size_t)per);
+	}
+	if (drained) {
+		struct replicaset *cur = rs_new(&w->d, "web-new", "web:new",
+						SYNC_PODS, SYNC_OLD_RS + 1,
+						SYNC_OLD_RS * 60);
+
+		w->rs[w->nrs++] = cur;
+		world_add_pods(w, cur, SYNC_PODS);
+	}
+}
+
+static void
+world_release(struct world *w)
+{
+	size_t i;
+
+	deployment_release(&w->d);
+	for (i = 0; i < w->nrs; i++) {
+		replicaset_release(w->rs[i]);
+		free(w->rs[i]);
+	}
+	for (i = 0; i < w->npods; i++) {
+		pod_release(w->pods[i]);
+		free(w->pods[i]);
+	}
+	free(w->pods);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct timing {
+	double median, p99, max;
+	size_t n;
+};
+
+/* Sorts the samples and takes the median and the 99th percentile. */
+static struct timing
+timing_of(double *ms, size_t n)
+{
+	struct timing t = {0};
+
+	qsort(ms, n, sizeof(*ms), cmp_double);
+	t.n = n;
+	t.median = ms[n / 2];
+	t.p99 = ms[(n * 99 + 99) / 100 - 1];
+	t.max = ms[n - 1];
+	return t;
+}
+
+static void
+print_sync(const char *what, struct timing t, double target_ms)
+{
+	printf("%-44s median %8.3f ms  p99 %8.3f ms  (n=%zu)  "
+	       "target <= %.0f ms  %s\n",
+	       what, t.median, t.p99, t.n, target_ms,
+	       t.p99 <= target_ms ? "ok" : "OVER");
+}
+
+/* Times plan_deploy over w: the input is never modified, so every
+ * iteration plans the same sync. Runs at least min_iter times and for
+ * about budget_ms. */
+static struct timing
+time_plan_deploy(struct world *w, const char *first_action)
+{
+	enum { MAX_ITER = 2000, MIN_ITER = 50 };
+	static double ms[MAX_ITER];
+	struct plan_deploy_in in = {
+	    .d = &w->d,
+	    .rs = (const struct replicaset *const *)w->rs,
+	    .nrs = w->nrs,
+	    .pods = (const struct pod *const *)w->pods,
+	    .npods = w->npods,
+	    .now = NOW,
+	};
+	double start = now_ms();
+	size_t n = 0;
+
+	while (n < MAX_ITER && (n < MIN_ITER || now_ms() - start < 2000)) {
+		struct plan_deploy_out out;
+		double t0 = now_ms();
+
+		plan_deploy(&in, &out);
+		ms[n++] = now_ms() - t0;
+		if (n == 1 && out.actions.n > 0 && first_action)
+			printf("  (%s: %zu actions, first: %s %s %s)\n",
+			       first_action, out.actions.n,
+			       action_op_name(out.actions.v[0].op),
+			       out.actions.v[0].kind,
+			       out.actions.v[0].name ? out.actions.v[0].name
+						     : "");
+		plan_deploy_out_release(&out);
+	}
+	return timing_of(ms, n);
+}
+
+static void
+bench_deploy(const char *strategy, bool drained, const char *label)
+{
+	struct world w;
+	double t0 = now_ms();
+	struct timing t;
+
+	world_init(&w, strategy, drained);
+	printf("  (built %zu pods, %zu ReplicaSets in %.0f ms)\n", w.npods,
+	       w.nrs, now_ms() - t0);
+	t = time_plan_deploy(&w, label);
+	print_sync(label, t, SYNC_TARGET_MS);
+	world_release(&w);
+}
+
+static void
+bench_sim(void)
+{
+	struct deployment d = {0};
+	struct replicaset *old;
+	struct sim_opts o = {
+	    .pod_ready_ms = 1000,
+	    .start = NOW,
+	    .max_ms = DTIME_SEC(30LL * 24 * 3600),
+	    .max_steps = 1000000,
+	};
+	struct sim_result r;
+	double t0, ms;
+
+	deployment_init(&d, SIM_REPLICAS, "RollingUpdate");
+	old = rs_new(&d, "web-old", "web:old", SIM_REPLICAS, 1, 0);
+	t0 = now_ms();
+	if (sim_run(&d, (const struct replicaset *const *)&old, 1, NULL, 0,
+		    &o, &r) != 0) {
+		fprintf(stderr, "bench: sim_run refused the world\n");
+		exit(1);
+	}
+	ms = now_ms() - t0;
+	printf("%-44s %8.1f ms wall  (%zu steps, %s, %.0f s virtual)  "
+	       "target <= %.0f ms  %s\n",
+	       "sim_run 10000 replicas 25%/25%, ready 1 s", ms, r.nsteps,
+	       sim_result_name(r.result), (double)r.duration_ms / 1e3,
+	       SIM_TARGET_MS, ms <= SIM_TARGET_MS ? "ok" : "OVER");
+	sim_result_release(&r);
+	replicaset_release(old);
+	free(old);
+	deployment_release(&d);
+}
+
+static void
+bench_rs(void)
+{
+	enum { ITER = 200 };
+	static double ms[ITER];
+	struct deployment d = {0};
+	struct replicaset *rs;
+	struct world w = {0};
+	struct plan_rs_in in;
+	size_t i, victims = 0;
+	struct timing t;
+
+	deployment_init(&d, RS_PODS, "RollingUpdate");
+	rs = rs_new(&d, "web-a", "web:new", RS_PODS, 1, 0);
+	world_add_pods(&w, rs, RS_PODS);
+	rs->spec.replicas.v = RS_PODS - RS_SCALE_DOWN;
+	in = (struct plan_rs_in){
+	    .rs = rs,
+	    .pods = (const struct pod *const *)w.pods,
+	    .npods = w.npods,
+	    .now = NOW,
+	};
+	for (i = 0; i < ITER; i++) {
+		struct plan_rs_out out;
+		double t0 = now_ms();
+
+		plan_rs(&in, &out);
+		ms[i] = now_ms() - t0;
+		victims = out.nvictims;
+		plan_rs_out_release(&out);
+	}
+	t = timing_of(ms, ITER);
+	printf("%-44s median %8.3f ms  p99 %8.3f ms  (n=%zu, %zu victims)  "
+	       "target <= %.0f ms  %s\n",
+	       "plan_rs 10000 pods, scale down by 500", t.median, t.p99, t.n,
+	       victims, SYNC_TARGET_MS,
+	       t.p99 <= SYNC_TARGET_MS ? "ok" : "OVER");
+	for (i = 0; i < w.npods; i++) {
+		pod_release(w.pods[i]);
+		free(w.pods[i]);
+	}
+	free(w.pods);
+	replicaset_release(rs);
+	free(rs);
+	deployment_release(&d);
+}
+
+int
+main(void)
+{
+	struct rusage ru;
+
+	printf("drover planner benchmark (times per call, wall clock)\n");
+	bench_deploy("RollingUpdate", false,
+		     "plan_deploy RollingUpdate, 100k pods/10 RS");
+	bench_deploy("Recreate", false,
+		     "plan_deploy Recreate, 100k pods/10 RS");
+	bench_deploy("Recreate", true,
+		     "plan_deploy Recreate steady, 100k pod scan");
+	bench_sim();
+	bench_rs();
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%-44s %8.1f MiB\n", "peak RSS (getrusage ru_maxrss)",
+	       (double)ru.ru_maxrss / 1024.0);
+	return 0;
+}

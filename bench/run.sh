@@ -1,0 +1,19 @@
+#!/bin/sh
+# run.sh - runs the planner benchmark, then hyperfine on `drover plan`.
+# Usage: bench/run.sh BUILD_DIR   (a Release build: `make bench` makes one)
+set -e
+build=${1:?usage: bench/run.sh BUILD_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+echo "== bench/plan ($build)"
+"$build/bench/plan"
+
+echo
+manifest="$root/examples/plan/rolling-10.yaml"
+if command -v hyperfine >/dev/null 2>&1; then
+	echo "== hyperfine: drover plan --simulate -f examples/plan/rolling-10.yaml"
+	hyperfine --style basic --warmup 5 --runs 100 --shell=none \
+		"$build/drover plan --simulate -f $manifest"
+else
+	echo "== hyperfine not installed (scripts/deps.sh bench): skipped"
+fi

@@ -1,0 +1,147 @@
+/* store.h - drover's object store: one interface, several backends.
+ *
+ * Objects are opaque JSON texts filed under (resource, namespace, name)
+ * with their labels. Every write gets the next value of one global,
+ * monotonic resourceVersion (rv). Updates and deletes may require the
+ * current rv (compare-and-swap). Several writes can be one transaction.
+ * Watchers see ADDED/MODIFIED/DELETED events in rv order, and can resume
+ * from an rv inside a bounded history window; older than that is
+ * STORE_EGONE (HTTP 410, as in Kubernetes).
+ *
+ * The front (store.c) owns the rv counter's cache, the watch history and
+ * the fan-out; a backend (store_sqlite.c, store_mem.c) only persists.
+ * A backend error is sticky: the store refuses writes after it (SQLite's
+ * pager idea), so a half-failed disk never serves inconsistent answers.
+ *
+ * Ownership: store_item and store_items own their strings; release them
+ * with store_item_release / store_items_release. Single-threaded: all
+ * calls come from the one event loop; callbacks run synchronously after
+ * the write is durable. */
+#ifndef DROVER_STORE_H
+#define DROVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum store_err {
+	STORE_OK = 0,
+	STORE_ENOENT = -1,    /* no such object */
+	STORE_EEXIST = -2,    /* create of an existing name */
+	STORE_ECONFLICT = -3, /* rv precondition failed */
+	STORE_EGONE = -4,     /* watch rv compacted away */
+	STORE_EIO = -5,	      /* backend failure (sticky) */
+};
+
+struct store_key {
+	const char *resource; /* "deployments" */
+	const char *ns;	      /* "" for cluster-scoped */
+	const char *name;
+};
+
+struct store_item {
+	char *resource;
+	char *ns;
+	char *name;
+	int64_t rv;
+	struct strmap labels;
+	char *value; /* JSON text */
+};
+
+struct store_items {
+	struct store_item *v;
+	size_t n;
+	size_t alloc;
+};
+
+enum store_op_kind { STORE_OP_CREATE, STORE_OP_UPDATE, STORE_OP_DELETE };
+
+struct store_op {
+	enum store_op_kind kind;
+	struct store_key key;
+	const char *value;	     /* CREATE, UPDATE */
+	const struct strmap *labels; /* CREATE, UPDATE */
+	int64_t expect_rv;	     /* UPDATE, DELETE: 0 = any */
+	/* out: */
+	int64_t rv;		/* the rv this op got */
+	struct store_item prev; /* UPDATE, DELETE: the object before */
+};
+
+enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED };
+
+struct store_event {
+	enum store_event_type type;
+	const struct store_item *item; /* for DELETED: the last state, with
+					  the rv of the delete */
+};
+
+typedef void (*store_watch_cb)(void *arg, const struct store_event *ev);
+
+/* The backend contract. txn applies every op or none: it checks existence
+ * and expect_rv, writes, and makes it durable before returning; it fills
+ * op->prev. current_rv is the highest rv ever assigned. */
+struct store_backend_ops {
+	const char *name;
+	int (*get)(void *be, const struct store_key *k, struct store_item *out);
+	int (*list)(void *be, const char *resource, const char *ns,
+		    struct store_items *out);
+	int (*txn)(void *be, struct store_op *ops, size_t n, int64_t first_rv,
+		   size_t *failed);
+	int64_t (*current_rv)(void *be);
+	void (*close)(void *be);
+};
+
+struct store;
+struct store_watch;
+
+/* Takes ownership of be. history: events kept for resuming watches. */
+struct store *store_new(const struct store_backend_ops *ops, void *be,
+			size_t history);
+void store_free(struct store *s);
+const char *store_backend_name(const struct store *s);
+const char *store_strerror(int err);
+int64_t store_rv(const struct store *s);
+
+int store_get(struct store *s, const struct store_key *k,
+	      struct store_item *out);
+/* Lists resource in ns ("" all namespaces when ns is NULL), filtered by
+ * sel (NULL: everything), sorted by namespace and name; *rv receives the
+ * store's rv at the time of the list. */
+int store_list(struct store *s, const char *resource, const char *ns,
+	       const struct label_selector *sel, struct store_items *out,
+	       int64_t *rv);
+int store_create(struct store *s, const struct store_key *k,
+		 const char *value, const struct strmap *labels, int64_t *rv);
+int store_update(struct store *s, const struct store_key *k,
+		 const char *value, const struct strmap *labels,
+		 int64_t expect_rv, int64_t *rv);
+int store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
+		 int64_t *rv);
+/* All or nothing; on failure *failed is the index of the op that failed. */
+int store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed);
+
+/* Watches resource (NULL: all) in ns (NULL: all) from rv: events with a
+ * higher rv are delivered, first from history, then live. from_rv 0 means
+ * "from now". STORE_EGONE if from_rv is older than the history. */
+int store_watch(struct store *s, const char *resource, const char *ns,
+		int64_t from_rv, store_watch_cb cb, void *arg,
+		struct store_watch **out);
+void store_unwatch(struct store *s, struct store_watch *w);
+
+void store_item_release(struct store_item *it);
+void store_items_release(struct store_items *l);
+void store_item_copy(struct store_item *dst, const struct store_item *src);
+
+/* Backends. */
+struct store *store_mem_open(size_t history);
+/* Opens (creating) path; on failure returns NULL with a message in err. */
+struct store *store_sqlite_open(const char *path, size_t history, char *err,
+				size_t errlen);
+
+/* Labels <-> the "k=v\n" text the backends persist. */
+char *store_labels_encode(const struct strmap *labels);
+void store_labels_decode(const char *text, struct strmap *out);
+
+#endif

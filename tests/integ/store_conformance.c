@@ -1,0 +1,331 @@
+/* store_conformance.c - one suite, run against every store backend:
+ * CRUD, compare-and-swap, transactions, label-selector lists, the global
+ * resourceVersion, watch from history, 410 Gone, sticky durability across
+ * reopen (sqlite). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "labels.h"
+#include "store.h"
+#include "xalloc.h"
+
+struct backend {
+	const char *name;
+	struct store *(*open)(const char *dir, size_t history);
+	bool durable;
+};
+
+static char tmpdir[256];
+
+static struct store *
+open_mem(const char *dir, size_t history)
+{
+	(void)dir;
+	return store_mem_open(history);
+}
+
+static struct store *
+open_sqlite(const char *dir, size_t history)
+{
+	char path[512], err[256];
+	struct store *s;
+
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	s = store_sqlite_open(path, history, err, sizeof(err));
+	if (s == NULL)
+		fail_msg("open: %s", err);
+	return s;
+}
+
+static const struct backend backends[] = {
+    {"memory", open_mem, false},
+    {"sqlite", open_sqlite, true},
+};
+
+static const struct backend *cur;
+
+static int
+setup(void **state)
+{
+	char cmd[300];
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/drover-store-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return -1;
+	(void)cmd;
+	*state = cur->open(tmpdir, 4);
+	return *state ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	char path[512];
+
+	store_free(*state);
+	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-shm", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	return 0;
+}
+
+/* A pods key as a compound literal (an lvalue, so &K(...) works). */
+#define K(ns, name) ((struct store_key){"pods", (ns), (name)})
+
+static void
+test_crud_and_rv(void **state)
+{
+	struct store *s = *state;
+	struct store_key a = K("default", "a");
+	struct store_item it;
+	struct strmap labels = {0};
+	int64_t rv1, rv2, rv3, rv4;
+
+	strmap_set(&labels, "app", "web");
+	assert_int_equal(store_get(s, &a, &it), STORE_ENOENT);
+	assert_int_equal(store_create(s, &a, "{\"v\":1}", &labels, &rv1), 0);
+	assert_int_equal(store_create(s, &a, "{}", &labels, NULL),
+			 STORE_EEXIST);
+	assert_int_equal(store_get(s, &a, &it), 0);
+	assert_string_equal(it.value, "{\"v\":1}");
+	assert_int_equal(it.rv, rv1);
+	assert_string_equal(strmap_get(&it.labels, "app"), "web");
+	store_item_release(&it);
+	/* CAS */
+	assert_int_equal(store_update(s, &a, "{\"v\":2}", &labels, rv1 + 7,
+				      NULL),
+			 STORE_ECONFLICT);
+	assert_int_equal(store_update(s, &a, "{\"v\":2}", &labels, rv1, &rv2),
+			 0);
+	assert_true(rv2 > rv1);
+	assert_int_equal(store_update(s, &a, "{\"v\":3}", &labels, 0, &rv3), 0);
+	assert_true(rv3 > rv2);
+	assert_int_equal(store_delete(s, &a, rv1, NULL), STORE_ECONFLICT);
+	assert_int_equal(store_delete(s, &a, rv3, &rv4), 0);
+	assert_true(rv4 > rv3);
+	assert_int_equal(store_rv(s), rv4);
+	assert_int_equal(store_delete(s, &a, 0, NULL), STORE_ENOENT);
+	assert_int_equal(store_update(s, &a, "{}", &labels, 0, NULL),
+			 STORE_ENOENT);
+	strmap_release(&labels);
+}
+
+static void
+test_list_selector(void **state)
+{
+	struct store *s = *state;
+	struct strmap web = {0}, db = {0};
+	struct label_selector sel = {0};
+	struct store_items items;
+	char err[100];
+	int64_t rv;
+
+	strmap_set(&web, "app", "web");
+	strmap_set(&db, "app", "db");
+	store_create(s, &K("b", "x"), "1", &web, NULL);
+	store_create(s, &K("a", "y"), "2", &db, NULL);
+	store_create(s, &K("a", "x"), "3", &web, NULL);
+	store_create(s, &(struct store_key){"deployments", "a", "x"}, "4", &web,
+		     NULL);
+	assert_int_equal(store_list(s, "pods", NULL, NULL, &items, &rv), 0);
+	assert_int_equal(items.n, 3);
+	assert_string_equal(items.v[0].ns, "a"); /* sorted by ns, name */
+	assert_string_equal(items.v[0].name, "x");
+	assert_string_equal(items.v[2].ns, "b");
+	assert_int_equal(rv, store_rv(s));
+	store_items_release(&items);
+	assert_int_equal(store_list(s, "pods", "a", NULL, &items, &rv), 0);
+	assert_int_equal(items.n, 2);
+	store_items_release(&items);
+	assert_int_equal(selector_parse("app=web", &sel, err, sizeof(err)), 0);
+	assert_int_equal(store_list(s, "pods", NULL, &sel, &items, &rv), 0);
+	assert_int_equal(items.n, 2);
+	assert_string_equal(items.v[0].value, "3");
+	store_items_release(&items);
+	schema_release(&schema_label_selector, &sel);
+	strmap_release(&web);
+	strmap_release(&db);
+}
+
+static void
+test_txn_all_or_nothing(void **state)
+{
+	struct store *s = *state;
+	struct store_op ops[3] = {
+	    {.kind = STORE_OP_CREATE, .key = K("t", "a"), .value = "a"},
+	    {.kind = STORE_OP_CREATE, .key = K("t", "b"), .value = "b"},
+	    {.kind = STORE_OP_UPDATE, .key = K("t", "missing"), .value = "c"},
+	};
+	struct store_items items;
+	size_t failed = 99, i;
+	int64_t rv0 = store_rv(s), rv;
+
+	assert_int_equal(store_txn(s, ops, 3, &failed), STORE_ENOENT);
+	assert_int_equal(failed, 2);
+	assert_int_equal(store_rv(s), rv0);
+	store_list(s, "pods", "t", NULL, &items, &rv);
+	assert_int_equal(items.n, 0);
+	store_items_release(&items);
+	assert_int_equal(store_txn(s, ops, 2, &failed), 0);
+	assert_int_equal(ops[0].rv, rv0 + 1);
+	assert_int_equal(ops[1].rv, rv0 + 2);
+	for (i = 0; i < 3; i++)
+		store_item_release(&ops[i].prev);
+	store_list(s, "pods", "t", NULL, &items, &rv);
+	assert_int_equal(items.n, 2);
+	store_items_release(&items);
+}
+
+struct seen {
+	int n;
+	enum store_event_type type[16];
+	int64_t rv[16];
+	char name[16][16];
+};
+
+static void
+on_event(void *arg, const struct store_event *ev)
+{
+	struct seen *s = arg;
+
+	if (s->n < 16) {
+		s->type[s->n] = ev->type;
+		s->rv[s->n] = ev->item->rv;
+		snprintf(s->name[s->n], sizeof(s->name[0]), "%s",
+			 ev->item->name);
+	}
+	s->n++;
+}
+
+static void
+test_watch_resume_and_gone(void **state)
+{
+	struct store *s = *state;
+	struct store_watch *w;
+	struct seen live = {0}, resumed = {0};
+	int64_t rv1, rv2, rv3;
+
+	assert_int_equal(store_watch(s, "pods", "w", 0, on_event, &live, &w),
+			 0);
+	store_create(s, &K("w", "a"), "a", NULL, &rv1);
+	store_create(s, &K("other", "z"), "z", NULL, NULL);
+	store_update(s, &K("w", "a"), "a2", NULL, 0, &rv2);
+	store_delete(s, &K("w", "a"), 0, &rv3);
+	assert_int_equal(live.n, 3);
+	assert_int_equal(live.type[0], STORE_ADDED);
+	assert_int_equal(live.type[1], STORE_MODIFIED);
+	assert_int_equal(live.type[2], STORE_DELETED);
+	assert_int_equal(live.rv[2], rv3);
+	store_unwatch(s, w);
+	/* resume from rv1: the MODIFIED and DELETED again */
+	assert_int_equal(store_watch(s, "pods", "w", rv1, on_event, &resumed,
+				     &w),
+			 0);
+	assert_int_equal(resumed.n, 2);
+	assert_int_equal(resumed.rv[0], rv2);
+	store_unwatch(s, w);
+	/* history holds 4 events: older rvs are gone */
+	store_create(s, &K("w", "b"), "b", NULL, NULL);
+	store_create(s, &K("w", "c"), "c", NULL, NULL);
+	assert_int_equal(store_watch(s, "pods", "w", rv1, on_event, &resumed,
+				     &w),
+			 STORE_EGONE);
+	assert_null(w);
+}
+
+struct self_unwatch {
+	struct store *s;
+	struct store_watch *w;
+	int calls;
+};
+
+static void
+unwatch_cb(void *arg, const struct store_event *ev)
+{
+	struct self_unwatch *u = arg;
+
+	(void)ev;
+	u->calls++;
+	store_unwatch(u->s, u->w); /* from inside the fan-out */
+}
+
+static void
+test_unwatch_inside_callback(void **state)
+{
+	struct store *s = *state;
+	struct self_unwatch u = {.s = s};
+	struct seen other = {0};
+	struct store_watch *w2;
+
+	assert_int_equal(store_watch(s, NULL, NULL, 0, unwatch_cb, &u, &u.w),
+			 0);
+	assert_int_equal(store_watch(s, NULL, NULL, 0, on_event, &other, &w2),
+			 0);
+	store_create(s, &K("u", "a"), "a", NULL, NULL);
+	store_create(s, &K("u", "b"), "b", NULL, NULL);
+	assert_int_equal(u.calls, 1);
+	assert_int_equal(other.n, 2);
+	store_unwatch(s, w2);
+}
+
+static void
+test_durable_reopen(void **state)
+{
+	struct store *s = *state;
+	struct store_item it;
+	int64_t rv;
+
+	if (!cur->durable)
+		return;
+	store_create(s, &K("d", "a"), "kept", NULL, &rv);
+	store_free(s);
+	s = *state = cur->open(tmpdir, 4);
+	assert_int_equal(store_rv(s), rv);
+	assert_int_equal(store_get(s, &K("d", "a"), &it), 0);
+	assert_string_equal(it.value, "kept");
+	store_item_release(&it);
+	/* rv keeps growing after a delete and a reopen */
+	store_delete(s, &K("d", "a"), 0, &rv);
+	store_free(s);
+	s = *state = cur->open(tmpdir, 4);
+	assert_int_equal(store_rv(s), rv);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_crud_and_rv, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_selector, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_txn_all_or_nothing, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_watch_resume_and_gone, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_unwatch_inside_callback, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_durable_reopen, setup,
+					    teardown),
+	};
+	size_t i;
+	int fails = 0;
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		cur = &backends[i];
+		fails += _cmocka_run_group_tests(backends[i].name, tests,
+						 sizeof(tests) / sizeof(tests[0]),
+						 NULL, NULL);
+	}
+	return fails ? 1 : 0;
+}
