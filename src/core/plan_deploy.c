@@ -666,7 +666,7 @@ cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 			c[n++] = old[i];
 	diff = (int64_t)n - d->spec.revision_history_limit.v;
 	if (diff > 0) {
-		qsort(c, n, sizeof(*c), rs_cmp_revision);
+		xqsort(c, n, sizeof(*c), rs_cmp_revision);
 		for (i = 0; i < (size_t)diff; i++) {
 			struct replicaset *rs = c[i];
 
@@ -697,7 +697,7 @@ find_active_or_latest(struct replicaset *new_rs, struct replicaset **old,
 
 	if (new_rs == NULL && nold == 0)
 		return NULL;
-	qsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
+	xqsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
 	for (i = 0; i < nold; i++)
 		if (rs_replicas(old[i]) > 0) {
 			active++;
@@ -743,9 +743,9 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 					 : 0;
 	to_add = allowed - rs_spec_sum(act, n);
 	if (to_add > 0)
-		qsort(act, n, sizeof(*act), rs_cmp_size_newer);
+		xqsort(act, n, sizeof(*act), rs_cmp_size_newer);
 	else if (to_add < 0)
-		qsort(act, n, sizeof(*act), rs_cmp_size_older);
+		xqsort(act, n, sizeof(*act), rs_cmp_size_older);
 	target = xmalloc((n + 1) * sizeof(*target));
 	for (i = 0; i < n; i++) {
 		int64_t p = to_add ? get_proportion(act[i], d, to_add, added)
@@ -808,7 +808,7 @@ cleanup_unhealthy(struct st *st, struct replicaset **old, size_t nold,
 	int64_t total = 0;
 	size_t i;
 
-	qsort(old, nold, sizeof(*old), rs_cmp_creation);
+	xqsort(old, nold, sizeof(*old), rs_cmp_creation);
 	for (i = 0; i < nold; i++) {
 		struct replicaset *rs = old[i];
 		int64_t unhealthy, n;
@@ -844,7 +844,7 @@ scale_down_old(struct st *st, struct replicaset **all, size_t nall,
 	if (avail <= min_avail)
 		return 0;
 	budget = avail - min_avail;
-	qsort(old, nold, sizeof(*old), rs_cmp_creation);
+	xqsort(old, nold, sizeof(*old), rs_cmp_creation);
 	for (i = 0; i < nold; i++) {
 		struct replicaset *rs = old[i];
 		int64_t n;
@@ -1155,7 +1155,7 @@ sync_deployment(struct st *st)
 		return;
 	}
 	claim_replicasets(st);
-	qsort(st->out->rs, st->out->nrs, sizeof(*st->out->rs),
+	xqsort(st->out->rs, st->out->nrs, sizeof(*st->out->rs),
 	      rs_cmp_creation);
 	if (deployment_deleting(st)) {
 		struct replicaset *new_rs, **old;
@@ -1213,7 +1213,7 @@ plan_deploy(const struct plan_deploy_in *in, struct plan_deploy_out *out)
 		}
 	}
 	out->nrs = k;
-	qsort(out->rs, out->nrs, sizeof(*out->rs), rs_cmp_creation);
+	xqsort(out->rs, out->nrs, sizeof(*out->rs), rs_cmp_creation);
 	free(st.snap);
 	free(st.deleted);
 }

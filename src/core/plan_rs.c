@@ -285,7 +285,7 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 				nodes[nn++] = rel[i]->spec.node_name
 						  ? rel[i]->spec.node_name
 						  : "";
-		qsort(nodes, nn, sizeof(*nodes), cmp_str);
+		xqsort(nodes, nn, sizeof(*nodes), cmp_str);
 		rp = xmalloc((nmine + 1) * sizeof(*rp));
 		for (i = 0; i < nmine; i++) {
 			rp[i].pod = mine[i];
@@ -296,7 +296,7 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 			rp[i].now = in->now;
 		}
 		if ((size_t)diff < nmine)
-			qsort(rp, nmine, sizeof(*rp), ranked_pod_cmp);
+			xqsort(rp, nmine, sizeof(*rp), ranked_pod_cmp);
 		out->victims = xmalloc((size_t)diff * sizeof(*out->victims));
 		for (i = 0; i < (size_t)diff; i++)
 			out->victims[i] = rp[i].pod;

@@ -359,11 +359,12 @@ validate_container(const struct container *c, const char *path,
 		       pathf(&p, "%s.readinessProbe", path), false, errs);
 	if (c->readiness_probe &&
 	    c->readiness_probe->termination_grace_period_seconds.set)
-		fielderr_add(errs, FE_INVALID,
-			     pathf(&p, "%s.readinessProbe."
-				       "terminationGracePeriodSeconds",
-				   path),
-			     NULL, "must not be set for readinessProbes");
+		fielderr_addf_int(
+		    errs, FE_INVALID,
+		    pathf(&p, "%s.readinessProbe.terminationGracePeriodSeconds",
+			  path),
+		    c->readiness_probe->termination_grace_period_seconds.v,
+		    "must not be set for readinessProbes");
 	validate_probe(c->startup_probe, pathf(&p, "%s.startupProbe", path),
 		       true, errs);
 	if (c->image_pull_policy && strcmp(c->image_pull_policy, "Always") &&
@@ -433,7 +434,8 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 			    pathf(&p, "%s.tolerations[%zu].operator", path, i),
 			    t->operator,
 			    "supported values: \"Equal\", \"Exists\"");
-		if (t->effect && *t->effect && strcmp(t->effect, "NoSchedule") &&
+		if (t->effect && *t->effect &&
+		    strcmp(t->effect, "NoSchedule") &&
 		    strcmp(t->effect, "PreferNoSchedule") &&
 		    strcmp(t->effect, "NoExecute"))
 			fielderr_addf_str(

@@ -15,6 +15,16 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);	/* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 
+/* qsort that accepts an empty (even NULL) array, which qsort does not. */
+#include <stdlib.h>
+static inline void
+xqsort(void *base, size_t n, size_t size,
+       int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /* Grow an array so that it holds at least `need` elements, doubling. */
 #define ALLOC_GROW(arr, need, alloc)                                          \
 	do {                                                                  \

@@ -202,7 +202,7 @@ store_list(struct store *s, const char *resource, const char *ns,
 		out->v[k++] = out->v[i];
 	}
 	out->n = k;
-	qsort(out->v, out->n, sizeof(*out->v), cmp_item);
+	xqsort(out->v, out->n, sizeof(*out->v), cmp_item);
 	return 0;
 }
 

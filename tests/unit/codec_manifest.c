@@ -231,8 +231,9 @@ test_errors_per_document(void **state)
 	assert_int_equal(l.errs.n, 2);
 	assert_string_equal(l.errs.v[0].what, "Pod \"a\"");
 	assert_string_equal(l.errs.v[1].what, "Pod in document 3");
-	assert_non_null(strstr(l.text.buf, "The Pod \"a\" is invalid:\n"
-					   "* spec.containers: Required value\n"));
+	assert_non_null(strstr(l.text.buf,
+			       "The Pod \"a\" is invalid:\n"
+			       "* spec.containers: Required value\n"));
 	assert_true(has_error_line(
 	    l.text.buf,
 	    "metadata.name: Required value: name or generateName is "

@@ -1,0 +1,77 @@
+/* api.h - drover's Kubernetes-shaped API, independent of HTTP.
+ *
+ * api_handle() takes one request (method, path, query, body) and produces
+ * one response (status code and JSON body), doing what the Kubernetes API
+ * server does for the supported kinds: strict decoding, defaulting and
+ * validation on every write, server-managed metadata (uid,
+ * creationTimestamp, generation, resourceVersion), subresources, patches,
+ * graceful and cascading deletion, Status objects for every refusal. The
+ * HTTP server (server.c) and the in-process client are thin adapters over
+ * it, so both behave the same.
+ *
+ * Watches: api_watch_open() starts a stream; events are handed to the
+ * caller's callback as complete JSON lines until api_watch_close().
+ *
+ * Ownership: the caller owns requests; a response's body belongs to the
+ * response (api_resp_release). Single-threaded, on the daemon's loop. */
+#ifndef DROVER_API_H
+#define DROVER_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtime.h"
+#include "store.h"
+
+#define API_MAX_BODY (3 * 1024 * 1024) /* Kubernetes' request limit */
+
+struct api_config {
+	struct store *store;
+	dtime (*now)(void *arg);
+	/* Fills buf with n random bytes (uids, generated names). */
+	void (*random)(void *arg, unsigned char *buf, size_t n);
+	void *arg;
+};
+
+struct api_req {
+	const char *method; /* GET, POST, PUT, PATCH, DELETE */
+	const char *path;   /* /apis/apps/v1/namespaces/default/deployments */
+	const char *query;  /* "labelSelector=app%3Dweb&watch=true" or NULL */
+	const char *content_type;
+	const char *body;
+	size_t body_len;
+};
+
+struct api_resp {
+	int status;
+	char *body;	      /* JSON, NUL-terminated */
+	const char *content_type; /* static */
+};
+
+struct api;
+struct api_watch;
+
+/* Called with one event line ("{...}\n"); return non-zero to stop. */
+typedef int (*api_watch_cb)(void *arg, const char *line, size_t len);
+
+struct api *api_new(const struct api_config *cfg);
+void api_free(struct api *a);
+void api_handle(struct api *a, const struct api_req *req,
+		struct api_resp *resp);
+void api_resp_release(struct api_resp *resp);
+
+/* True if req asks for a watch (GET ...?watch=true|1). */
+bool api_is_watch(const struct api_req *req);
+/* Opens a watch for req. On refusal returns NULL and fills resp (e.g. 410
+ * Gone as a Status); on success resp->status is 200 and the initial events
+ * have already been delivered to cb. */
+struct api_watch *api_watch_open(struct api *a, const struct api_req *req,
+				 api_watch_cb cb, void *arg,
+				 struct api_resp *resp);
+/* A BOOKMARK event carrying the current resourceVersion, if the watch
+ * asked for bookmarks. */
+void api_watch_bookmark(struct api_watch *w);
+void api_watch_close(struct api_watch *w);
+
+#endif
