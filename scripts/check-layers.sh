@@ -16,7 +16,10 @@ allowed() {
 	sys) echo "sys core" ;;
 	codec) echo "codec core" ;;
 	store) echo "store core" ;;
-	cli) echo "cli codec sys core" ;;
+	api) echo "api store codec sys core" ;;
+	ctl) echo "ctl api codec sys core" ;;
+	daemon) echo "daemon ctl api store codec sys core" ;;
+	cli) echo "cli daemon api codec sys core" ;;
 	*) echo "" ;;
 	esac
 }

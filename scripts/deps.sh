@@ -2,11 +2,11 @@
 # deps.sh - install the Debian packages drover needs, only those missing.
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
 set -e
-need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev"
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev"
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) need="$need python3" ;;
+	test) need="$need python3 python3-pytest python3-requests" ;;
 	bench) need="$need hyperfine" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;

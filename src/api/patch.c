@@ -1,4 +1,5 @@
 /* patch.c - merge patch, strategic merge patch and JSON patch. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,14 +144,10 @@ parent_of(json_t *doc, const char *ptr, char **last)
 		return NULL;
 	p = ptr + 1;
 	for (;;) {
+		const char *slash = strchr(p, '/');
 		char *t = token(&p);
 
-		if (*p == '\0' && (p[-1] != '/' || strlen(t) == 0) &&
-		    strchr(ptr + 1, '/') == NULL) {
-			*last = t;
-			return cur;
-		}
-		if (p[0] == '\0' && p[-1] != '/') {
+		if (slash == NULL) {
 			*last = t;
 			return cur;
 		}

@@ -13,6 +13,7 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_serve_entry;
 
 #define DROVER_VERSION "0.1.0"
 

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 static const struct cmd_entry *const verbs[] = {
+    &cmd_serve_entry,
     &cmd_plan_entry,
     &cmd_version_entry,
 };

@@ -43,8 +43,10 @@ emit_scalar(yaml_emitter_t *e, const char *v, bool quote)
 {
 	yaml_event_t ev;
 
+	/* Untagged: a quoted scalar must be quoted_implicit, or libyaml
+	 * refuses it ("neither tag nor implicit flags are specified"). */
 	yaml_scalar_event_initialize(
-	    &ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), !quote, !quote,
+	    &ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), !quote, 1,
 	    quote ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
 	return yaml_emitter_emit(e, &ev) ? 0 : -1;
 }
@@ -92,6 +94,9 @@ emit(yaml_emitter_t *e, json_t *j)
 		return emit_scalar(e, buf, false);
 	case JSON_REAL:
 		snprintf(buf, sizeof(buf), "%.17g", json_real_value(j));
+		/* 1.0 prints as "1", which reads back as an integer. */
+		if (strpbrk(buf, ".eE") == NULL)
+			strcat(buf, ".0");
 		return emit_scalar(e, buf, false);
 	case JSON_TRUE:
 		return emit_scalar(e, "true", false);

@@ -8,18 +8,51 @@
 #include "manifest.h"
 #include "object.h"
 #include "strbuf.h"
+#include "yaml_out.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Decodes the JSON text of one encoded object again. It was produced by
- * the encoder from a valid, defaulted object, so it must load back to
- * exactly one object that encodes to the same JSON. */
+/* Loads text (printed from the encoded object j) back: it must give exactly
+ * one object that encodes to j again. */
 static void
-round_trip(const struct object *o)
+reload(const char *how, json_t *j, const char *text)
 {
 	struct object_list again = {0};
 	struct manifest_errors errs;
-	json_t *j = object_encode(o), *j2;
+	json_t *j2;
+
+	if (manifest_load(text, strlen(text), true, &again, &errs) != 0 ||
+	    again.n != 1) {
+		struct strbuf sb = STRBUF_INIT;
+
+		manifest_errors_format(&errs, &sb);
+		fprintf(stderr, "fuzz_decode: %s round trip failed for\n%s\n%s",
+			how, text, sb.buf);
+		abort();
+	}
+	j2 = object_encode(&again.v[0]);
+	if (!json_equal(j, j2)) {
+		char *t1 = json_dumps(j, JSON_COMPACT);
+		char *t2 = json_dumps(j2, JSON_COMPACT);
+
+		fprintf(stderr,
+			"fuzz_decode: %s round trip changed the object\n"
+			"first:  %s\nsecond: %s\n",
+			how, t1 ? t1 : "(null)", t2 ? t2 : "(null)");
+		abort();
+	}
+	json_decref(j2);
+	object_list_release(&again);
+	manifest_errors_release(&errs);
+}
+
+/* The encoder's output of a valid, defaulted object must decode again, as
+ * JSON (what the API serves) and as YAML (`-o yaml`). */
+static void
+round_trip(const struct object *o)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	json_t *j = object_encode(o);
 	char *text = json_dumps(j, JSON_COMPACT);
 
 	if (text == NULL) {
@@ -27,30 +60,16 @@ round_trip(const struct object *o)
 			o->k->kind);
 		abort();
 	}
-	if (manifest_load(text, strlen(text), true, &again, &errs) != 0 ||
-	    again.n != 1) {
-		struct strbuf sb = STRBUF_INIT;
-
-		manifest_errors_format(&errs, &sb);
-		fprintf(stderr, "fuzz_decode: round trip failed for\n%s\n%s",
-			text, sb.buf);
+	reload("JSON", j, text);
+	if (yaml_emit(j, &yaml) != 0) {
+		fprintf(stderr, "fuzz_decode: cannot print as YAML\n%s\n",
+			text);
 		abort();
 	}
-	j2 = object_encode(&again.v[0]);
-	if (!json_equal(j, j2)) {
-		char *t2 = json_dumps(j2, JSON_COMPACT);
-
-		fprintf(stderr,
-			"fuzz_decode: round trip changed the object\n"
-			"first:  %s\nsecond: %s\n",
-			text, t2 ? t2 : "(null)");
-		abort();
-	}
-	json_decref(j2);
+	reload("YAML", j, yaml.buf);
+	strbuf_release(&yaml);
 	json_decref(j);
 	free(text);
-	object_list_release(&again);
-	manifest_errors_release(&errs);
 }
 
 int

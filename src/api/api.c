@@ -1,0 +1,513 @@
+/* api.c - request dispatch, routing, the resource table, query strings
+ * and Kubernetes Status responses. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "labels.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static const struct resource resources[] = {
+    {"", "v1", "pods", "pod", "Pod", "po", KIND_POD, true, true, false},
+    {"apps", "v1", "deployments", "deployment", "Deployment", "deploy",
+     KIND_DEPLOYMENT, true, true, true},
+    {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", "rs",
+     KIND_REPLICASET, true, true, true},
+};
+
+const struct resource *
+resources_all(size_t *n)
+{
+	*n = sizeof(resources) / sizeof(resources[0]);
+	return resources;
+}
+
+const struct resource *
+resource_find(const char *group, const char *version, const char *plural)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(resources) / sizeof(resources[0]); i++)
+		if (!strcmp(resources[i].group, group) &&
+		    !strcmp(resources[i].version, version) &&
+		    !strcmp(resources[i].plural, plural))
+			return &resources[i];
+	return NULL;
+}
+
+void
+resource_qualified(const struct resource *r, char *buf, size_t len)
+{
+	if (*r->group)
+		snprintf(buf, len, "%s.%s", r->plural, r->group);
+	else
+		snprintf(buf, len, "%s", r->plural);
+}
+
+/* ---- query strings ---- */
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static char *
+url_decode(const char *s, size_t n)
+{
+	char *o = xmalloc(n + 1);
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n &&
+		    hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+			o[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+			i += 2;
+		} else if (s[i] == '+') {
+			o[k++] = ' ';
+		} else {
+			o[k++] = s[i];
+		}
+	}
+	o[k] = '\0';
+	return o;
+}
+
+void
+query_parse(const char *q, struct query *out)
+{
+	memset(out, 0, sizeof(*out));
+	while (q && *q && out->n < 32) {
+		const char *amp = strchr(q, '&');
+		size_t len = amp ? (size_t)(amp - q) : strlen(q);
+		const char *eq = memchr(q, '=', len);
+
+		if (len) {
+			size_t kl = eq ? (size_t)(eq - q) : len;
+
+			out->keys[out->n] = url_decode(q, kl);
+			out->vals[out->n] =
+			    eq ? url_decode(eq + 1, len - kl - 1) : xstrdup("");
+			out->n++;
+		}
+		q = amp ? amp + 1 : NULL;
+	}
+}
+
+void
+query_release(struct query *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++) {
+		free(q->keys[i]);
+		free(q->vals[i]);
+	}
+	q->n = 0;
+}
+
+const char *
+query_get(const struct query *q, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		if (!strcmp(q->keys[i], key))
+			return q->vals[i];
+	return NULL;
+}
+
+/* ---- routing ---- */
+
+int
+route_parse(const char *path, struct route *rt)
+{
+	char *seg[12], *p;
+	size_t n = 0, i = 0;
+	const char *group, *version;
+
+	memset(rt, 0, sizeof(*rt));
+	if (strlen(path) >= sizeof(rt->buf))
+		return -1;
+	strcpy(rt->buf, path);
+	for (p = strtok(rt->buf, "/"); p && n < 12; p = strtok(NULL, "/"))
+		seg[n++] = p;
+	if (n >= 2 && !strcmp(seg[0], "api")) {
+		group = "";
+		version = seg[1];
+		i = 2;
+	} else if (n >= 3 && !strcmp(seg[0], "apis")) {
+		group = seg[1];
+		version = seg[2];
+		i = 3;
+	} else {
+		return -1;
+	}
+	if (n - i >= 3 && !strcmp(seg[i], "namespaces")) {
+		rt->ns = seg[i + 1];
+		i += 2;
+	}
+	if (i >= n)
+		return -1;
+	rt->res = resource_find(group, version, seg[i]);
+	if (rt->res == NULL)
+		return -1;
+	if (!rt->res->namespaced && rt->ns)
+		return -1;
+	i++;
+	if (i < n)
+		rt->name = seg[i++];
+	if (i < n)
+		rt->sub = seg[i++];
+	if (i < n)
+		return -1;
+	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale"))
+		return -1;
+	if (rt->sub && !strcmp(rt->sub, "scale") && !rt->res->has_scale)
+		return -1;
+	if (rt->name && rt->res->namespaced && rt->ns == NULL)
+		return -1;
+	return 0;
+}
+
+/* ---- responses ---- */
+
+void
+resp_json(struct api_resp *resp, int status, json_t *body)
+{
+	resp->status = status;
+	resp->content_type = "application/json";
+	if (body == NULL) { /* a json_pack format bug: never serve garbage */
+		resp->status = 500;
+		resp->body = xstrdup("{\"kind\":\"Status\",\"apiVersion\":"
+				     "\"v1\",\"status\":\"Failure\",\"reason\":"
+				     "\"InternalError\",\"code\":500}");
+		return;
+	}
+	resp->body = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+}
+
+void
+resp_status(struct api_resp *resp, int code, const char *reason,
+	    const char *message, const struct resource *res, const char *name,
+	    const struct fielderr_list *causes)
+{
+	json_t *st = json_pack("{sssss{}sssssssi}", "kind", "Status",
+			       "apiVersion", "v1", "metadata", "status",
+			       code < 400 ? "Success" : "Failure", "message",
+			       message, "reason", reason, "code", code);
+	json_t *details = NULL;
+	size_t i;
+
+	if (res || name || causes) {
+		details = json_object();
+		if (name)
+			json_object_set_new(details, "name", json_string(name));
+		if (res) {
+			if (*res->group)
+				json_object_set_new(details, "group",
+						    json_string(res->group));
+			json_object_set_new(details, "kind",
+					    json_string(res->plural));
+		}
+	}
+	if (causes && causes->n) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < causes->n; i++) {
+			struct strbuf m = STRBUF_INIT;
+			const struct fielderr *e = &causes->v[i];
+			const char *colon;
+
+			fielderr_format(e, &m);
+			/* the message without the leading "<field>: " */
+			colon = strstr(m.buf, ": ");
+			json_array_append_new(
+			    arr,
+			    json_pack("{sssss s}", "reason",
+				      fielderr_reason(e->type), "message",
+				      colon ? colon + 2 : m.buf, "field",
+				      e->field));
+			strbuf_release(&m);
+		}
+		json_object_set_new(details, "causes", arr);
+	}
+	if (details)
+		json_object_set_new(st, "details", details);
+	resp_json(resp, code, st);
+}
+
+void
+resp_not_found(struct api_resp *resp, const struct resource *res,
+	       const char *name)
+{
+	char q[128], msg[512];
+
+	resource_qualified(res, q, sizeof(q));
+	snprintf(msg, sizeof(msg), "%s \"%s\" not found", q, name);
+	resp_status(resp, 404, "NotFound", msg, res, name, NULL);
+}
+
+void
+resp_store_error(struct api_resp *resp, int err, const struct resource *res,
+		 const char *name)
+{
+	char q[128], msg[600];
+
+	resource_qualified(res, q, sizeof(q));
+	switch (err) {
+	case STORE_ENOENT:
+		resp_not_found(resp, res, name);
+		return;
+	case STORE_EEXIST:
+		snprintf(msg, sizeof(msg), "%s \"%s\" already exists", q, name);
+		resp_status(resp, 409, "AlreadyExists", msg, res, name, NULL);
+		return;
+	case STORE_ECONFLICT:
+		snprintf(msg, sizeof(msg),
+			 "Operation cannot be fulfilled on %s \"%s\": the "
+			 "object has been modified; please apply your changes "
+			 "to the latest version and try again",
+			 q, name);
+		resp_status(resp, 409, "Conflict", msg, res, name, NULL);
+		return;
+	default:
+		snprintf(msg, sizeof(msg), "storage error on %s \"%s\": %s", q,
+			 name ? name : "", store_strerror(err));
+		resp_status(resp, 500, "InternalError", msg, res, name, NULL);
+	}
+}
+
+void
+resp_invalid(struct api_resp *resp, const struct resource *res,
+	     const char *name, const struct fielderr_list *errs)
+{
+	struct strbuf m = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(&m, "%s%s%s \"%s\" is invalid: ", res->kind,
+		    *res->group ? "." : "", res->group, name ? name : "");
+	if (errs->n > 1)
+		strbuf_addch(&m, '[');
+	for (i = 0; i < errs->n; i++) {
+		if (i)
+			strbuf_addstr(&m, ", ");
+		fielderr_format(&errs->v[i], &m);
+	}
+	if (errs->n > 1)
+		strbuf_addch(&m, ']');
+	resp_status(resp, 422, "Invalid", m.buf, res, name, errs);
+	strbuf_release(&m);
+}
+
+json_t *
+served_object(const struct store_item *it)
+{
+	json_t *o = json_loads(it->value, 0, NULL), *md;
+	char rv[32];
+
+	if (o == NULL)
+		return json_object();
+	md = json_object_get(o, "metadata");
+	if (!json_is_object(md)) {
+		md = json_object();
+		json_object_set_new(o, "metadata", md);
+	}
+	snprintf(rv, sizeof(rv), "%lld", (long long)it->rv);
+	json_object_set_new(md, "resourceVersion", json_string(rv));
+	return o;
+}
+
+/* ---- filters ---- */
+
+int
+filter_parse(const struct query *q, struct filter *f, struct api_resp *resp)
+{
+	const char *ls = query_get(q, "labelSelector");
+	const char *fs = query_get(q, "fieldSelector");
+	char err[256];
+
+	memset(f, 0, sizeof(*f));
+	if (ls && *ls) {
+		if (selector_parse(ls, &f->labels, err, sizeof(err))) {
+			schema_release(&schema_label_selector, &f->labels);
+			resp_status(resp, 400, "BadRequest", err, NULL, NULL,
+				    NULL);
+			return -1;
+		}
+		f->has_labels = true;
+	}
+	while (fs && *fs && f->nfields < 8) {
+		const char *comma = strchr(fs, ',');
+		size_t len = comma ? (size_t)(comma - fs) : strlen(fs);
+		char *term = xstrndup(fs, len), *eq = strchr(term, '=');
+		bool neg = false;
+
+		if (eq == NULL) {
+			snprintf(err, sizeof(err),
+				 "invalid field selector \"%s\"", term);
+			free(term);
+			filter_release(f);
+			resp_status(resp, 400, "BadRequest", err, NULL, NULL,
+				    NULL);
+			return -1;
+		}
+		if (eq > term && eq[-1] == '!') {
+			neg = true;
+			eq[-1] = '\0';
+		}
+		*eq = '\0';
+		if (eq[1] == '=')
+			eq++;
+		f->field_path[f->nfields] = xstrdup(term);
+		f->field_value[f->nfields] = xstrdup(eq + 1);
+		f->field_neg[f->nfields] = neg;
+		f->nfields++;
+		free(term);
+		fs = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* A dotted path into the object ("metadata.name", "spec.nodeName"). */
+static const char *
+field_value(json_t *obj, const char *path)
+{
+	char buf[256], *p, *save = NULL;
+	json_t *cur = obj;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = strtok_r(buf, ".", &save); p && cur;
+	     p = strtok_r(NULL, ".", &save))
+		cur = json_object_get(cur, p);
+	return cur ? json_string_value(cur) : NULL;
+}
+
+bool
+filter_match(const struct filter *f, const struct store_item *it, json_t *obj)
+{
+	size_t i;
+
+	if (f->has_labels && !selector_matches(&f->labels, &it->labels))
+		return false;
+	for (i = 0; i < f->nfields; i++) {
+		const char *v = field_value(obj, f->field_path[i]);
+		bool eq = !strcmp(v ? v : "", f->field_value[i]);
+
+		if (eq == f->field_neg[i])
+			return false;
+	}
+	return true;
+}
+
+void
+filter_release(struct filter *f)
+{
+	size_t i;
+
+	if (f->has_labels)
+		schema_release(&schema_label_selector, &f->labels);
+	for (i = 0; i < f->nfields; i++) {
+		free(f->field_path[i]);
+		free(f->field_value[i]);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- dispatch ---- */
+
+struct api *
+api_new(const struct api_config *cfg)
+{
+	struct api *a = xcalloc(1, sizeof(*a));
+
+	a->cfg = *cfg;
+	return a;
+}
+
+void
+api_free(struct api *a)
+{
+	free(a);
+}
+
+void
+api_resp_release(struct api_resp *resp)
+{
+	free(resp->body);
+	resp->body = NULL;
+}
+
+bool
+api_is_watch(const struct api_req *req)
+{
+	struct query q;
+	const char *w;
+	bool r;
+
+	if (strcmp(req->method, "GET"))
+		return false;
+	query_parse(req->query, &q);
+	w = query_get(&q, "watch");
+	r = w && (!strcmp(w, "true") || !strcmp(w, "1"));
+	query_release(&q);
+	return r;
+}
+
+void
+api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
+{
+	struct route rt;
+	struct query q;
+	const char *m = req->method;
+
+	memset(resp, 0, sizeof(*resp));
+	if (req->body_len > API_MAX_BODY) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "Request entity too large: limit is %d", API_MAX_BODY);
+		resp_status(resp, 413, "RequestEntityTooLarge", msg, NULL, NULL,
+			    NULL);
+		return;
+	}
+	if (route_parse(req->path, &rt)) {
+		if (!strcmp(m, "GET")) {
+			h_discovery(a, req, resp);
+			return;
+		}
+		resp_status(resp, 404, "NotFound",
+			    "the server could not find the requested resource",
+			    NULL, NULL, NULL);
+		return;
+	}
+	query_parse(req->query, &q);
+	if (!strcmp(m, "GET") && rt.name)
+		h_get(a, &rt, &q, resp);
+	else if (!strcmp(m, "GET"))
+		h_list(a, &rt, &q, resp);
+	else if (!strcmp(m, "POST") && !rt.name && rt.ns)
+		h_create(a, &rt, req, resp);
+	else if (!strcmp(m, "PUT") && rt.name)
+		h_update(a, &rt, req, resp);
+	else if (!strcmp(m, "PATCH") && rt.name)
+		h_patch(a, &rt, req, resp);
+	else if (!strcmp(m, "DELETE") && rt.name && !rt.sub)
+		h_delete(a, &rt, &q, req, resp);
+	else
+		resp_status(resp, 405, "MethodNotAllowed",
+			    "the server does not allow this method on the "
+			    "requested resource",
+			    rt.res, rt.name, NULL);
+	query_release(&q);
+}

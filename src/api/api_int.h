@@ -1,0 +1,104 @@
+/* api_int.h - what the files of the API share: the resource table, the
+ * parsed request, and response helpers. Not for use outside src/api. */
+#ifndef DROVER_API_INT_H
+#define DROVER_API_INT_H
+
+#include <jansson.h>
+
+#include "api.h"
+#include "fielderr.h"
+#include "kinds.h"
+#include "model.h"
+
+struct resource {
+	const char *group;   /* "" for the core group */
+	const char *version; /* "v1" */
+	const char *plural;  /* "deployments" */
+	const char *singular;
+	const char *kind;
+	const char *short_name;
+	enum kind_id kid;
+	bool namespaced;
+	bool has_status;
+	bool has_scale;
+};
+
+struct api {
+	struct api_config cfg;
+};
+
+/* A request after routing. */
+struct route {
+	const struct resource *res;
+	const char *ns;	  /* NULL: all namespaces (lists, watches) */
+	const char *name; /* NULL: the collection */
+	const char *sub;  /* NULL, "status", "scale" */
+	char buf[1024];	  /* storage for the pieces above */
+};
+
+struct query {
+	char *keys[32];
+	char *vals[32];
+	size_t n;
+};
+
+const struct resource *resource_find(const char *group, const char *version,
+				     const char *plural);
+const struct resource *resources_all(size_t *n);
+/* "deployments.apps" or "pods" */
+void resource_qualified(const struct resource *r, char *buf, size_t len);
+
+void query_parse(const char *q, struct query *out);
+void query_release(struct query *q);
+const char *query_get(const struct query *q, const char *key);
+
+/* Responses. */
+void resp_json(struct api_resp *resp, int status, json_t *body);
+void resp_status(struct api_resp *resp, int code, const char *reason,
+		 const char *message, const struct resource *res,
+		 const char *name, const struct fielderr_list *causes);
+void resp_not_found(struct api_resp *resp, const struct resource *res,
+		    const char *name);
+void resp_store_error(struct api_resp *resp, int err,
+		      const struct resource *res, const char *name);
+void resp_invalid(struct api_resp *resp, const struct resource *res,
+		  const char *name, const struct fielderr_list *errs);
+
+/* Stored JSON text -> the object as served (resourceVersion set). */
+json_t *served_object(const struct store_item *it);
+
+/* Handlers. */
+void h_discovery(struct api *a, const struct api_req *req,
+		 struct api_resp *resp);
+void h_get(struct api *a, struct route *rt, const struct query *q,
+	   struct api_resp *resp);
+void h_list(struct api *a, struct route *rt, const struct query *q,
+	    struct api_resp *resp);
+void h_create(struct api *a, struct route *rt, const struct api_req *req,
+	      struct api_resp *resp);
+void h_update(struct api *a, struct route *rt, const struct api_req *req,
+	      struct api_resp *resp);
+void h_patch(struct api *a, struct route *rt, const struct api_req *req,
+	     struct api_resp *resp);
+void h_delete(struct api *a, struct route *rt, const struct query *q,
+	      const struct api_req *req, struct api_resp *resp);
+
+/* Matching for lists and watches: label and field selectors from the
+ * query. Returns -1 and fills resp on a bad selector. */
+struct filter {
+	struct label_selector labels;
+	bool has_labels;
+	char *field_path[8];
+	char *field_value[8];
+	bool field_neg[8];
+	size_t nfields;
+};
+int filter_parse(const struct query *q, struct filter *f,
+		 struct api_resp *resp);
+bool filter_match(const struct filter *f, const struct store_item *it,
+		  json_t *obj);
+void filter_release(struct filter *f);
+
+int route_parse(const char *path, struct route *rt);
+
+#endif

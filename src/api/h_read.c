@@ -1,0 +1,371 @@
+/* h_read.c - discovery documents, get, list, the scale subresource read,
+ * and watch streams. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "xalloc.h"
+
+#define DROVER_K8S_MINOR "28"
+
+static json_t *
+resource_list(const char *gv)
+{
+	json_t *arr = json_array();
+	const struct resource *r;
+	size_t n, i;
+	char name[128];
+
+	r = resources_all(&n);
+	for (i = 0; i < n; i++) {
+		char rgv[64];
+
+		if (*r[i].group)
+			snprintf(rgv, sizeof(rgv), "%s/%s", r[i].group,
+				 r[i].version);
+		else
+			snprintf(rgv, sizeof(rgv), "%s", r[i].version);
+		if (strcmp(rgv, gv))
+			continue;
+		json_array_append_new(
+		    arr,
+		    json_pack("{sssssbsss[ssssssss]s[s]s[s]}", "name",
+			      r[i].plural, "singularName", r[i].singular,
+			      "namespaced", r[i].namespaced, "kind", r[i].kind,
+			      "verbs", "create", "delete", "deletecollection",
+			      "get", "list", "patch", "update", "watch",
+			      "shortNames", r[i].short_name, "categories",
+			      "all"));
+		if (r[i].has_status) {
+			snprintf(name, sizeof(name), "%s/status", r[i].plural);
+			json_array_append_new(
+			    arr, json_pack("{sssssbsss[sss]}", "name", name,
+					   "singularName", "", "namespaced",
+					   r[i].namespaced, "kind", r[i].kind,
+					   "verbs", "get", "patch", "update"));
+		}
+		if (r[i].has_scale) {
+			snprintf(name, sizeof(name), "%s/scale", r[i].plural);
+			json_array_append_new(
+			    arr,
+			    json_pack("{sssssbsssssss[sss]}", "name", name,
+				      "singularName", "", "namespaced",
+				      r[i].namespaced, "group", "autoscaling",
+				      "version", "v1", "kind", "Scale",
+				      "verbs", "get", "patch", "update"));
+		}
+	}
+	return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion",
+			 "v1", "groupVersion", gv, "resources", arr);
+}
+
+void
+h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
+{
+	const char *p = req->path;
+
+	(void)a;
+	if (!strcmp(p, "/version") || !strcmp(p, "/version/")) {
+		resp_json(resp, 200,
+			  json_pack("{ssssssssssssssssss}", "major", "1",
+				    "minor", DROVER_K8S_MINOR, "gitVersion",
+				    "v1." DROVER_K8S_MINOR ".0-drover",
+				    "gitCommit", "drover", "gitTreeState",
+				    "clean", "buildDate", "2026-01-01T00:00:00Z",
+				    "goVersion", "c11", "compiler", "gcc",
+				    "platform", "linux/amd64"));
+	} else if (!strcmp(p, "/api") || !strcmp(p, "/api/")) {
+		resp_json(resp, 200,
+			  json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions",
+				    "versions", "v1",
+				    "serverAddressByClientCIDRs", "clientCIDR",
+				    "0.0.0.0/0", "serverAddress", ""));
+	} else if (!strcmp(p, "/apis") || !strcmp(p, "/apis/")) {
+		resp_json(
+		    resp, 200,
+		    json_pack("{sssss[{sss[{ssss}]s{ssss}}]}", "kind",
+			      "APIGroupList", "apiVersion", "v1", "groups",
+			      "name", "apps", "versions", "groupVersion",
+			      "apps/v1", "version", "v1", "preferredVersion",
+			      "groupVersion", "apps/v1", "version", "v1"));
+	} else if (!strcmp(p, "/api/v1")) {
+		resp_json(resp, 200, resource_list("v1"));
+	} else if (!strcmp(p, "/apis/apps/v1")) {
+		resp_json(resp, 200, resource_list("apps/v1"));
+	} else if (!strcmp(p, "/apis/apps")) {
+		resp_json(resp, 200,
+			  json_pack("{sssssss[{ssss}]s{ssss}}", "kind",
+				    "APIGroup", "apiVersion", "v1", "name",
+				    "apps", "versions", "groupVersion",
+				    "apps/v1", "version", "v1",
+				    "preferredVersion", "groupVersion",
+				    "apps/v1", "version", "v1"));
+	} else if (!strcmp(p, "/healthz") || !strcmp(p, "/readyz") ||
+		   !strcmp(p, "/livez")) {
+		resp->status = 200;
+		resp->content_type = "text/plain";
+		resp->body = xstrdup("ok");
+	} else {
+		resp_status(resp, 404, "NotFound",
+			    "the server could not find the requested resource",
+			    NULL, NULL, NULL);
+	}
+}
+
+static json_t *
+scale_of(const struct resource *res, json_t *obj)
+{
+	json_t *md = json_object_get(obj, "metadata");
+	json_t *spec = json_object_get(obj, "spec");
+	json_t *status = json_object_get(obj, "status");
+	json_t *sel = json_object_get(json_object_get(spec, "selector"),
+				      "matchLabels");
+	json_t *rep = json_object_get(spec, "replicas");
+	char selbuf[512] = "";
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	(void)res;
+	json_object_foreach(sel, k, v) {
+		off += (size_t)snprintf(selbuf + off, sizeof(selbuf) - off,
+					"%s%s=%s", off ? "," : "", k,
+					json_string_value(v));
+		if (off >= sizeof(selbuf))
+			break;
+	}
+	return json_pack(
+	    "{sssss{sO?sO?sO?sO?sO?}s{sI}s{sIss}}", "kind", "Scale", "apiVersion",
+	    "autoscaling/v1", "metadata", "name", json_object_get(md, "name"),
+	    "namespace", json_object_get(md, "namespace"), "uid",
+	    json_object_get(md, "uid"), "resourceVersion",
+	    json_object_get(md, "resourceVersion"), "creationTimestamp",
+	    json_object_get(md, "creationTimestamp"), "spec", "replicas",
+	    (json_int_t)(rep ? json_integer_value(rep) : 1), "status",
+	    "replicas",
+	    (json_int_t)json_integer_value(json_object_get(status, "replicas")),
+	    "selector", selbuf);
+}
+
+void
+h_get(struct api *a, struct route *rt, const struct query *q,
+      struct api_resp *resp)
+{
+	struct store_key k = {rt->res->plural, rt->ns ? rt->ns : "",
+			      rt->name};
+	struct store_item it;
+	int r = store_get(a->cfg.store, &k, &it);
+	json_t *o;
+
+	(void)q;
+	if (r) {
+		resp_store_error(resp, r, rt->res, rt->name);
+		return;
+	}
+	o = served_object(&it);
+	store_item_release(&it);
+	if (rt->sub && !strcmp(rt->sub, "scale")) {
+		json_t *s = scale_of(rt->res, o);
+
+		json_decref(o);
+		o = s;
+	}
+	resp_json(resp, 200, o);
+}
+
+void
+h_list(struct api *a, struct route *rt, const struct query *q,
+       struct api_resp *resp)
+{
+	struct store_items items;
+	struct filter f;
+	json_t *arr, *list;
+	int64_t rv;
+	size_t i;
+	char rvs[32], kind[64], gv[64];
+	int r;
+
+	if (rt->sub) {
+		resp_status(resp, 405, "MethodNotAllowed",
+			    "the server does not allow this method on the "
+			    "requested resource",
+			    rt->res, NULL, NULL);
+		return;
+	}
+	if (filter_parse(q, &f, resp))
+		return;
+	r = store_list(a->cfg.store, rt->res->plural, rt->ns,
+		       f.has_labels ? &f.labels : NULL, &items, &rv);
+	if (r) {
+		filter_release(&f);
+		resp_store_error(resp, r, rt->res, NULL);
+		return;
+	}
+	arr = json_array();
+	for (i = 0; i < items.n; i++) {
+		json_t *o = served_object(&items.v[i]);
+
+		if (filter_match(&f, &items.v[i], o))
+			json_array_append_new(arr, o);
+		else
+			json_decref(o);
+	}
+	store_items_release(&items);
+	filter_release(&f);
+	snprintf(rvs, sizeof(rvs), "%lld", (long long)rv);
+	snprintf(kind, sizeof(kind), "%sList", rt->res->kind);
+	if (*rt->res->group)
+		snprintf(gv, sizeof(gv), "%s/%s", rt->res->group,
+			 rt->res->version);
+	else
+		snprintf(gv, sizeof(gv), "%s", rt->res->version);
+	list = json_pack("{sssss{ss}so}", "kind", kind, "apiVersion", gv,
+			 "metadata", "resourceVersion", rvs, "items", arr);
+	resp_json(resp, 200, list);
+}
+
+/* ---- watch ---- */
+
+struct api_watch {
+	struct api *a;
+	struct store_watch *sw;
+	struct filter f;
+	char *resource;
+	api_watch_cb cb;
+	void *arg;
+	bool bookmarks;
+	bool stopped;
+	const struct resource *res;
+};
+
+static void
+emit(struct api_watch *w, const char *type, json_t *obj)
+{
+	json_t *ev = json_pack("{ssso}", "type", type, "object", obj);
+	char *s = json_dumps(ev, JSON_COMPACT);
+	size_t n = strlen(s);
+
+	json_decref(ev);
+	s = xrealloc(s, n + 2);
+	s[n] = '\n';
+	s[n + 1] = '\0';
+	if (!w->stopped && w->cb(w->arg, s, n + 1))
+		w->stopped = true;
+	free(s);
+}
+
+static void
+on_store_event(void *arg, const struct store_event *ev)
+{
+	struct api_watch *w = arg;
+	json_t *o = served_object(ev->item);
+
+	if (w->stopped || !filter_match(&w->f, ev->item, o)) {
+		json_decref(o);
+		return;
+	}
+	emit(w,
+	     ev->type == STORE_ADDED	  ? "ADDED"
+	     : ev->type == STORE_MODIFIED ? "MODIFIED"
+					  : "DELETED",
+	     o);
+}
+
+struct api_watch *
+api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
+	       void *arg, struct api_resp *resp)
+{
+	struct api_watch *w;
+	struct route rt;
+	struct query q;
+	const char *rvq, *bm;
+	int64_t from = 0;
+	int r;
+
+	memset(resp, 0, sizeof(*resp));
+	if (route_parse(req->path, &rt) || rt.name || rt.sub) {
+		resp_status(resp, 404, "NotFound",
+			    "the server could not find the requested resource",
+			    NULL, NULL, NULL);
+		return NULL;
+	}
+	query_parse(req->query, &q);
+	w = xcalloc(1, sizeof(*w));
+	w->a = a;
+	w->cb = cb;
+	w->arg = arg;
+	w->res = rt.res;
+	if (filter_parse(&q, &w->f, resp)) {
+		query_release(&q);
+		free(w);
+		return NULL;
+	}
+	rvq = query_get(&q, "resourceVersion");
+	bm = query_get(&q, "allowWatchBookmarks");
+	w->bookmarks = bm && !strcmp(bm, "true");
+	if (rvq && *rvq)
+		from = strtoll(rvq, NULL, 10);
+	if (from == 0) {
+		/* "Any" version: the current state as ADDED events, then
+		 * everything after it. */
+		struct store_items items;
+		size_t i;
+
+		store_list(a->cfg.store, rt.res->plural, rt.ns,
+			   w->f.has_labels ? &w->f.labels : NULL, &items,
+			   &from);
+		for (i = 0; i < items.n; i++) {
+			json_t *o = served_object(&items.v[i]);
+
+			if (filter_match(&w->f, &items.v[i], o))
+				emit(w, "ADDED", o);
+			else
+				json_decref(o);
+		}
+		store_items_release(&items);
+	}
+	r = store_watch(a->cfg.store, rt.res->plural, rt.ns, from,
+			on_store_event, w, &w->sw);
+	query_release(&q);
+	if (r) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "too old resource version: %lld (%lld)",
+			 (long long)from, (long long)store_rv(a->cfg.store));
+		resp_status(resp, 410, "Expired", msg, NULL, NULL, NULL);
+		filter_release(&w->f);
+		free(w);
+		return NULL;
+	}
+	resp->status = 200;
+	return w;
+}
+
+void
+api_watch_bookmark(struct api_watch *w)
+{
+	char rv[32], gv[64];
+
+	if (!w->bookmarks || w->stopped)
+		return;
+	snprintf(rv, sizeof(rv), "%lld", (long long)store_rv(w->a->cfg.store));
+	if (*w->res->group)
+		snprintf(gv, sizeof(gv), "%s/%s", w->res->group,
+			 w->res->version);
+	else
+		snprintf(gv, sizeof(gv), "%s", w->res->version);
+	emit(w, "BOOKMARK",
+	     json_pack("{sssss{ss}}", "kind", w->res->kind, "apiVersion", gv,
+		       "metadata", "resourceVersion", rv));
+}
+
+void
+api_watch_close(struct api_watch *w)
+{
+	if (w == NULL)
+		return;
+	store_unwatch(w->a->cfg.store, w->sw);
+	filter_release(&w->f);
+	free(w);
+}

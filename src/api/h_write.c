@@ -1,0 +1,699 @@
+/* h_write.c - create, update (main resource, status, scale), patch and
+ * delete, with the API server's bookkeeping: uid, creationTimestamp,
+ * generation (bumped on spec changes, and on annotation changes for
+ * Deployments), status kept out of main-resource writes and spec out of
+ * status writes, resourceVersion preconditions, graceful pod deletion,
+ * finalizers and the three propagation policies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "json.h"
+#include "object.h"
+#include "patch.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static const struct field *
+field_of(const struct schema *s, const char *json)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].json, json))
+			return &s->fields[i];
+	return NULL;
+}
+
+/* Replaces dst's field `name` with a copy of src's. */
+static void
+copy_field(const struct schema *s, void *dst, const void *src,
+	   const char *name)
+{
+	const struct field *f = field_of(s, name);
+	const struct schema *sub = f->sub;
+	char *d = (char *)dst + f->off;
+	const char *sp = (const char *)src + f->off;
+
+	schema_release(sub, d);
+	schema_copy(sub, d, sp);
+}
+
+static bool
+field_equal(const struct schema *s, const void *a, const void *b,
+	    const char *name)
+{
+	const struct field *f = field_of(s, name);
+
+	return schema_equal(f->sub, (const char *)a + f->off,
+			    (const char *)b + f->off);
+}
+
+static void
+new_uid(struct api *a, char *buf)
+{
+	unsigned char r[16];
+
+	a->cfg.random(a->cfg.arg, r, sizeof(r));
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+	snprintf(buf, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x"
+		 "%02x%02x",
+		 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+		 r[10], r[11], r[12], r[13], r[14], r[15]);
+}
+
+static void
+gen_suffix(struct api *a, char *out)
+{
+	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+	unsigned char r[5];
+	int i;
+
+	a->cfg.random(a->cfg.arg, r, sizeof(r));
+	for (i = 0; i < 5; i++)
+		out[i] = alphabet[r[i] % 27];
+	out[5] = '\0';
+}
+
+static void
+set_str(char **p, const char *v)
+{
+	free(*p);
+	*p = xstrdup(v);
+}
+
+static void
+bad_request(struct api_resp *resp, const char *msg)
+{
+	resp_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
+}
+
+/* Parses a request body into JSON; 400 on garbage. */
+static json_t *
+parse_body(const struct api_req *req, struct api_resp *resp)
+{
+	json_error_t je;
+	json_t *j;
+	char msg[300];
+
+	if (req->body == NULL || req->body_len == 0) {
+		bad_request(resp, "the request body is empty");
+		return NULL;
+	}
+	j = json_loadb(req->body, req->body_len, 0, &je);
+	if (j == NULL) {
+		snprintf(msg, sizeof(msg),
+			 "the body of the request was in an unknown format: "
+			 "%s (line %d, column %d)",
+			 je.text, je.line, je.column);
+		bad_request(resp, msg);
+	}
+	return j;
+}
+
+/* Checks and fills apiVersion/kind of a body for resource res. */
+static int
+check_kind(const struct resource *res, json_t *body, struct api_resp *resp)
+{
+	const char *av = json_string_value(json_object_get(body, "apiVersion"));
+	const char *kind = json_string_value(json_object_get(body, "kind"));
+	char gv[64], msg[300];
+
+	if (*res->group)
+		snprintf(gv, sizeof(gv), "%s/%s", res->group, res->version);
+	else
+		snprintf(gv, sizeof(gv), "%s", res->version);
+	if (!json_is_object(body)) {
+		bad_request(resp, "the request body must be a JSON object");
+		return -1;
+	}
+	if (av && strcmp(av, gv)) {
+		snprintf(msg, sizeof(msg),
+			 "the API version in the data (%s) does not match the "
+			 "expected API version (%s)",
+			 av, gv);
+		bad_request(resp, msg);
+		return -1;
+	}
+	if (kind && strcmp(kind, res->kind)) {
+		snprintf(msg, sizeof(msg),
+			 "the kind in the data (%s) does not match the expected "
+			 "kind (%s)",
+			 kind, res->kind);
+		bad_request(resp, msg);
+		return -1;
+	}
+	json_object_set_new(body, "apiVersion", json_string(gv));
+	json_object_set_new(body, "kind", json_string(res->kind));
+	return 0;
+}
+
+/* Strict decode of a body; 422 with every field error. */
+static int
+decode(const struct resource *res, json_t *body, struct object *o,
+       struct api_resp *resp)
+{
+	struct fielderr_list errs = {0};
+	const char *name = json_string_value(
+	    json_object_get(json_object_get(body, "metadata"), "name"));
+
+	if (object_decode(body, false, o, &errs)) {
+		resp_invalid(resp, res, name, &errs);
+		fielderr_list_release(&errs);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+default_and_validate(const struct resource *res, struct object *o,
+		     struct api_resp *resp)
+{
+	struct fielderr_list errs = {0};
+
+	o->k->defaults(o->obj);
+	o->k->validate(o->obj, &errs);
+	if (errs.n) {
+		resp_invalid(resp, res, object_meta(o)->name, &errs);
+		fielderr_list_release(&errs);
+		return -1;
+	}
+	return 0;
+}
+
+static char *
+encode_text(const struct object *o)
+{
+	json_t *j = object_encode(o);
+	json_t *md = json_object_get(j, "metadata");
+	char *s;
+
+	json_object_del(md, "resourceVersion"); /* the store's rv is truth */
+	s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return s;
+}
+
+static void
+respond_item(struct api_resp *resp, int code, const char *resource,
+	     const char *ns, const char *name, const char *text, int64_t rv)
+{
+	struct store_item it = {.resource = (char *)resource,
+				.ns = (char *)ns,
+				.name = (char *)name,
+				.rv = rv,
+				.value = (char *)text};
+
+	resp_json(resp, code, served_object(&it));
+}
+
+static void
+clear_status(struct object *o)
+{
+	const struct field *f = field_of(o->k->schema, "status");
+
+	schema_release(f->sub, (char *)o->obj + f->off);
+	if (o->k->id == KIND_POD)
+		((struct pod *)o->obj)->status.phase = xstrdup("Pending");
+}
+
+void
+h_create(struct api *a, struct route *rt, const struct api_req *req,
+	 struct api_resp *resp)
+{
+	const struct resource *res = rt->res;
+	struct object o = {0};
+	struct object_meta *m;
+	json_t *body;
+	char uid[40], *text;
+	int64_t rv;
+	int r, tries;
+
+	if (rt->sub) {
+		resp_status(resp, 405, "MethodNotAllowed",
+			    "the server does not allow this method on the "
+			    "requested resource",
+			    res, NULL, NULL);
+		return;
+	}
+	if ((body = parse_body(req, resp)) == NULL)
+		return;
+	if (check_kind(res, body, resp) || decode(res, body, &o, resp)) {
+		json_decref(body);
+		return;
+	}
+	json_decref(body);
+	m = object_meta(&o);
+	if (m->namespace && *m->namespace && strcmp(m->namespace, rt->ns)) {
+		bad_request(resp, "the namespace of the provided object does "
+				  "not match the namespace sent on the request");
+		object_release(&o);
+		return;
+	}
+	set_str(&m->namespace, rt->ns);
+	new_uid(a, uid);
+	set_str(&m->uid, uid);
+	free(m->resource_version);
+	m->resource_version = NULL;
+	m->creation_timestamp = a->cfg.now(a->cfg.arg);
+	m->deletion_timestamp = 0;
+	m->deletion_grace_period_seconds.set = false;
+	m->generation = 1;
+	clear_status(&o);
+	for (tries = 0; tries < 8; tries++) {
+		if ((m->name == NULL || !*m->name || tries > 0) &&
+		    m->generate_name && *m->generate_name) {
+			char name[300], suf[8];
+
+			gen_suffix(a, suf);
+			snprintf(name, sizeof(name), "%s%s", m->generate_name,
+				 suf);
+			set_str(&m->name, name);
+		}
+		if (tries == 0 && default_and_validate(res, &o, resp)) {
+			object_release(&o);
+			return;
+		}
+		text = encode_text(&o);
+		r = store_create(a->cfg.store,
+				 &(struct store_key){res->plural, m->namespace,
+						     m->name},
+				 text, &m->labels, &rv);
+		if (r == 0) {
+			respond_item(resp, 201, res->plural, m->namespace,
+				     m->name, text, rv);
+			free(text);
+			object_release(&o);
+			return;
+		}
+		free(text);
+		if (r != STORE_EEXIST || !m->generate_name ||
+		    !*m->generate_name)
+			break;
+	}
+	resp_store_error(resp, r, res, m->name);
+	object_release(&o);
+}
+
+/* Loads the stored object as a typed object; 404 / 500 otherwise. */
+static int
+load(struct api *a, struct route *rt, struct store_item *it, struct object *o,
+     struct api_resp *resp)
+{
+	struct store_key k = {rt->res->plural, rt->ns, rt->name};
+	struct fielderr_list errs = {0};
+	json_t *j;
+	int r = store_get(a->cfg.store, &k, it);
+
+	if (r) {
+		resp_store_error(resp, r, rt->res, rt->name);
+		return -1;
+	}
+	j = json_loads(it->value, 0, NULL);
+	if (j == NULL || object_decode(j, false, o, &errs)) {
+		resp_status(resp, 500, "InternalError",
+			    "stored object cannot be decoded", rt->res,
+			    rt->name, NULL);
+		json_decref(j);
+		fielderr_list_release(&errs);
+		store_item_release(it);
+		return -1;
+	}
+	json_decref(j);
+	return 0;
+}
+
+/* Writes `o` over the stored `old` (CAS on its rv), or deletes it when it
+ * is being deleted and has no finalizers left. */
+static void
+commit(struct api *a, struct route *rt, struct object *o,
+       const struct store_item *old, struct api_resp *resp)
+{
+	struct object_meta *m = object_meta(o);
+	struct store_key k = {rt->res->plural, rt->ns, rt->name};
+	char *text = encode_text(o);
+	int64_t rv;
+	int r;
+
+	if (m->deletion_timestamp && m->finalizers.n == 0 &&
+	    !(o->k->id == KIND_POD && m->deletion_grace_period_seconds.set &&
+	      m->deletion_grace_period_seconds.v > 0)) {
+		r = store_delete(a->cfg.store, &k, old->rv, &rv);
+	} else {
+		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
+				 &rv);
+	}
+	if (r)
+		resp_store_error(resp, r, rt->res, rt->name);
+	else
+		respond_item(resp, 200, rt->res->plural, rt->ns, rt->name, text,
+			     rv);
+	free(text);
+}
+
+/* The update path shared by PUT and PATCH: body is the whole new object
+ * (or a Scale for the scale subresource). */
+static void
+do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
+{
+	const struct resource *res = rt->res;
+	const struct schema *s;
+	struct store_item old_it;
+	struct object old = {0}, nw = {0};
+	struct object_meta *om, *nm;
+	const char *body_rv;
+	char msg[300];
+	bool is_status = rt->sub && !strcmp(rt->sub, "status");
+	bool is_scale = rt->sub && !strcmp(rt->sub, "scale");
+
+	if (load(a, rt, &old_it, &old, resp))
+		return;
+	s = old.k->schema;
+	om = object_meta(&old);
+	body_rv = json_string_value(json_object_get(
+	    json_object_get(body, "metadata"), "resourceVersion"));
+	if (body_rv && *body_rv && strtoll(body_rv, NULL, 10) != old_it.rv) {
+		resp_store_error(resp, STORE_ECONFLICT, res, rt->name);
+		goto out;
+	}
+	if (is_scale) {
+		json_t *rep = json_object_get(json_object_get(body, "spec"),
+					      "replicas");
+		struct opt_int *ri = res->kid == KIND_DEPLOYMENT
+					 ? &((struct deployment *)old.obj)
+						->spec.replicas
+					 : &((struct replicaset *)old.obj)
+						->spec.replicas;
+
+		if (!json_is_integer(rep)) {
+			struct fielderr_list e = {0};
+
+			fielderr_add(&e, FE_REQUIRED, "spec.replicas", NULL,
+				     "");
+			resp_invalid(resp, res, rt->name, &e);
+			fielderr_list_release(&e);
+			goto out;
+		}
+		ri->set = true;
+		ri->v = json_integer_value(rep);
+		om->generation++;
+		if (default_and_validate(res, &old, resp))
+			goto out;
+		commit(a, rt, &old, &old_it, resp);
+		if (resp->status == 200) {
+			json_t *o = json_loads(resp->body, 0, NULL);
+
+			api_resp_release(resp);
+			resp_json(resp, 200,
+				  json_pack("{sssss{sO?sO?sO?sO?}s{sI}}", "kind",
+					    "Scale", "apiVersion",
+					    "autoscaling/v1", "metadata",
+					    "name",
+					    json_object_get(
+						json_object_get(o, "metadata"),
+						"name"),
+					    "namespace",
+					    json_object_get(
+						json_object_get(o, "metadata"),
+						"namespace"),
+					    "uid",
+					    json_object_get(
+						json_object_get(o, "metadata"),
+						"uid"),
+					    "resourceVersion",
+					    json_object_get(
+						json_object_get(o, "metadata"),
+						"resourceVersion"),
+					    "spec", "replicas",
+					    (json_int_t)ri->v));
+			json_decref(o);
+		}
+		goto out;
+	}
+	if (check_kind(res, body, resp) || decode(res, body, &nw, resp))
+		goto out;
+	nm = object_meta(&nw);
+	if (nm->name && strcmp(nm->name, rt->name)) {
+		snprintf(msg, sizeof(msg),
+			 "the name of the object (%s) does not match the name "
+			 "on the URL (%s)",
+			 nm->name, rt->name);
+		bad_request(resp, msg);
+		goto out;
+	}
+	if (nm->namespace && *nm->namespace && strcmp(nm->namespace, rt->ns)) {
+		bad_request(resp, "the namespace of the provided object does "
+				  "not match the namespace sent on the request");
+		goto out;
+	}
+	if (is_status) {
+		/* Only status (and, for Deployments, annotations) change. */
+		copy_field(s, old.obj, nw.obj, "status");
+		if (res->kid == KIND_DEPLOYMENT) {
+			strmap_release(&om->annotations);
+			strmap_copy(&om->annotations, &nm->annotations);
+		}
+		commit(a, rt, &old, &old_it, resp);
+		goto out;
+	}
+	/* Main resource: status is not writable here; server fields stay. */
+	copy_field(s, nw.obj, old.obj, "status");
+	set_str(&nm->name, om->name);
+	set_str(&nm->namespace, om->namespace);
+	set_str(&nm->uid, om->uid);
+	nm->creation_timestamp = om->creation_timestamp;
+	nm->deletion_timestamp = om->deletion_timestamp;
+	nm->deletion_grace_period_seconds = om->deletion_grace_period_seconds;
+	if (default_and_validate(res, &nw, resp))
+		goto out;
+	nm->generation = om->generation;
+	if (!field_equal(s, nw.obj, old.obj, "spec") ||
+	    (res->kid == KIND_DEPLOYMENT &&
+	     !strmap_equal(&nm->annotations, &om->annotations)))
+		nm->generation++;
+	commit(a, rt, &nw, &old_it, resp);
+out:
+	object_release(&nw);
+	object_release(&old);
+	store_item_release(&old_it);
+}
+
+void
+h_update(struct api *a, struct route *rt, const struct api_req *req,
+	 struct api_resp *resp)
+{
+	json_t *body = parse_body(req, resp);
+
+	if (body == NULL)
+		return;
+	do_update(a, rt, body, resp);
+	json_decref(body);
+}
+
+void
+h_patch(struct api *a, struct route *rt, const struct api_req *req,
+	struct api_resp *resp)
+{
+	const char *ct = req->content_type ? req->content_type : "";
+	struct store_key k = {rt->res->plural, rt->ns, rt->name};
+	struct store_item it;
+	json_t *patch, *target, *result = NULL;
+	char err[256];
+	int r;
+
+	if (strncmp(ct, "application/merge-patch+json", 28) &&
+	    strncmp(ct, "application/json-patch+json", 27) &&
+	    strncmp(ct, "application/strategic-merge-patch+json", 38)) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "the body of the request was in an unknown format - "
+			 "accepted media types include: "
+			 "application/json-patch+json, "
+			 "application/merge-patch+json, "
+			 "application/strategic-merge-patch+json (got \"%s\")",
+			 ct);
+		resp_status(resp, 415, "UnsupportedMediaType", msg, NULL, NULL,
+			    NULL);
+		return;
+	}
+	if ((patch = parse_body(req, resp)) == NULL)
+		return;
+	if ((r = store_get(a->cfg.store, &k, &it))) {
+		resp_store_error(resp, r, rt->res, rt->name);
+		json_decref(patch);
+		return;
+	}
+	target = served_object(&it);
+	store_item_release(&it);
+	if (rt->sub && !strcmp(rt->sub, "scale")) {
+		struct api_resp tmp = {0};
+		struct route base = *rt;
+
+		base.sub = NULL;
+		h_get(a, rt, NULL, &tmp);
+		json_decref(target);
+		target = json_loads(tmp.body, 0, NULL);
+		api_resp_release(&tmp);
+		(void)base;
+	}
+	if (!strncmp(ct, "application/json-patch+json", 27))
+		result = patch_json(target, patch, err, sizeof(err));
+	else if (!strncmp(ct, "application/merge-patch+json", 28))
+		result = patch_merge(target, patch);
+	else
+		result = patch_strategic(target, patch);
+	json_decref(patch);
+	if (result == NULL) {
+		json_decref(target);
+		resp_status(resp, 422, "Invalid", err, rt->res, rt->name, NULL);
+		return;
+	}
+	/* A patch that does not mention resourceVersion carries the current
+	 * one: it is not a precondition. */
+	{
+		json_t *md = json_object_get(result, "metadata");
+		const char *prv = json_string_value(
+		    json_object_get(json_object_get(target, "metadata"),
+				    "resourceVersion"));
+		const char *nrv =
+		    json_string_value(json_object_get(md, "resourceVersion"));
+
+		if (json_is_object(md) && (!nrv || (prv && !strcmp(prv, nrv))))
+			json_object_del(md, "resourceVersion");
+	}
+	json_decref(target);
+	do_update(a, rt, result, resp);
+	json_decref(result);
+}
+
+/* DeleteOptions from the body (JSON) and the query string. */
+struct delete_opts {
+	const char *policy; /* Background, Foreground, Orphan */
+	int64_t grace;	    /* -1: unset */
+	const char *pre_uid;
+	const char *pre_rv;
+};
+
+static bool
+has_finalizer(const struct object_meta *m, const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < m->finalizers.n; i++)
+		if (!strcmp(m->finalizers.v[i], f))
+			return true;
+	return false;
+}
+
+void
+h_delete(struct api *a, struct route *rt, const struct query *q,
+	 const struct api_req *req, struct api_resp *resp)
+{
+	struct delete_opts d = {.policy = "Background", .grace = -1};
+	struct store_item it;
+	struct object o = {0};
+	struct object_meta *m;
+	json_t *body = NULL;
+	const char *v;
+	char msg[300];
+	dtime now = a->cfg.now(a->cfg.arg);
+
+	if (req->body && req->body_len &&
+	    (!req->content_type || !strncmp(req->content_type,
+					    "application/json", 16)))
+		body = json_loadb(req->body, req->body_len, 0, NULL);
+	if (body) {
+		json_t *pre = json_object_get(body, "preconditions");
+
+		if ((v = json_string_value(
+			 json_object_get(body, "propagationPolicy"))))
+			d.policy = v;
+		if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
+			d.grace = json_integer_value(
+			    json_object_get(body, "gracePeriodSeconds"));
+		d.pre_uid = json_string_value(json_object_get(pre, "uid"));
+		d.pre_rv = json_string_value(
+		    json_object_get(pre, "resourceVersion"));
+	}
+	if ((v = query_get(q, "propagationPolicy")))
+		d.policy = v;
+	if ((v = query_get(q, "gracePeriodSeconds")))
+		d.grace = strtoll(v, NULL, 10);
+	if (strcmp(d.policy, "Background") && strcmp(d.policy, "Foreground") &&
+	    strcmp(d.policy, "Orphan")) {
+		struct fielderr_list e = {0};
+
+		fielderr_addf_str(&e, FE_NOT_SUPPORTED, "propagationPolicy",
+				  d.policy,
+				  "supported values: \"Foreground\", "
+				  "\"Background\", \"Orphan\"");
+		resp_invalid(resp, rt->res, rt->name, &e);
+		fielderr_list_release(&e);
+		json_decref(body);
+		return;
+	}
+	if (load(a, rt, &it, &o, resp)) {
+		json_decref(body);
+		return;
+	}
+	m = object_meta(&o);
+	if (d.pre_uid && strcmp(d.pre_uid, m->uid ? m->uid : "")) {
+		snprintf(msg, sizeof(msg),
+			 "Precondition failed: UID in precondition: %s, UID in "
+			 "object meta: %s",
+			 d.pre_uid, m->uid ? m->uid : "");
+		resp_status(resp, 409, "Conflict", msg, rt->res, rt->name,
+			    NULL);
+		goto out;
+	}
+	if (d.pre_rv && strtoll(d.pre_rv, NULL, 10) != it.rv) {
+		resp_store_error(resp, STORE_ECONFLICT, rt->res, rt->name);
+		goto out;
+	}
+	/* A pod on a node stops gracefully: the agent finishes the delete. */
+	if (o.k->id == KIND_POD && d.grace != 0) {
+		struct pod *p = o.obj;
+
+		if (p->spec.node_name && *p->spec.node_name) {
+			int64_t g = d.grace >= 0 ? d.grace
+				    : p->spec.termination_grace_period_seconds
+					      .set
+					? p->spec.termination_grace_period_seconds
+					      .v
+					: 30;
+
+			if (m->deletion_timestamp == 0 ||
+			    (m->deletion_grace_period_seconds.set &&
+			     g < m->deletion_grace_period_seconds.v)) {
+				m->deletion_timestamp = now + DTIME_SEC(g);
+				m->deletion_grace_period_seconds.set = true;
+				m->deletion_grace_period_seconds.v = g;
+				if (g > 0) {
+					commit(a, rt, &o, &it, resp);
+					goto out;
+				}
+			} else {
+				respond_item(resp, 200, rt->res->plural,
+					     rt->ns, rt->name, it.value, it.rv);
+				goto out;
+			}
+		}
+	}
+	m->deletion_grace_period_seconds.set = false;
+	if (!strcmp(d.policy, "Foreground") &&
+	    !has_finalizer(m, "foregroundDeletion"))
+		strlist_push(&m->finalizers, "foregroundDeletion");
+	if (!strcmp(d.policy, "Orphan") && !has_finalizer(m, "orphan"))
+		strlist_push(&m->finalizers, "orphan");
+	if (m->deletion_timestamp == 0)
+		m->deletion_timestamp = now;
+	commit(a, rt, &o, &it, resp);
+out:
+	json_decref(body);
+	object_release(&o);
+	store_item_release(&it);
+}

@@ -1,0 +1,44 @@
+/* ctl.h - the controllers of the control plane, each a thin shell over a
+ * core planner: read objects through the API client, call the planner,
+ * write what it returns. Level-triggered: watch events only enqueue keys.
+ *
+ * Ownership: controllers borrow the loop and the client; ctl_stop()
+ * stops them and frees them. */
+#ifndef DROVER_CTL_H
+#define DROVER_CTL_H
+
+#include <uv.h>
+
+#include "client.h"
+#include "dtime.h"
+
+struct controllers;
+
+struct ctl_config {
+	uv_loop_t *loop;
+	struct client *client;
+	dtime (*now)(void);
+};
+
+/* Starts the Deployment, ReplicaSet and garbage-collector controllers.
+ * Returns NULL if a watch could not be opened. */
+struct controllers *ctl_start(const struct ctl_config *cfg);
+void ctl_stop(struct controllers *c);
+
+/* One controller; each file exports its start/stop. */
+struct ctl_deploy;
+struct ctl_rs;
+struct ctl_gc;
+struct ctl_deploy *ctl_deploy_start(const struct ctl_config *cfg);
+void ctl_deploy_stop(struct ctl_deploy *d);
+struct ctl_rs *ctl_rs_start(const struct ctl_config *cfg);
+void ctl_rs_stop(struct ctl_rs *r);
+struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
+void ctl_gc_stop(struct ctl_gc *g);
+
+/* "ns/name" keys. */
+void ctl_key(char *buf, size_t len, const char *ns, const char *name);
+int ctl_split_key(const char *key, char *ns, size_t nslen, char *name,
+		  size_t namelen);
+
+#endif

@@ -1,0 +1,252 @@
+/* deploy.c - the Deployment controller: a shell over plan_deploy().
+ *
+ * Keys are "namespace/name". Deployment events enqueue their own key;
+ * ReplicaSet events enqueue the controlling Deployment (orphans: every
+ * Deployment of the namespace, which may adopt them); pod deletions
+ * enqueue the namespace's Deployments (Recreate waits for old pods). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "kube.h"
+#include "log.h"
+#include "plan_deploy.h"
+#include "queue.h"
+#include "xalloc.h"
+
+struct ctl_deploy {
+	struct ctl_config cfg;
+	struct queue *q;
+	struct client_watch *wd, *wrs, *wpod;
+};
+
+static void
+enqueue_namespace(struct ctl_deploy *c, const char *ns)
+{
+	struct object_list l;
+	char key[600];
+	size_t i;
+
+	if (kube_list(c->cfg.client, KIND_DEPLOYMENT, ns, &l))
+		return;
+	for (i = 0; i < l.n; i++) {
+		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
+		queue_add(c->q, key);
+	}
+	object_list_release(&l);
+}
+
+static void
+on_deploy(void *arg, json_t *ev)
+{
+	struct ctl_deploy *c = arg;
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+
+	if (ev == NULL || ns == NULL || name == NULL)
+		return;
+	ctl_key(key, sizeof(key), ns, name);
+	queue_add(c->q, key);
+}
+
+static void
+on_rs(void *arg, json_t *ev)
+{
+	struct ctl_deploy *c = arg;
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	json_t *refs = json_object_get(md, "ownerReferences"), *r;
+	char key[600];
+	size_t i;
+
+	if (ev == NULL || ns == NULL)
+		return;
+	json_array_foreach(refs, i, r) {
+		if (json_is_true(json_object_get(r, "controller"))) {
+			if (!strcmp(json_string_value(json_object_get(r, "kind"))
+					? json_string_value(
+					      json_object_get(r, "kind"))
+					: "",
+				    "Deployment")) {
+				ctl_key(key, sizeof(key), ns,
+					json_string_value(
+					    json_object_get(r, "name")));
+				queue_add(c->q, key);
+			}
+			return;
+		}
+	}
+	enqueue_namespace(c, ns);
+}
+
+static void
+on_pod(void *arg, json_t *ev)
+{
+	struct ctl_deploy *c = arg;
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+
+	if (ev && type && ns && !strcmp(type, "DELETED"))
+		enqueue_namespace(c, ns);
+}
+
+/* Finds the object of a result action, as a typed object to write. */
+static struct object
+result_object(const struct plan_deploy_out *out, const struct action *a)
+{
+	struct object o = {0};
+
+	if (!strcmp(a->kind, "Deployment")) {
+		o.k = kind_by_id(KIND_DEPLOYMENT);
+		o.obj = (void *)&out->d;
+	} else {
+		o.k = kind_by_id(KIND_REPLICASET);
+		o.obj = (void *)plan_deploy_object(out, "ReplicaSet", a->name);
+	}
+	return o;
+}
+
+static int
+apply(struct ctl_deploy *c, struct plan_deploy_out *out)
+{
+	size_t i;
+	int st;
+
+	for (i = 0; i < out->actions.n; i++) {
+		const struct action *a = &out->actions.v[i];
+		struct object o = result_object(out, a);
+
+		switch (a->op) {
+		case ACT_CREATE:
+			st = kube_create(c->cfg.client, &o);
+			break;
+		case ACT_SCALE:
+		case ACT_UPDATE:
+			st = kube_update(c->cfg.client, &o, NULL);
+			break;
+		case ACT_STATUS:
+			st = kube_update(c->cfg.client, &o, "status");
+			break;
+		case ACT_DELETE:
+			st = kube_delete(c->cfg.client, KIND_REPLICASET,
+					 out->d.metadata.namespace, a->name);
+			if (st == 404)
+				st = 200;
+			break;
+		default:
+			st = 500;
+		}
+		if (o.obj == NULL || (st != 200 && st != 201)) {
+			log_warn("deployment %s/%s: %s %s %s: HTTP %d",
+				 out->d.metadata.namespace, out->d.metadata.name,
+				 action_op_name(a->op), a->kind, a->name, st);
+			return -1;
+		}
+	}
+	for (i = 0; i < out->events.n; i++)
+		log_info("deployment %s/%s: %s: %s", out->d.metadata.namespace,
+			 out->d.metadata.name, out->events.v[i].reason,
+			 out->events.v[i].message);
+	return 0;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_deploy *c = arg;
+	struct object d;
+	struct object_list rs = {0}, pods = {0};
+	struct plan_deploy_in in = {0};
+	struct plan_deploy_out out;
+	const struct replicaset **rsp = NULL;
+	const struct pod **pp = NULL;
+	char ns[256], name[256];
+	size_t i;
+	int r;
+
+	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+		return 0;
+	r = kube_get(c->cfg.client, KIND_DEPLOYMENT, ns, name, &d);
+	if (r == -1)
+		return 0; /* deleted */
+	if (r)
+		return -1;
+	if (kube_list(c->cfg.client, KIND_REPLICASET, ns, &rs) ||
+	    kube_list(c->cfg.client, KIND_POD, ns, &pods)) {
+		object_release(&d);
+		object_list_release(&rs);
+		object_list_release(&pods);
+		return -1;
+	}
+	rsp = xcalloc(rs.n + 1, sizeof(*rsp));
+	for (i = 0; i < rs.n; i++)
+		rsp[i] = rs.v[i].obj;
+	pp = xcalloc(pods.n + 1, sizeof(*pp));
+	for (i = 0; i < pods.n; i++)
+		pp[i] = pods.v[i].obj;
+	in.d = d.obj;
+	in.rs = rsp;
+	in.nrs = rs.n;
+	in.pods = pp;
+	in.npods = pods.n;
+	in.now = c->cfg.now();
+	plan_deploy(&in, &out);
+	r = apply(c, &out);
+	if (out.error) {
+		log_warn("deployment %s: %s", key, out.error);
+		r = -1;
+	}
+	if (r == 0 && out.requeue_after_ms >= 0)
+		*requeue = out.requeue_after_ms;
+	plan_deploy_out_release(&out);
+	free(rsp);
+	free(pp);
+	object_release(&d);
+	object_list_release(&rs);
+	object_list_release(&pods);
+	return r;
+}
+
+struct ctl_deploy *
+ctl_deploy_start(const struct ctl_config *cfg)
+{
+	struct ctl_deploy *c = xcalloc(1, sizeof(*c));
+	struct client_resp r;
+	char path[256];
+
+	c->cfg = *cfg;
+	c->q = queue_new(cfg->loop, "deployment", sync_one, c);
+	kube_path(path, sizeof(path), KIND_DEPLOYMENT, NULL, NULL, NULL);
+	c->wd = cfg->client->ops->watch(cfg->client, path, "watch=true",
+					on_deploy, c, &r);
+	client_resp_release(&r);
+	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
+	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true",
+					 on_rs, c, &r);
+	client_resp_release(&r);
+	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
+	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",
+					  on_pod, c, &r);
+	client_resp_release(&r);
+	if (!c->wd || !c->wrs || !c->wpod) {
+		ctl_deploy_stop(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+ctl_deploy_stop(struct ctl_deploy *c)
+{
+	if (c == NULL)
+		return;
+	c->cfg.client->ops->unwatch(c->cfg.client, c->wd);
+	c->cfg.client->ops->unwatch(c->cfg.client, c->wrs);
+	c->cfg.client->ops->unwatch(c->cfg.client, c->wpod);
+	queue_free(c->q);
+	free(c);
+}

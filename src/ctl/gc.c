@@ -1,0 +1,228 @@
+/* gc.c - the garbage collector: follows ownerReferences.
+ *
+ * Keys are namespaces. For every object of the namespace:
+ *  - owners all gone (Background deletion of the owner): delete it;
+ *  - owner being deleted with the "foregroundDeletion" finalizer: delete
+ *    its dependents, and drop the finalizer once none is left;
+ *  - owner being deleted with the "orphan" finalizer: remove the owner's
+ *    ownerReference from every dependent, then drop the finalizer.
+ * Dropping the last finalizer of an object being deleted removes it (the
+ * API does that on the update). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "kube.h"
+#include "log.h"
+#include "queue.h"
+#include "xalloc.h"
+
+struct ctl_gc {
+	struct ctl_config cfg;
+	struct queue *q;
+	struct client_watch *w[3];
+};
+
+static const enum kind_id kinds[] = {KIND_DEPLOYMENT, KIND_REPLICASET,
+				     KIND_POD};
+
+static void
+on_event(void *arg, json_t *ev)
+{
+	struct ctl_gc *c = arg;
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *type = json_string_value(json_object_get(ev, "type"));
+
+	if (ev == NULL || ns == NULL || type == NULL)
+		return;
+	/* Deletions, objects being deleted, objects that have owners. */
+	if (!strcmp(type, "DELETED") ||
+	    json_object_get(md, "deletionTimestamp") ||
+	    json_array_size(json_object_get(md, "ownerReferences")))
+		queue_add(c->q, ns);
+}
+
+static bool
+uid_in(struct object_list *all, const char *uid)
+{
+	size_t i;
+
+	for (i = 0; i < all->n; i++) {
+		const char *u = object_meta(&all->v[i])->uid;
+
+		if (u && uid && !strcmp(u, uid))
+			return true;
+	}
+	return false;
+}
+
+static bool
+known_kind(const char *kind)
+{
+	return kind && (!strcmp(kind, "Deployment") ||
+			!strcmp(kind, "ReplicaSet") || !strcmp(kind, "Pod"));
+}
+
+static bool
+has_finalizer(const struct object_meta *m, const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < m->finalizers.n; i++)
+		if (!strcmp(m->finalizers.v[i], f))
+			return true;
+	return false;
+}
+
+static void
+drop_finalizer(struct object_meta *m, const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < m->finalizers.n; i++)
+		if (!strcmp(m->finalizers.v[i], f)) {
+			free(m->finalizers.v[i]);
+			memmove(&m->finalizers.v[i], &m->finalizers.v[i + 1],
+				(m->finalizers.n - i - 1) * sizeof(char *));
+			m->finalizers.n--;
+			return;
+		}
+}
+
+static bool
+owned_by(const struct object_meta *m, const char *uid)
+{
+	size_t i;
+
+	for (i = 0; i < m->owner_references.n; i++)
+		if (m->owner_references.v[i].uid &&
+		    !strcmp(m->owner_references.v[i].uid, uid))
+			return true;
+	return false;
+}
+
+static int
+sync_ns(void *arg, const char *ns, int64_t *requeue)
+{
+	struct ctl_gc *c = arg;
+	struct object_list all = {0};
+	size_t i, j, k;
+	int fail = 0;
+
+	(void)requeue;
+	for (k = 0; k < 3; k++) {
+		struct object_list l;
+
+		if (kube_list(c->cfg.client, kinds[k], ns, &l)) {
+			object_list_release(&all);
+			return -1;
+		}
+		for (i = 0; i < l.n; i++)
+			object_list_push(&all, l.v[i]);
+		free(l.v);
+	}
+	for (i = 0; i < all.n && !fail; i++) {
+		struct object_meta *m = object_meta(&all.v[i]);
+		bool orphan, fg;
+		size_t left = 0;
+
+		if (!m->deletion_timestamp || !m->uid)
+			continue;
+		orphan = has_finalizer(m, "orphan");
+		fg = has_finalizer(m, "foregroundDeletion");
+		if (!orphan && !fg)
+			continue;
+		for (j = 0; j < all.n; j++) {
+			struct object_meta *dm = object_meta(&all.v[j]);
+
+			if (j == i || !owned_by(dm, m->uid))
+				continue;
+			if (orphan) {
+				meta_remove_owner_refs(dm, all.v[i].k->kind,
+						       m->uid, NULL);
+				if (kube_update(c->cfg.client, &all.v[j],
+						NULL) != 200)
+					fail = 1;
+			} else {
+				left++;
+				if (!dm->deletion_timestamp) {
+					int st = kube_delete(c->cfg.client,
+							     all.v[j].k->id, ns,
+							     dm->name);
+
+					if (st != 200 && st != 404)
+						fail = 1;
+				}
+			}
+		}
+		if (fail || (fg && left))
+			continue;
+		drop_finalizer(m, orphan ? "orphan" : "foregroundDeletion");
+		if (kube_update(c->cfg.client, &all.v[i], NULL) != 200)
+			fail = 1;
+	}
+	for (i = 0; i < all.n && !fail; i++) {
+		struct object_meta *m = object_meta(&all.v[i]);
+		size_t gone = 0, n = m->owner_references.n;
+
+		if (n == 0 || m->deletion_timestamp)
+			continue;
+		for (j = 0; j < n; j++) {
+			const struct owner_ref *r = &m->owner_references.v[j];
+
+			if (known_kind(r->kind) && !uid_in(&all, r->uid))
+				gone++;
+		}
+		if (gone == n) {
+			int st = kube_delete(c->cfg.client, all.v[i].k->id, ns,
+					     m->name);
+
+			log_info("garbage collector: deleted %s %s/%s (owner "
+				 "gone): HTTP %d",
+				 all.v[i].k->kind, ns, m->name, st);
+			if (st != 200 && st != 404)
+				fail = 1;
+		}
+	}
+	object_list_release(&all);
+	return fail ? -1 : 0;
+}
+
+struct ctl_gc *
+ctl_gc_start(const struct ctl_config *cfg)
+{
+	struct ctl_gc *c = xcalloc(1, sizeof(*c));
+	struct client_resp r;
+	char path[256];
+	size_t k;
+
+	c->cfg = *cfg;
+	c->q = queue_new(cfg->loop, "garbage-collector", sync_ns, c);
+	for (k = 0; k < 3; k++) {
+		kube_path(path, sizeof(path), kinds[k], NULL, NULL, NULL);
+		c->w[k] = cfg->client->ops->watch(cfg->client, path,
+						  "watch=true", on_event, c,
+						  &r);
+		client_resp_release(&r);
+		if (c->w[k] == NULL) {
+			ctl_gc_stop(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+void
+ctl_gc_stop(struct ctl_gc *c)
+{
+	size_t k;
+
+	if (c == NULL)
+		return;
+	for (k = 0; k < 3; k++)
+		c->cfg.client->ops->unwatch(c->cfg.client, c->w[k]);
+	queue_free(c->q);
+	free(c);
+}

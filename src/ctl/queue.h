@@ -1,0 +1,35 @@
+/* queue.h - the keyed work queue of a controller (client-go's workqueue
+ * on one libuv loop, no threads).
+ *
+ * - De-duplication: a key added many times before it runs is synced once.
+ * - A key is never synced re-entrantly: adds during its sync mark it dirty
+ *   and it runs again on a later loop turn.
+ * - Delayed adds (requeue-after), and rate-limited retries on failure:
+ *   5 ms doubling up to 1000 s, dropped after 15 failures until the next
+ *   add (Kubernetes' DefaultControllerRateLimiter per item).
+ *
+ * Ownership: the queue copies keys; queue_free() stops its timers and
+ * frees everything once the loop has run the close callbacks. */
+#ifndef DROVER_CTL_QUEUE_H
+#define DROVER_CTL_QUEUE_H
+
+#include <stdint.h>
+#include <uv.h>
+
+/* Returns 0 on success, non-zero to retry with back-off. *requeue_ms may
+ * be set (>= 0) to sync again after that many milliseconds. */
+typedef int (*queue_sync_cb)(void *arg, const char *key, int64_t *requeue_ms);
+
+struct queue;
+
+struct queue *queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb,
+			void *arg);
+void queue_add(struct queue *q, const char *key);
+void queue_add_after(struct queue *q, const char *key, int64_t ms);
+/* Number of keys waiting (dirty now), for tests and status. */
+size_t queue_pending(const struct queue *q);
+void queue_free(struct queue *q);
+
+#define QUEUE_MAX_RETRIES 15
+
+#endif

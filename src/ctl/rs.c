@@ -1,0 +1,211 @@
+/* rs.c - the ReplicaSet controller: a shell over plan_rs().
+ *
+ * ReplicaSet events enqueue their own key; pod events enqueue the
+ * controlling ReplicaSet (orphans: every ReplicaSet of the namespace, which
+ * may adopt them). New pods are created with generateName, as Kubernetes
+ * does; the victims plan_rs ranks first are deleted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "kube.h"
+#include "log.h"
+#include "plan_rs.h"
+#include "queue.h"
+#include "xalloc.h"
+
+struct ctl_rs {
+	struct ctl_config cfg;
+	struct queue *q;
+	struct client_watch *wrs, *wpod;
+};
+
+static void
+on_rs(void *arg, json_t *ev)
+{
+	struct ctl_rs *c = arg;
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+
+	if (ev == NULL || ns == NULL || name == NULL)
+		return;
+	ctl_key(key, sizeof(key), ns, name);
+	queue_add(c->q, key);
+}
+
+static void
+on_pod(void *arg, json_t *ev)
+{
+	struct ctl_rs *c = arg;
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	json_t *refs = json_object_get(md, "ownerReferences"), *r;
+	struct object_list l;
+	char key[600];
+	size_t i;
+
+	if (ev == NULL || ns == NULL)
+		return;
+	json_array_foreach(refs, i, r) {
+		const char *kind =
+		    json_string_value(json_object_get(r, "kind"));
+
+		if (json_is_true(json_object_get(r, "controller"))) {
+			if (kind && !strcmp(kind, "ReplicaSet")) {
+				ctl_key(key, sizeof(key), ns,
+					json_string_value(
+					    json_object_get(r, "name")));
+				queue_add(c->q, key);
+			}
+			return;
+		}
+	}
+	if (kube_list(c->cfg.client, KIND_REPLICASET, ns, &l))
+		return;
+	for (i = 0; i < l.n; i++) {
+		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
+		queue_add(c->q, key);
+	}
+	object_list_release(&l);
+}
+
+static struct object *
+find_pod(struct object_list *pods, const struct pod *p)
+{
+	size_t i;
+
+	for (i = 0; i < pods->n; i++)
+		if (pods->v[i].obj == p)
+			return &pods->v[i];
+	return NULL;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_rs *c = arg;
+	struct object rso;
+	struct object_list pods = {0};
+	struct plan_rs_in in = {0};
+	struct plan_rs_out out;
+	const struct pod **pp;
+	struct replicaset *rs;
+	char ns[256], name[256];
+	size_t i;
+	int64_t k;
+	int r, st, fail = 0;
+
+	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+		return 0;
+	r = kube_get(c->cfg.client, KIND_REPLICASET, ns, name, &rso);
+	if (r == -1)
+		return 0;
+	if (r)
+		return -1;
+	if (kube_list(c->cfg.client, KIND_POD, ns, &pods)) {
+		object_release(&rso);
+		return -1;
+	}
+	rs = rso.obj;
+	pp = xcalloc(pods.n + 1, sizeof(*pp));
+	for (i = 0; i < pods.n; i++)
+		pp[i] = pods.v[i].obj;
+	in.rs = rs;
+	in.pods = pp;
+	in.npods = pods.n;
+	in.now = c->cfg.now();
+	plan_rs(&in, &out);
+	for (i = 0; i < out.nadopt; i++) {
+		struct object *po = find_pod(&pods, out.adopt[i]);
+		struct pod *p = po->obj;
+		struct owner_ref *ref = anylist_push(
+		    (struct anylist *)&p->metadata.owner_references,
+		    sizeof(*ref));
+
+		ref->api_version = xstrdup("apps/v1");
+		ref->kind = xstrdup("ReplicaSet");
+		ref->name = xstrdup(rs->metadata.name);
+		ref->uid = xstrdup(rs->metadata.uid);
+		ref->controller.set = ref->controller.v = true;
+		ref->block_owner_deletion.set = ref->block_owner_deletion.v =
+		    true;
+		if ((st = kube_update(c->cfg.client, po, NULL)) != 200)
+			fail = st;
+	}
+	for (k = 0; k < out.create && !fail; k++) {
+		struct object po = {kind_by_id(KIND_POD), NULL};
+
+		po.obj = xcalloc(1, sizeof(struct pod));
+		rs_new_pod(rs, po.obj);
+		if ((st = kube_create(c->cfg.client, &po)) != 201)
+			fail = st;
+		object_release(&po);
+	}
+	for (i = 0; i < out.nvictims && !fail; i++) {
+		st = kube_delete(c->cfg.client, KIND_POD, ns,
+				 out.victims[i]->metadata.name);
+		if (st != 200 && st != 404)
+			fail = st;
+	}
+	if (!fail && out.status_changed) {
+		schema_release(schema_replicaset.fields[4].sub, &rs->status);
+		rs->status = out.status;
+		memset(&out.status, 0, sizeof(out.status));
+		if ((st = kube_update(c->cfg.client, &rso, "status")) != 200)
+			fail = st;
+	}
+	if (fail)
+		log_warn("replicaset %s: HTTP %d", key, fail);
+	else if (out.create || out.nvictims)
+		log_debug("replicaset %s: created %lld, deleted %zu pods", key,
+			  (long long)out.create, out.nvictims);
+	if (!fail && out.requeue_after_ms >= 0)
+		*requeue = out.requeue_after_ms;
+	/* More to create than one burst allows: come back at once. */
+	if (!fail && (out.create == RS_BURST_REPLICAS ||
+		      out.nvictims == RS_BURST_REPLICAS))
+		*requeue = 0;
+	plan_rs_out_release(&out);
+	free(pp);
+	object_list_release(&pods);
+	object_release(&rso);
+	return fail ? -1 : 0;
+}
+
+struct ctl_rs *
+ctl_rs_start(const struct ctl_config *cfg)
+{
+	struct ctl_rs *c = xcalloc(1, sizeof(*c));
+	struct client_resp r;
+	char path[256];
+
+	c->cfg = *cfg;
+	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
+	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
+	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true",
+					 on_rs, c, &r);
+	client_resp_release(&r);
+	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
+	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",
+					  on_pod, c, &r);
+	client_resp_release(&r);
+	if (!c->wrs || !c->wpod) {
+		ctl_rs_stop(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+ctl_rs_stop(struct ctl_rs *c)
+{
+	if (c == NULL)
+		return;
+	c->cfg.client->ops->unwatch(c->cfg.client, c->wrs);
+	c->cfg.client->ops->unwatch(c->cfg.client, c->wpod);
+	queue_free(c->q);
+	free(c);
+}

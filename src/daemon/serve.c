@@ -1,0 +1,295 @@
+/* serve.c - `drover serve [--data-dir DIR] [--socket PATH]
+ * [--listen ADDR:PORT]`: wiring only (the one place that picks concrete
+ * backends: SQLite store, in-process client, MHD server). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "api.h"
+#include "client_local.h"
+#include "clock.h"
+#include "ctl.h"
+#include "log.h"
+#include "rand.h"
+#include "serve.h"
+#include "server.h"
+#include "store.h"
+
+static const char usage_text[] =
+    "usage: drover serve [--data-dir DIR] [--socket PATH] "
+    "[--listen ADDR:PORT]\n"
+    "\n"
+    "Runs the control plane on this host: the SQLite store in DIR, the API\n"
+    "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
+    "token (written to DIR/token), and the controllers.\n";
+
+struct serve {
+	uv_loop_t *loop;
+	struct store *store;
+	struct api *api;
+	struct http_server *http;
+	struct client *client;
+	struct controllers *ctl;
+	uv_signal_t sigterm, sigint;
+};
+
+void
+serve_default_data_dir(char *buf, size_t len)
+{
+	const char *e = getenv("DROVER_DATA_DIR"), *home = getenv("HOME");
+
+	if (e && *e)
+		snprintf(buf, len, "%s", e);
+	else if (geteuid() == 0)
+		snprintf(buf, len, "/var/lib/drover");
+	else
+		snprintf(buf, len, "%s/.local/share/drover",
+			 home ? home : "/tmp");
+}
+
+void
+serve_default_socket(char *buf, size_t len)
+{
+	char dir[480];
+
+	serve_default_data_dir(dir, sizeof(dir));
+	snprintf(buf, len, "%s/drover.sock", dir);
+}
+
+static dtime
+now_cb(void *arg)
+{
+	(void)arg;
+	return clock_now();
+}
+
+static dtime
+now_plain(void)
+{
+	return clock_now();
+}
+
+static void
+random_cb(void *arg, unsigned char *buf, size_t n)
+{
+	(void)arg;
+	rand_bytes(buf, n);
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char buf[512], *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Reads DIR/token, creating it (0600) with a random token if missing. */
+static int
+load_token(const char *dir, char *tok, size_t len)
+{
+	char path[600];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/token", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, tok, len - 1);
+		close(fd);
+		if (n > 0) {
+			tok[n] = '\0';
+			tok[strcspn(tok, "\r\n")] = '\0';
+			return 0;
+		}
+	}
+	rand_hex(tok, 32);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	n = write(fd, tok, strlen(tok));
+	if (write(fd, "\n", 1) != 1 || n < 0 || fsync(fd)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static void
+on_close_walk(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+static void
+shutdown_all(struct serve *s)
+{
+	ctl_stop(s->ctl);
+	s->ctl = NULL;
+	http_server_stop(s->http);
+	s->http = NULL;
+	uv_signal_stop(&s->sigterm);
+	uv_signal_stop(&s->sigint);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+}
+
+static void
+on_signal(uv_signal_t *h, int sig)
+{
+	struct serve *s = h->data;
+
+	log_info("signal %d: shutting down", sig);
+	shutdown_all(s);
+}
+
+int
+serve_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"data-dir", required_argument, NULL, 'd'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"listen", required_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct serve s = {0};
+	struct http_server_config hc = {0};
+	struct api_config ac = {0};
+	struct ctl_config cc = {0};
+	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
+	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
+	int c, port = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			data_dir = optarg;
+			break;
+		case 's':
+			socket_path = optarg;
+			break;
+		case 'l':
+			listen = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (data_dir)
+		snprintf(dir, sizeof(dir), "%s", data_dir);
+	else
+		serve_default_data_dir(dir, sizeof(dir));
+	if (socket_path)
+		snprintf(sock, sizeof(sock), "%s", socket_path);
+	else
+		snprintf(sock, sizeof(sock), "%s/drover.sock", dir);
+	if (listen) {
+		const char *colon = strrchr(listen, ':');
+
+		if (colon == NULL || colon == listen ||
+		    (size_t)(colon - listen) >= sizeof(host)) {
+			fprintf(stderr,
+				"error: --listen: expected ADDR:PORT, got "
+				"\"%s\"\n",
+				listen);
+			return 2;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen),
+			 listen);
+		port = atoi(colon + 1);
+	}
+	if (mkdir_p(dir)) {
+		fprintf(stderr, "error: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(db, sizeof(db), "%s/state.db", dir);
+	s.store = store_sqlite_open(db, 100000, err, sizeof(err));
+	if (s.store == NULL) {
+		fprintf(stderr, "error: %s\n", err);
+		return 1;
+	}
+	s.loop = uv_default_loop();
+	ac.store = s.store;
+	ac.now = now_cb;
+	ac.random = random_cb;
+	s.api = api_new(&ac);
+	hc.api = s.api;
+	hc.loop = s.loop;
+	hc.unix_path = sock;
+	if (listen) {
+		if (load_token(dir, tok, sizeof(tok))) {
+			fprintf(stderr, "error: %s/token: %s\n", dir,
+				strerror(errno));
+			return 1;
+		}
+		hc.tcp_host = host;
+		hc.tcp_port = port;
+		hc.token = tok;
+	}
+	if (http_server_start(&hc, &s.http, err, sizeof(err))) {
+		fprintf(stderr, "error: %s\n", err);
+		api_free(s.api);
+		store_free(s.store);
+		return 1;
+	}
+	s.client = client_local_new(s.api);
+	cc.loop = s.loop;
+	cc.client = s.client;
+	cc.now = now_plain;
+	s.ctl = ctl_start(&cc);
+	if (s.ctl == NULL) {
+		fprintf(stderr, "error: cannot start the controllers\n");
+		return 1;
+	}
+	uv_signal_init(s.loop, &s.sigterm);
+	uv_signal_init(s.loop, &s.sigint);
+	s.sigterm.data = s.sigint.data = &s;
+	uv_signal_start(&s.sigterm, on_signal, SIGTERM);
+	uv_signal_start(&s.sigint, on_signal, SIGINT);
+	log_info("drover serve: data %s, socket %s, store %s (rv %lld)", dir,
+		 sock, store_backend_name(s.store),
+		 (long long)store_rv(s.store));
+	if (listen)
+		log_info("listening on http://%s:%d (bearer token in %s/token)",
+			 host, http_server_tcp_port(s.http), dir);
+	fflush(stderr);
+	uv_run(s.loop, UV_RUN_DEFAULT);
+	uv_walk(s.loop, on_close_walk, NULL);
+	uv_run(s.loop, UV_RUN_DEFAULT);
+	s.client->ops->free(s.client);
+	api_free(s.api);
+	store_free(s.store);
+	uv_loop_close(s.loop);
+	log_info("drover serve: stopped");
+	return 0;
+}
