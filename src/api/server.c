@@ -92,13 +92,17 @@ on_poll(uv_poll_t *h, int status, int events)
 	run_listener(h->data);
 }
 
+/* Resumes a suspended watch. MHD_run is deferred to the next loop turn
+ * (a 0 ms timer): this runs inside the store's event fan-out, and running
+ * MHD here could complete and free connections under our feet. */
 static void
 resume(struct conn *c)
 {
 	if (c->suspended) {
 		c->suspended = false;
 		MHD_resume_connection(c->c);
-		run_listener(c->l);
+		uv_timer_start(&c->l->timer,
+			       (void (*)(uv_timer_t *))run_listener, 0, 0);
 	}
 }
 

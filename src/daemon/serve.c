@@ -24,10 +24,12 @@
 static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
     "[--listen ADDR:PORT]\n"
+    "                    [--watch-history N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
-    "token (written to DIR/token), and the controllers.\n";
+    "token (written to DIR/token), and the controllers. Watches can resume\n"
+    "from any of the last N writes (default 100000); older: 410 Gone.\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -170,6 +172,7 @@ serve_main(int argc, char **argv)
 	    {"data-dir", required_argument, NULL, 'd'},
 	    {"socket", required_argument, NULL, 's'},
 	    {"listen", required_argument, NULL, 'l'},
+	    {"watch-history", required_argument, NULL, 'w'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -180,6 +183,7 @@ serve_main(int argc, char **argv)
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
 	int c, port = 0;
+	long history = 100000;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -192,6 +196,14 @@ serve_main(int argc, char **argv)
 			break;
 		case 'l':
 			listen = optarg;
+			break;
+		case 'w':
+			history = atol(optarg);
+			if (history < 1) {
+				fprintf(stderr, "error: --watch-history: must "
+						"be at least 1\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -233,7 +245,7 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(db, sizeof(db), "%s/state.db", dir);
-	s.store = store_sqlite_open(db, 100000, err, sizeof(err));
+	s.store = store_sqlite_open(db, (size_t)history, err, sizeof(err));
 	if (s.store == NULL) {
 		fprintf(stderr, "error: %s\n", err);
 		return 1;

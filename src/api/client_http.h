@@ -1,0 +1,19 @@
+/* client_http.h - the HTTP client (libcurl): the CLI's way to the API.
+ * server is a unix socket path or an http:// URL; token is the bearer
+ * token for TCP (NULL for none). Requests are synchronous; a watch
+ * blocks, calling the callback per event, until the callback returns
+ * non-zero (through client_http_watch_stop) or the stream ends. */
+#ifndef DROVER_API_CLIENT_HTTP_H
+#define DROVER_API_CLIENT_HTTP_H
+
+#include "client.h"
+
+struct client *client_http_new(const char *server, const char *token);
+/* Blocking watch: returns when cb asked to stop (*stop set) or the stream
+ * ended; out gets the HTTP status. timeout_ms 0: none. */
+int client_http_watch_blocking(struct client *c, const char *path,
+			       const char *query, client_watch_cb cb,
+			       void *arg, volatile int *stop,
+			       long timeout_ms, struct client_resp *out);
+
+#endif
