@@ -111,8 +111,10 @@ print_json(json_t *j, const char *format)
 	if (!strcmp(format, "yaml")) {
 		struct strbuf sb = STRBUF_INIT;
 
-		yaml_emit(j, &sb);
-		fputs(sb.buf, stdout);
+		if (yaml_emit(j, &sb))
+			fprintf(stderr, "error: cannot write YAML output\n");
+		else
+			fputs(sb.buf, stdout);
 		strbuf_release(&sb);
 		return;
 	}

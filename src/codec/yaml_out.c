@@ -35,6 +35,11 @@ needs_quotes(const char *s)
 		return true;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'o'))
 		return true;
+	/* Times and versions read back as strings by YAML 1.2 parsers, but
+	 * YAML 1.1 ones (and people) see timestamps: quote them, as
+	 * kubectl does. */
+	if (s[0] >= '0' && s[0] <= '9')
+		return true;
 	return false;
 }
 

@@ -116,7 +116,7 @@ void
 dtime_format(dtime t, char *buf)
 {
 	int64_t secs = t / 1000, days, y;
-	int ms = (int)(t % 1000);
+	int ms = (int)(t % 1000), yy;
 	unsigned m, d, rem;
 
 	if (ms < 0) {
@@ -130,12 +130,14 @@ dtime_format(dtime t, char *buf)
 		rem = (unsigned)(secs % 86400 + 86400);
 	}
 	civil_from_days(days, &y, &m, &d);
+	/* RFC 3339 has four-digit years; clamp what cannot be written. */
+	yy = (int)(y < 0 ? 0 : y > 9999 ? 9999 : y);
 	if (ms)
-		snprintf(buf, 32, "%04lld-%02u-%02uT%02u:%02u:%02u.%03dZ",
-			 (long long)y, m, d, rem / 3600, rem / 60 % 60, rem % 60,
-			 ms);
+		snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02u.%03dZ", yy,
+			 m % 100, d % 100, rem / 3600 % 100, rem / 60 % 60,
+			 rem % 60, ms);
 	else
-		snprintf(buf, 32, "%04lld-%02u-%02uT%02u:%02u:%02uZ",
-			 (long long)y, m, d, rem / 3600, rem / 60 % 60,
+		snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02uZ", yy,
+			 m % 100, d % 100, rem / 3600 % 100, rem / 60 % 60,
 			 rem % 60);
 }

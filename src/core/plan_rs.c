@@ -138,46 +138,52 @@ cmp_time_log(const struct pod *pi, const struct pod *pj, dtime ti, dtime tj,
 	return diff < 0 ? -1 : 1;
 }
 
+void
+ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
+		dtime now)
+{
+	rp->pod = p;
+	rp->rank = rank;
+	rp->now = now;
+	rp->unassigned = p->spec.node_name == NULL || !*p->spec.node_name;
+	rp->phase = phase_ordinal(p);
+	rp->ready = pod_is_ready(p);
+	rp->cost = deletion_cost(p);
+	rp->ready_time = pod_ready_time(p);
+	rp->restarts = max_restarts(p);
+}
+
 int
 ranked_pod_cmp(const void *a, const void *b)
 {
 	const struct ranked_pod *x = a, *y = b;
 	const struct pod *pi = x->pod, *pj = y->pod;
-	const char *ni = pi->spec.node_name ? pi->spec.node_name : "";
-	const char *nj = pj->spec.node_name ? pj->spec.node_name : "";
-	bool ri, rj;
-	int64_t ci, cj;
 	int c;
 
 	/* 1. unassigned < assigned */
-	if (strcmp(ni, nj) && (!*ni || !*nj))
-		return !*ni ? -1 : 1;
+	if (x->unassigned != y->unassigned)
+		return x->unassigned ? -1 : 1;
 	/* 2. Pending < Unknown < Running */
-	if (phase_ordinal(pi) != phase_ordinal(pj))
-		return phase_ordinal(pi) < phase_ordinal(pj) ? -1 : 1;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
 	/* 3. not ready < ready */
-	ri = pod_is_ready(pi);
-	rj = pod_is_ready(pj);
-	if (ri != rj)
-		return !ri ? -1 : 1;
+	if (x->ready != y->ready)
+		return !x->ready ? -1 : 1;
 	/* 4. lower pod-deletion-cost first */
-	ci = deletion_cost(pi);
-	cj = deletion_cost(pj);
-	if (ci != cj)
-		return ci < cj ? -1 : 1;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
 	/* 5. doubled up (more related pods on the node) first */
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
 	/* 6. ready for less time first */
-	if (ri && rj && pod_ready_time(pi) != pod_ready_time(pj)) {
-		c = cmp_time_log(pi, pj, pod_ready_time(pi),
-				 pod_ready_time(pj), x->now);
+	if (x->ready && y->ready && x->ready_time != y->ready_time) {
+		c = cmp_time_log(pi, pj, x->ready_time, y->ready_time, x->now);
 		if (c)
 			return c;
 	}
 	/* 7. more restarts first */
-	if (max_restarts(pi) != max_restarts(pj))
-		return max_restarts(pi) > max_restarts(pj) ? -1 : 1;
+	if (x->restarts != y->restarts)
+		return x->restarts > y->restarts ? -1 : 1;
 	/* 8. newer first (zero time first) */
 	if (pi->metadata.creation_timestamp != pj->metadata.creation_timestamp) {
 		c = cmp_time_log(pi, pj, pi->metadata.creation_timestamp,
@@ -287,14 +293,14 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 						  : "";
 		xqsort(nodes, nn, sizeof(*nodes), cmp_str);
 		rp = xmalloc((nmine + 1) * sizeof(*rp));
-		for (i = 0; i < nmine; i++) {
-			rp[i].pod = mine[i];
-			rp[i].rank = count_on_node(
-			    nodes, nn,
-			    mine[i]->spec.node_name ? mine[i]->spec.node_name
-						    : "");
-			rp[i].now = in->now;
-		}
+		for (i = 0; i < nmine; i++)
+			ranked_pod_init(
+			    &rp[i], mine[i],
+			    count_on_node(nodes, nn,
+					  mine[i]->spec.node_name
+					      ? mine[i]->spec.node_name
+					      : ""),
+			    in->now);
 		if ((size_t)diff < nmine)
 			xqsort(rp, nmine, sizeof(*rp), ranked_pod_cmp);
 		out->victims = xmalloc((size_t)diff * sizeof(*out->victims));

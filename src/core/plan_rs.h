@@ -60,7 +60,17 @@ struct ranked_pod {
 	const struct pod *pod;
 	int64_t rank; /* related active pods on the same node */
 	dtime now;
+	/* Sort keys, computed once by ranked_pod_init (10,000-pod sorts
+	 * would otherwise re-derive them in every comparison). */
+	bool unassigned;
+	int phase;
+	bool ready;
+	int64_t cost;
+	dtime ready_time;
+	int64_t restarts;
 };
+void ranked_pod_init(struct ranked_pod *rp, const struct pod *p,
+		     int64_t rank, dtime now);
 int ranked_pod_cmp(const void *a, const void *b);
 
 #endif

@@ -402,11 +402,17 @@ class Observer:
     def __init__(self, api, name):
         self.api, self.name, self.samples, self.stop = api, name, [], False
         self.images = []
+        self.sample()  # the state before the change, synchronously
         self.t = threading.Thread(target=self.run)
         self.t.start()
 
     def run(self):
         while not self.stop:
+            self.sample()
+            time.sleep(0.02)
+
+    def sample(self):
+        if True:
             pods = [p for p in pods_of(self.api, self.name + "-")
                     if not p["metadata"].get("deletionTimestamp")]
             ready = [p for p in pods if any(
@@ -415,7 +421,6 @@ class Observer:
             images = {p["spec"]["containers"][0]["image"] for p in pods}
             self.samples.append((len(pods), len(ready)))
             self.images.append(images)
-            time.sleep(0.02)
 
     def close(self):
         self.stop = True

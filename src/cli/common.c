@@ -1,0 +1,413 @@
+/* common.c - global flags, the API client, kinds and kubectl-style errors
+ * for the client verbs. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "client_http.h"
+#include "common.h"
+#include "deploy_util.h"
+#include "object.h"
+#include "serve.h"
+#include "xalloc.h"
+
+struct cli_globals cli_g;
+
+static char default_socket[4096];
+
+static const struct cli_kind kinds[] = {
+    {KIND_DEPLOYMENT, "Deployment", "deployment", "deployments", "apps",
+     "v1", "deploy"},
+    {KIND_REPLICASET, "ReplicaSet", "replicaset", "replicasets", "apps",
+     "v1", "rs"},
+    {KIND_POD, "Pod", "pod", "pods", "", "v1", "po"},
+};
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* Matches "--long VALUE", "--long=VALUE", "-s VALUE" and "-sVALUE";
+ * *value gets the value and *used how many argv slots it took (0: no
+ * match, -1: the value is missing). */
+static int
+match_flag(char **argv, int i, int argc, const char *lng, const char *shrt,
+	   const char **value)
+{
+	const char *a = argv[i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=') {
+		*value = a + n + 1;
+		return 1;
+	}
+	if (!strcmp(a, lng) || (shrt && !strcmp(a, shrt))) {
+		if (i + 1 >= argc)
+			return -1;
+		*value = argv[i + 1];
+		return 2;
+	}
+	if (shrt && !strncmp(a, shrt, strlen(shrt)) && a[strlen(shrt)]) {
+		*value = a + strlen(shrt);
+		if (**value == '=')
+			(*value)++;
+		return 1;
+	}
+	return 0;
+}
+
+int
+cli_globals_parse(int *argc, char **argv)
+{
+	static const struct {
+		const char *lng, *shrt;
+		int which;
+	} flags[] = {
+	    {"--server", "-s", 0},
+	    {"--token", NULL, 1},
+	    {"--namespace", "-n", 2},
+	};
+	int i = 1, j, k;
+
+	cli_g.server = getenv("DROVER_SERVER");
+	cli_g.token = getenv("DROVER_TOKEN");
+	cli_g.ns = "default";
+	while (i < *argc) {
+		const char *v = NULL;
+		int used = 0;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		for (k = 0; k < 3 && used == 0; k++) {
+			used = match_flag(argv, i, *argc, flags[k].lng,
+					  flags[k].shrt, &v);
+			if (used < 0) {
+				fprintf(stderr,
+					"error: flag needs an argument: %s\n",
+					argv[i]);
+				return 2;
+			}
+			if (used == 0)
+				continue;
+			if (flags[k].which == 0)
+				cli_g.server = v;
+			else if (flags[k].which == 1)
+				cli_g.token = v;
+			else {
+				cli_g.ns = v;
+				cli_g.ns_given = true;
+			}
+		}
+		if (used == 0) {
+			i++;
+			continue;
+		}
+		for (j = i; j + used <= *argc; j++)
+			argv[j] = argv[j + used];
+		*argc -= used;
+	}
+	if (cli_g.server == NULL || *cli_g.server == '\0') {
+		serve_default_socket(default_socket, sizeof(default_socket));
+		cli_g.server = default_socket;
+	}
+	if (*cli_g.ns == '\0') {
+		fprintf(stderr, "error: the namespace may not be empty\n");
+		return 2;
+	}
+	return 0;
+}
+
+struct client *
+cli_client(void)
+{
+	return client_http_new(cli_g.server, cli_g.token);
+}
+
+const struct cli_kind *
+cli_kind_find(const char *word)
+{
+	size_t i, n;
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s", word);
+	/* "deployment.apps", "deployments.apps.v1" and the like */
+	for (i = 0; i < NKINDS; i++) {
+		n = strlen(kinds[i].group);
+		if (n == 0)
+			continue;
+		if (strlen(buf) > n + 1) {
+			char *dot = strchr(buf, '.');
+
+			if (dot && !strncasecmp(dot + 1, kinds[i].group, n) &&
+			    (dot[n + 1] == '\0' || dot[n + 1] == '.'))
+				*dot = '\0';
+		}
+	}
+	for (i = 0; i < NKINDS; i++)
+		if (!strcasecmp(buf, kinds[i].kind) ||
+		    !strcasecmp(buf, kinds[i].plural) ||
+		    !strcasecmp(buf, kinds[i].alias))
+			return &kinds[i];
+	return NULL;
+}
+
+const struct cli_kind *
+cli_kind_by_id(enum kind_id id)
+{
+	size_t i;
+
+	for (i = 0; i < NKINDS; i++)
+		if (kinds[i].id == id)
+			return &kinds[i];
+	return NULL;
+}
+
+void
+cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", k->singular, *k->group ? "." : "",
+		 k->group);
+}
+
+void
+cli_kind_qualified_plural(const struct cli_kind *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "",
+		 k->group);
+}
+
+int
+cli_kind_slash_name(const char *arg, const struct cli_kind **k,
+		    const char **name)
+{
+	const char *slash = strchr(arg, '/');
+	char kind[128];
+
+	if (slash == NULL || slash == arg || slash[1] == '\0' ||
+	    (size_t)(slash - arg) >= sizeof(kind)) {
+		fprintf(stderr,
+			"error: arguments in resource/name form must have a "
+			"single resource and name\n");
+		return -1;
+	}
+	memcpy(kind, arg, (size_t)(slash - arg));
+	kind[slash - arg] = '\0';
+	if ((*k = cli_kind_find(kind)) == NULL) {
+		fprintf(stderr,
+			"error: the server doesn't have a resource type "
+			"\"%s\"\n",
+			kind);
+		return -1;
+	}
+	*name = slash + 1;
+	return 0;
+}
+
+void
+cli_path(char *buf, size_t len, const struct cli_kind *k, const char *ns,
+	 const char *name, const char *sub)
+{
+	client_path(buf, len, k->group, k->version, k->plural, ns, name, sub);
+}
+
+int
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int
+cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
+	       const char *name)
+{
+	const char *reason, *msg;
+	json_t *details, *causes, *cause;
+	char buf[128];
+	size_t i;
+
+	if (r->status == 0) {
+		fprintf(stderr, "Unable to connect to the server: %s\n",
+			r->error ? r->error : "unknown error");
+		return 1;
+	}
+	reason = json_string_value(json_object_get(r->body, "reason"));
+	msg = client_resp_message(r, buf, sizeof(buf));
+	details = json_object_get(r->body, "details");
+	causes = json_object_get(details, "causes");
+	if (reason && !strcmp(reason, "Invalid")) {
+		const char *dn =
+		    json_string_value(json_object_get(details, "name"));
+
+		if (!dn)
+			dn = name;
+		if (json_array_size(causes) == 0) {
+			fprintf(stderr, "%s\n", msg);
+			return 1;
+		}
+		/* kubectl names the kind here; the Status carries the
+		 * resource, so take the kind of the request. */
+		if (k)
+			fprintf(stderr, "The %s \"%s\" is invalid:\n", k->kind,
+				dn ? dn : "");
+		else
+			fprintf(stderr, "The request is invalid:\n");
+		json_array_foreach(causes, i, cause) {
+			const char *f = json_string_value(
+			    json_object_get(cause, "field"));
+			const char *m = json_string_value(
+			    json_object_get(cause, "message"));
+
+			if (f && *f)
+				fprintf(stderr, "* %s: %s\n", f, m ? m : "");
+			else
+				fprintf(stderr, "* %s\n", m ? m : "");
+		}
+		return 1;
+	}
+	if (reason && *reason)
+		fprintf(stderr, "Error from server (%s): %s\n", reason, msg);
+	else
+		fprintf(stderr, "Error from server: %s\n", msg);
+	return 1;
+}
+
+int
+cli_get(struct client *c, const struct cli_kind *k, const char *ns,
+	const char *name, json_t **out)
+{
+	struct client_resp r;
+	char path[1024];
+
+	cli_path(path, sizeof(path), k, ns, name, NULL);
+	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	if (r.status != 200 || !json_is_object(r.body)) {
+		cli_resp_error(&r, k, name);
+		client_resp_release(&r);
+		return 1;
+	}
+	*out = json_incref(r.body);
+	client_resp_release(&r);
+	return 0;
+}
+
+int
+cli_patch(struct client *c, const struct cli_kind *k, const char *ns,
+	  const char *name, const char *sub, const char *content_type,
+	  json_t *patch, json_t **out)
+{
+	struct client_resp r;
+	char path[1024];
+
+	cli_path(path, sizeof(path), k, ns, name, sub);
+	client_request(c, "PATCH", path, NULL, content_type, patch, &r);
+	if (r.status < 200 || r.status > 299) {
+		cli_resp_error(&r, k, name);
+		client_resp_release(&r);
+		return 1;
+	}
+	if (out)
+		*out = json_incref(r.body);
+	client_resp_release(&r);
+	return 0;
+}
+
+int
+cli_decode(json_t *j, enum kind_id id, struct object *o)
+{
+	struct fielderr_list errs = {0};
+
+	if (object_decode(j, false, o, &errs) || o->k->id != id) {
+		struct strbuf sb = STRBUF_INIT;
+
+		if (errs.n)
+			fielderr_format(&errs.v[0], &sb);
+		cli_error("cannot decode the server's object%s%s",
+			  sb.len ? ": " : "", sb.buf);
+		strbuf_release(&sb);
+		fielderr_list_release(&errs);
+		if (o->obj)
+			object_release(o);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_owned_rs(struct client *c, const char *ns, const char *uid,
+	     struct replicaset ***out, size_t *n)
+{
+	const struct cli_kind *k = cli_kind_by_id(KIND_REPLICASET);
+	struct client_resp r;
+	json_t *item;
+	char path[1024];
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	cli_path(path, sizeof(path), k, ns, NULL, NULL);
+	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	if (r.status != 200) {
+		cli_resp_error(&r, k, NULL);
+		client_resp_release(&r);
+		return 1;
+	}
+	*out = xcalloc(json_array_size(json_object_get(r.body, "items")) + 1,
+		       sizeof(**out));
+	json_array_foreach(json_object_get(r.body, "items"), i, item) {
+		struct object o = {0};
+		const struct owner_ref *ref;
+
+		if (cli_decode(item, KIND_REPLICASET, &o))
+			continue;
+		ref = meta_controller_ref(object_meta(&o));
+		if (ref && ref->uid && uid && !strcmp(ref->uid, uid) &&
+		    object_meta(&o)->deletion_timestamp == 0) {
+			(*out)[(*n)++] = o.obj;
+			o.obj = NULL;
+		} else {
+			object_release(&o);
+		}
+	}
+	client_resp_release(&r);
+	return 0;
+}
+
+void
+cli_rs_free(struct replicaset **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		replicaset_release(v[i]);
+		free(v[i]);
+	}
+	free(v);
+}
+
+char *
+cli_urlencode(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("-_.~", ch)) {
+			strbuf_addch(&sb, (char)ch);
+		} else {
+			strbuf_addch(&sb, '%');
+			strbuf_addch(&sb, hex[ch >> 4]);
+			strbuf_addch(&sb, hex[ch & 15]);
+		}
+	}
+	return strbuf_detach(&sb);
+}

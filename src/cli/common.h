@@ -1,0 +1,117 @@
+/* common.h - what the client verbs share: global flags, the API client,
+ * kind names and aliases, kubectl-style error printing, and output
+ * helpers (tab-aligned tables, ages, JSON/YAML). */
+#ifndef DROVER_CLI_COMMON_H
+#define DROVER_CLI_COMMON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "client.h"
+#include "dtime.h"
+#include "kinds.h"
+#include "strbuf.h"
+
+/* The flags every client verb takes, wherever they appear. */
+struct cli_globals {
+	const char *server;	/* unix socket path or http:// URL */
+	const char *token;	/* bearer token or NULL */
+	const char *ns;		/* namespace, "default" unless given */
+	bool ns_given;		/* -n was on the command line */
+};
+
+extern struct cli_globals cli_g;
+
+/* Takes --server, --token and -n/--namespace (in every spelling:
+ * "--server X", "--server=X", "-nX") out of argv, shifting the rest down
+ * and updating *argc. Returns 0, or 2 after printing a usage error. */
+int cli_globals_parse(int *argc, char **argv);
+
+/* The HTTP client for cli_g.server; the caller frees it with
+ * c->ops->free(c). Never NULL. */
+struct client *cli_client(void);
+
+/* A kind as the command line names it. */
+struct cli_kind {
+	enum kind_id id;
+	const char *kind;     /* "Deployment" */
+	const char *singular; /* "deployment" */
+	const char *plural;   /* "deployments" */
+	const char *group;    /* "apps", or "" for the core group */
+	const char *version;  /* "v1" */
+	const char *alias;    /* "deploy" */
+};
+
+/* Finds a kind by any of its names ("deploy", "Deployments",
+ * "deployment.apps"); NULL if unknown. */
+const struct cli_kind *cli_kind_find(const char *word);
+const struct cli_kind *cli_kind_by_id(enum kind_id id);
+/* "deployment.apps" or "pod" (kubectl's resource-with-group, singular). */
+void cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len);
+/* "deployments.apps" or "pods". */
+void cli_kind_qualified_plural(const struct cli_kind *k, char *buf,
+			       size_t len);
+/* Splits "KIND/NAME" (kind and name both non-empty); 0 on success, -1
+ * with "error: ..." printed. *name points into arg. */
+int cli_kind_slash_name(const char *arg, const struct cli_kind **k,
+			const char **name);
+
+/* API path of an object (name NULL: the collection; ns NULL: all
+ * namespaces; sub NULL: the object itself). */
+void cli_path(char *buf, size_t len, const struct cli_kind *k,
+	      const char *ns, const char *name, const char *sub);
+
+/* Prints a failed response as kubectl does ("Error from server
+ * (NotFound): ...", the field-by-field form of an Invalid Status, or
+ * "Unable to connect to the server: ..."). k is the kind of the request
+ * and name its object, for the Invalid heading. Returns 1. */
+int cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
+		   const char *name);
+/* "error: <message>" on stderr; returns 1. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* GET of one object: 0 with *out (new reference), or the exit status
+ * after printing the error. */
+int cli_get(struct client *c, const struct cli_kind *k, const char *ns,
+	    const char *name, json_t **out);
+/* PATCH of an object (sub may be NULL); 0 or the exit status after
+ * printing the error. *out (may be NULL) gets the answer. */
+int cli_patch(struct client *c, const struct cli_kind *k, const char *ns,
+	      const char *name, const char *sub, const char *content_type,
+	      json_t *patch, json_t **out);
+/* The ReplicaSets controlled by the deployment with this uid, decoded;
+ * *out is allocated (free with cli_rs_free). 0, or the exit status. */
+int cli_owned_rs(struct client *c, const char *ns, const char *uid,
+		 struct replicaset ***out, size_t *n);
+void cli_rs_free(struct replicaset **v, size_t n);
+
+/* Decodes a served object into its model struct (kind must match);
+ * 0, or -1 with "error: ..." printed. Free with object_release(). */
+int cli_decode(json_t *j, enum kind_id id, struct object *o);
+
+/* Percent-encodes a query value; the caller frees the result. */
+char *cli_urlencode(const char *s);
+
+/* Go's text/tabwriter over text whose cells end in '\t' and lines in
+ * '\n' (the last cell of a line is not aligned). Appends to out. */
+void cli_tabwrite(const char *text, size_t minwidth, size_t padding,
+		  struct strbuf *out);
+
+/* kubectl's age column (HumanDuration): "5s", "3m2s", "4h", "2d". */
+void cli_age(dtime since, dtime now, char *buf, size_t len);
+
+/* Prints j as "json" (4-space indent) or "yaml", keys sorted as kubectl
+ * does. */
+void cli_print_json(json_t *j, const char *format);
+
+/* kubectl's FormatLabelSelector: "app=web,tier in (a,b)" or "<none>". */
+void cli_selector_string(const struct label_selector *s, struct strbuf *sb);
+/* "a=1,b=2" (sorted), "<none>" when empty. */
+void cli_labels_string(const struct strmap *m, struct strbuf *sb);
+
+/* The pod template block of kubectl describe ("Pod Template:" and the
+ * containers), as tabwriter input at the given indent. */
+void cli_describe_template(const struct pod_template *t, struct strbuf *sb);
+
+#endif
