@@ -1,6 +1,8 @@
 # drover - the two commands: `make run` and `make test`.
 #
-#   make run            install what is missing, build, run the demo
+#   make run            install what is missing, build, show a planned
+#                       rollout, then run `drover serve` (SQLite, the
+#                       default data directory; SERVE_FLAGS=... to change)
 #   make test           install, build, run every test (unit, golden, fuzz
 #                       regressions, layering)
 #   make test SANITIZE=1  the same under AddressSanitizer + UBSan
@@ -18,7 +20,7 @@ BUILD ?= build
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo
 endif
 
-.PHONY: all deps build run test check-layers bench fuzz format clean
+.PHONY: all deps build run demo test check-layers bench fuzz format clean
 
 all: build
 
@@ -30,6 +32,13 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 run: build
+	./$(BUILD)/drover plan --simulate -f examples/plan/rolling-10.yaml -o text
+	@echo
+	@echo "starting drover serve (Ctrl-C stops it); in another shell:"
+	@echo "  ./$(BUILD)/drover apply -f examples/web.yaml"
+	./$(BUILD)/drover serve $(SERVE_FLAGS)
+
+demo: build
 	./$(BUILD)/drover plan --simulate -f examples/plan/rolling-10.yaml -o text
 
 test: build

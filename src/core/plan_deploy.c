@@ -420,9 +420,14 @@ get_all_rs(struct st *st, bool create, struct replicaset **newp,
 {
 	int r = get_new_rs(st, create, newp);
 
+	if (r) {
+		*oldp = NULL;
+		*noldp = 0;
+		return r;
+	}
 	*noldp = live_rs(st, *newp, oldp);
 	take_snapshot(st);
-	return r;
+	return 0;
 }
 
 /* ---- scaling one RS (§7.4) ---- */
