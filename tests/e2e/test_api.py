@@ -128,6 +128,9 @@ def test_discovery_and_auth(api):
     assert r.status_code == 401 and r.json()["reason"] == "Unauthorized"
     assert api.req("GET", "/api/v1/pods").status_code == 200
     assert api.req("GET", "/apis/apps/v1/namespaces/default/nothings").status_code == 404
+    mode = os.stat(os.path.join(api.dir, "drover.sock")).st_mode & 0o777
+    assert mode == 0o600
+    assert os.stat(os.path.join(api.dir, "token")).st_mode & 0o777 == 0o600
 
 
 def test_crud_generation_and_conflicts(api):

@@ -1,0 +1,120 @@
+/* ctl_queue.c - the controllers' work queue on a real libuv loop:
+ * de-duplication, no re-entrant sync of a key, delayed requeue, retry
+ * with back-off; the loop is empty at the end. (The retry cap of 15 is
+ * 163 s of back-off, too slow for a test.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <string.h>
+#include <uv.h>
+
+#include "queue.h"
+
+struct rec {
+	struct queue *q;
+	int calls_a, calls_b;
+	int fail_first; /* fail this many syncs of "a" */
+	int64_t requeue_once;
+	uint64_t t_first, t_last;
+	uv_loop_t *loop;
+	bool readd;
+};
+
+static int
+sync_cb(void *arg, const char *key, int64_t *requeue)
+{
+	struct rec *r = arg;
+
+	if (!strcmp(key, "b")) {
+		r->calls_b++;
+		return 0;
+	}
+	r->calls_a++;
+	if (r->calls_a == 1)
+		r->t_first = uv_now(r->loop);
+	r->t_last = uv_now(r->loop);
+	if (r->readd) {
+		r->readd = false;
+		queue_add(r->q, "a"); /* during its own sync: runs later */
+	}
+	if (r->requeue_once) {
+		*requeue = r->requeue_once;
+		r->requeue_once = 0;
+	}
+	return r->calls_a <= r->fail_first ? -1 : 0;
+}
+
+static void
+run(uv_loop_t *loop, struct queue *q)
+{
+	uv_run(loop, UV_RUN_DEFAULT);
+	queue_free(q);
+	uv_run(loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(loop), 0); /* nothing left open */
+}
+
+static void
+test_dedupe_and_readd(void **state)
+{
+	uv_loop_t loop;
+	struct rec r = {.loop = &loop, .readd = true};
+
+	(void)state;
+	uv_loop_init(&loop);
+	r.q = queue_new(&loop, "t", sync_cb, &r);
+	queue_add(r.q, "a");
+	queue_add(r.q, "a");
+	queue_add(r.q, "b");
+	queue_add(r.q, "a");
+	assert_int_equal(queue_pending(r.q), 2);
+	run(&loop, r.q);
+	assert_int_equal(r.calls_a, 2); /* once, then the re-add */
+	assert_int_equal(r.calls_b, 1);
+}
+
+static void
+test_requeue_after(void **state)
+{
+	uv_loop_t loop;
+	struct rec r = {.loop = &loop, .requeue_once = 120};
+
+	(void)state;
+	uv_loop_init(&loop);
+	r.q = queue_new(&loop, "t", sync_cb, &r);
+	queue_add(r.q, "a");
+	run(&loop, r.q);
+	assert_int_equal(r.calls_a, 2);
+	assert_true(r.t_last - r.t_first >= 120);
+}
+
+static void
+test_backoff(void **state)
+{
+	uv_loop_t loop;
+	struct rec r = {.loop = &loop, .fail_first = 4};
+
+	(void)state;
+	uv_loop_init(&loop);
+	r.q = queue_new(&loop, "t", sync_cb, &r);
+	queue_add(r.q, "a");
+	run(&loop, r.q);
+	/* 4 failures: retries after 5 + 10 + 20 + 40 ms, then success */
+	assert_int_equal(r.calls_a, 5);
+	assert_true(r.t_last - r.t_first >= 75);
+
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dedupe_and_readd),
+	    cmocka_unit_test(test_requeue_after),
+	    cmocka_unit_test(test_backoff),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
