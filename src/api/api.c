@@ -68,9 +68,10 @@ url_decode(const char *s, size_t n)
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n &&
-		    hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-			o[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
+		    hexval(s[i + 2]) >= 0) {
+			o[k++] =
+			    (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
 			i += 2;
 		} else if (s[i] == '+') {
 			o[k++] = ' ';
@@ -202,10 +203,10 @@ resp_status(struct api_resp *resp, int code, const char *reason,
 	    const char *message, const struct resource *res, const char *name,
 	    const struct fielderr_list *causes)
 {
-	json_t *st = json_pack("{sssss{}sssssssi}", "kind", "Status",
-			       "apiVersion", "v1", "metadata", "status",
-			       code < 400 ? "Success" : "Failure", "message",
-			       message, "reason", reason, "code", code);
+	json_t *st =
+	    json_pack("{sssss{}sssssssi}", "kind", "Status", "apiVersion", "v1",
+		      "metadata", "status", code < 400 ? "Success" : "Failure",
+		      "message", message, "reason", reason, "code", code);
 	json_t *details = NULL;
 	size_t i;
 
@@ -233,11 +234,10 @@ resp_status(struct api_resp *resp, int code, const char *reason,
 			/* the message without the leading "<field>: " */
 			colon = strstr(m.buf, ": ");
 			json_array_append_new(
-			    arr,
-			    json_pack("{sssss s}", "reason",
-				      fielderr_reason(e->type), "message",
-				      colon ? colon + 2 : m.buf, "field",
-				      e->field));
+			    arr, json_pack("{sssss s}", "reason",
+					   fielderr_reason(e->type), "message",
+					   colon ? colon + 2 : m.buf, "field",
+					   e->field));
 			strbuf_release(&m);
 		}
 		json_object_set_new(details, "causes", arr);

@@ -45,7 +45,7 @@ struct api_req {
 
 struct api_resp {
 	int status;
-	char *body;	      /* JSON, NUL-terminated */
+	char *body;               /* JSON, NUL-terminated */
 	const char *content_type; /* static */
 };
 

@@ -30,10 +30,10 @@ struct api {
 /* A request after routing. */
 struct route {
 	const struct resource *res;
-	const char *ns;	  /* NULL: all namespaces (lists, watches) */
+	const char *ns;   /* NULL: all namespaces (lists, watches) */
 	const char *name; /* NULL: the collection */
 	const char *sub;  /* NULL, "status", "scale" */
-	char buf[1024];	  /* storage for the pieces above */
+	char buf[1024];   /* storage for the pieces above */
 };
 
 struct query {

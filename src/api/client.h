@@ -50,8 +50,8 @@ const char *client_resp_message(const struct client_resp *r, char *buf,
 
 /* Path of an object or collection: ns may be NULL (all namespaces),
  * name may be NULL (the collection), sub may be NULL. */
-void client_path(char *buf, size_t len, const char *group,
-		 const char *version, const char *plural, const char *ns,
-		 const char *name, const char *sub);
+void client_path(char *buf, size_t len, const char *group, const char *version,
+		 const char *plural, const char *ns, const char *name,
+		 const char *sub);
 
 #endif

@@ -12,7 +12,7 @@ struct http {
 	struct client base;
 	char *base_url; /* "http://localhost" for unix sockets */
 	char *unix_path;
-	char *auth;	/* "Authorization: Bearer ..." or NULL */
+	char *auth; /* "Authorization: Bearer ..." or NULL */
 	CURL *curl;
 };
 
@@ -65,8 +65,7 @@ http_request(struct client *cl, const char *method, const char *path,
 	CURLcode rc;
 
 	setup(h, h->curl, method, path, query, &hdrs,
-	      body ? (content_type ? content_type : "application/json")
-		   : NULL);
+	      body ? (content_type ? content_type : "application/json") : NULL);
 	if (text) {
 		curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, text);
 		curl_easy_setopt(h->curl, CURLOPT_POSTFIELDSIZE,
@@ -171,7 +170,8 @@ http_watch(struct client *c, const char *path, const char *query,
 	(void)cb;
 	(void)arg;
 	memset(out, 0, sizeof(*out));
-	out->error = xstrdup("asynchronous watches are not supported over HTTP");
+	out->error =
+	    xstrdup("asynchronous watches are not supported over HTTP");
 	return NULL;
 }
 
@@ -195,7 +195,10 @@ http_free(struct client *c)
 }
 
 static const struct client_ops http_ops = {
-    http_request, http_watch, http_unwatch, http_free,
+    http_request,
+    http_watch,
+    http_unwatch,
+    http_free,
 };
 
 struct client *
@@ -207,7 +210,8 @@ client_http_new(const char *server, const char *token)
 	if (!strncmp(server, "http://", 7) || !strncmp(server, "https://", 8)) {
 		size_t n = strlen(server);
 
-		h->base_url = xstrndup(server, server[n - 1] == '/' ? n - 1 : n);
+		h->base_url =
+		    xstrndup(server, server[n - 1] == '/' ? n - 1 : n);
 	} else {
 		h->base_url = xstrdup("http://localhost");
 		h->unix_path = xstrdup(server);

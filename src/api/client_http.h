@@ -12,8 +12,8 @@ struct client *client_http_new(const char *server, const char *token);
 /* Blocking watch: returns when cb asked to stop (*stop set) or the stream
  * ended; out gets the HTTP status. timeout_ms 0: none. */
 int client_http_watch_blocking(struct client *c, const char *path,
-			       const char *query, client_watch_cb cb,
-			       void *arg, volatile int *stop,
-			       long timeout_ms, struct client_resp *out);
+			       const char *query, client_watch_cb cb, void *arg,
+			       volatile int *stop, long timeout_ms,
+			       struct client_resp *out);
 
 #endif

@@ -96,7 +96,10 @@ local_free(struct client *c)
 }
 
 static const struct client_ops local_ops = {
-    local_request, local_watch, local_unwatch, local_free,
+    local_request,
+    local_watch,
+    local_unwatch,
+    local_free,
 };
 
 struct client *

@@ -29,14 +29,13 @@ resource_list(const char *gv)
 		if (strcmp(rgv, gv))
 			continue;
 		json_array_append_new(
-		    arr,
-		    json_pack("{sssssbsss[ssssssss]s[s]s[s]}", "name",
-			      r[i].plural, "singularName", r[i].singular,
-			      "namespaced", r[i].namespaced, "kind", r[i].kind,
-			      "verbs", "create", "delete", "deletecollection",
-			      "get", "list", "patch", "update", "watch",
-			      "shortNames", r[i].short_name, "categories",
-			      "all"));
+		    arr, json_pack("{sssssbsss[ssssssss]s[s]s[s]}", "name",
+				   r[i].plural, "singularName", r[i].singular,
+				   "namespaced", r[i].namespaced, "kind",
+				   r[i].kind, "verbs", "create", "delete",
+				   "deletecollection", "get", "list", "patch",
+				   "update", "watch", "shortNames",
+				   r[i].short_name, "categories", "all"));
 		if (r[i].has_status) {
 			snprintf(name, sizeof(name), "%s/status", r[i].plural);
 			json_array_append_new(
@@ -52,8 +51,8 @@ resource_list(const char *gv)
 			    json_pack("{sssssbsssssss[sss]}", "name", name,
 				      "singularName", "", "namespaced",
 				      r[i].namespaced, "group", "autoscaling",
-				      "version", "v1", "kind", "Scale",
-				      "verbs", "get", "patch", "update"));
+				      "version", "v1", "kind", "Scale", "verbs",
+				      "get", "patch", "update"));
 		}
 	}
 	return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion",
@@ -67,14 +66,14 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 
 	(void)a;
 	if (!strcmp(p, "/version") || !strcmp(p, "/version/")) {
-		resp_json(resp, 200,
-			  json_pack("{ssssssssssssssssss}", "major", "1",
-				    "minor", DROVER_K8S_MINOR, "gitVersion",
-				    "v1." DROVER_K8S_MINOR ".0-drover",
-				    "gitCommit", "drover", "gitTreeState",
-				    "clean", "buildDate", "2026-01-01T00:00:00Z",
-				    "goVersion", "c11", "compiler", "gcc",
-				    "platform", "linux/amd64"));
+		resp_json(
+		    resp, 200,
+		    json_pack("{ssssssssssssssssss}", "major", "1", "minor",
+			      DROVER_K8S_MINOR, "gitVersion",
+			      "v1." DROVER_K8S_MINOR ".0-drover", "gitCommit",
+			      "drover", "gitTreeState", "clean", "buildDate",
+			      "2026-01-01T00:00:00Z", "goVersion", "c11",
+			      "compiler", "gcc", "platform", "linux/amd64"));
 	} else if (!strcmp(p, "/api") || !strcmp(p, "/api/")) {
 		resp_json(resp, 200,
 			  json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions",
@@ -82,13 +81,13 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 				    "serverAddressByClientCIDRs", "clientCIDR",
 				    "0.0.0.0/0", "serverAddress", ""));
 	} else if (!strcmp(p, "/apis") || !strcmp(p, "/apis/")) {
-		resp_json(
-		    resp, 200,
-		    json_pack("{sssss[{sss[{ssss}]s{ssss}}]}", "kind",
-			      "APIGroupList", "apiVersion", "v1", "groups",
-			      "name", "apps", "versions", "groupVersion",
-			      "apps/v1", "version", "v1", "preferredVersion",
-			      "groupVersion", "apps/v1", "version", "v1"));
+		resp_json(resp, 200,
+			  json_pack("{sssss[{sss[{ssss}]s{ssss}}]}", "kind",
+				    "APIGroupList", "apiVersion", "v1",
+				    "groups", "name", "apps", "versions",
+				    "groupVersion", "apps/v1", "version", "v1",
+				    "preferredVersion", "groupVersion",
+				    "apps/v1", "version", "v1"));
 	} else if (!strcmp(p, "/api/v1")) {
 		resp_json(resp, 200, resource_list("v1"));
 	} else if (!strcmp(p, "/apis/apps/v1")) {
@@ -119,8 +118,8 @@ scale_of(const struct resource *res, json_t *obj)
 	json_t *md = json_object_get(obj, "metadata");
 	json_t *spec = json_object_get(obj, "spec");
 	json_t *status = json_object_get(obj, "status");
-	json_t *sel = json_object_get(json_object_get(spec, "selector"),
-				      "matchLabels");
+	json_t *sel =
+	    json_object_get(json_object_get(spec, "selector"), "matchLabels");
 	json_t *rep = json_object_get(spec, "replicas");
 	char selbuf[512] = "";
 	const char *k;
@@ -128,7 +127,8 @@ scale_of(const struct resource *res, json_t *obj)
 	size_t off = 0;
 
 	(void)res;
-	json_object_foreach(sel, k, v) {
+	json_object_foreach(sel, k, v)
+	{
 		off += (size_t)snprintf(selbuf + off, sizeof(selbuf) - off,
 					"%s%s=%s", off ? "," : "", k,
 					json_string_value(v));
@@ -136,14 +136,14 @@ scale_of(const struct resource *res, json_t *obj)
 			break;
 	}
 	return json_pack(
-	    "{sssss{sO?sO?sO?sO?sO?}s{sI}s{sIss}}", "kind", "Scale", "apiVersion",
-	    "autoscaling/v1", "metadata", "name", json_object_get(md, "name"),
-	    "namespace", json_object_get(md, "namespace"), "uid",
-	    json_object_get(md, "uid"), "resourceVersion",
-	    json_object_get(md, "resourceVersion"), "creationTimestamp",
-	    json_object_get(md, "creationTimestamp"), "spec", "replicas",
-	    (json_int_t)(rep ? json_integer_value(rep) : 1), "status",
-	    "replicas",
+	    "{sssss{sO?sO?sO?sO?sO?}s{sI}s{sIss}}", "kind", "Scale",
+	    "apiVersion", "autoscaling/v1", "metadata", "name",
+	    json_object_get(md, "name"), "namespace",
+	    json_object_get(md, "namespace"), "uid", json_object_get(md, "uid"),
+	    "resourceVersion", json_object_get(md, "resourceVersion"),
+	    "creationTimestamp", json_object_get(md, "creationTimestamp"),
+	    "spec", "replicas", (json_int_t)(rep ? json_integer_value(rep) : 1),
+	    "status", "replicas",
 	    (json_int_t)json_integer_value(json_object_get(status, "replicas")),
 	    "selector", selbuf);
 }
@@ -152,8 +152,7 @@ void
 h_get(struct api *a, struct route *rt, const struct query *q,
       struct api_resp *resp)
 {
-	struct store_key k = {rt->res->plural, rt->ns ? rt->ns : "",
-			      rt->name};
+	struct store_key k = {rt->res->plural, rt->ns ? rt->ns : "", rt->name};
 	struct store_item it;
 	int r = store_get(a->cfg.store, &k, &it);
 	json_t *o;
@@ -266,7 +265,7 @@ on_store_event(void *arg, const struct store_event *ev)
 		return;
 	}
 	emit(w,
-	     ev->type == STORE_ADDED	  ? "ADDED"
+	     ev->type == STORE_ADDED      ? "ADDED"
 	     : ev->type == STORE_MODIFIED ? "MODIFIED"
 					  : "DELETED",
 	     o);
@@ -331,7 +330,8 @@ api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	if (r) {
 		char msg[128];
 
-		snprintf(msg, sizeof(msg), "too old resource version: %lld (%lld)",
+		snprintf(msg, sizeof(msg),
+			 "too old resource version: %lld (%lld)",
 			 (long long)from, (long long)store_rv(a->cfg.store));
 		resp_status(resp, 410, "Expired", msg, NULL, NULL, NULL);
 		filter_release(&w->f);

@@ -28,8 +28,7 @@ field_of(const struct schema *s, const char *json)
 
 /* Replaces dst's field `name` with a copy of src's. */
 static void
-copy_field(const struct schema *s, void *dst, const void *src,
-	   const char *name)
+copy_field(const struct schema *s, void *dst, const void *src, const char *name)
 {
 	const struct field *f = field_of(s, name);
 	const struct schema *sub = f->sub;
@@ -139,10 +138,11 @@ check_kind(const struct resource *res, json_t *body, struct api_resp *resp)
 		return -1;
 	}
 	if (kind && strcmp(kind, res->kind)) {
-		snprintf(msg, sizeof(msg),
-			 "the kind in the data (%s) does not match the expected "
-			 "kind (%s)",
-			 kind, res->kind);
+		snprintf(
+		    msg, sizeof(msg),
+		    "the kind in the data (%s) does not match the expected "
+		    "kind (%s)",
+		    kind, res->kind);
 		bad_request(resp, msg);
 		return -1;
 	}
@@ -248,8 +248,9 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 	json_decref(body);
 	m = object_meta(&o);
 	if (m->namespace && *m->namespace && strcmp(m->namespace, rt->ns)) {
-		bad_request(resp, "the namespace of the provided object does "
-				  "not match the namespace sent on the request");
+		bad_request(resp,
+			    "the namespace of the provided object does "
+			    "not match the namespace sent on the request");
 		object_release(&o);
 		return;
 	}
@@ -278,10 +279,10 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			return;
 		}
 		text = encode_text(&o);
-		r = store_create(a->cfg.store,
-				 &(struct store_key){res->plural, m->namespace,
-						     m->name},
-				 text, &m->labels, &rv);
+		r = store_create(
+		    a->cfg.store,
+		    &(struct store_key){res->plural, m->namespace, m->name},
+		    text, &m->labels, &rv);
 		if (r == 0) {
 			respond_item(resp, 201, res->plural, m->namespace,
 				     m->name, text, rv);
@@ -380,13 +381,12 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 		goto out;
 	}
 	if (is_scale) {
-		json_t *rep = json_object_get(json_object_get(body, "spec"),
-					      "replicas");
-		struct opt_int *ri = res->kid == KIND_DEPLOYMENT
-					 ? &((struct deployment *)old.obj)
-						->spec.replicas
-					 : &((struct replicaset *)old.obj)
-						->spec.replicas;
+		json_t *rep =
+		    json_object_get(json_object_get(body, "spec"), "replicas");
+		struct opt_int *ri =
+		    res->kid == KIND_DEPLOYMENT
+			? &((struct deployment *)old.obj)->spec.replicas
+			: &((struct replicaset *)old.obj)->spec.replicas;
 
 		if (!json_is_integer(rep)) {
 			struct fielderr_list e = {0};
@@ -407,28 +407,24 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 			json_t *o = json_loads(resp->body, 0, NULL);
 
 			api_resp_release(resp);
-			resp_json(resp, 200,
-				  json_pack("{sssss{sO?sO?sO?sO?}s{sI}}", "kind",
-					    "Scale", "apiVersion",
-					    "autoscaling/v1", "metadata",
-					    "name",
-					    json_object_get(
-						json_object_get(o, "metadata"),
+			resp_json(
+			    resp, 200,
+			    json_pack(
+				"{sssss{sO?sO?sO?sO?}s{sI}}", "kind", "Scale",
+				"apiVersion", "autoscaling/v1", "metadata",
+				"name",
+				json_object_get(json_object_get(o, "metadata"),
 						"name"),
-					    "namespace",
-					    json_object_get(
-						json_object_get(o, "metadata"),
+				"namespace",
+				json_object_get(json_object_get(o, "metadata"),
 						"namespace"),
-					    "uid",
-					    json_object_get(
-						json_object_get(o, "metadata"),
+				"uid",
+				json_object_get(json_object_get(o, "metadata"),
 						"uid"),
-					    "resourceVersion",
-					    json_object_get(
-						json_object_get(o, "metadata"),
+				"resourceVersion",
+				json_object_get(json_object_get(o, "metadata"),
 						"resourceVersion"),
-					    "spec", "replicas",
-					    (json_int_t)ri->v));
+				"spec", "replicas", (json_int_t)ri->v));
 			json_decref(o);
 		}
 		goto out;
@@ -445,8 +441,9 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 		goto out;
 	}
 	if (nm->namespace && *nm->namespace && strcmp(nm->namespace, rt->ns)) {
-		bad_request(resp, "the namespace of the provided object does "
-				  "not match the namespace sent on the request");
+		bad_request(resp,
+			    "the namespace of the provided object does "
+			    "not match the namespace sent on the request");
 		goto out;
 	}
 	if (is_status) {
@@ -556,9 +553,8 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	 * one: it is not a precondition. */
 	{
 		json_t *md = json_object_get(result, "metadata");
-		const char *prv = json_string_value(
-		    json_object_get(json_object_get(target, "metadata"),
-				    "resourceVersion"));
+		const char *prv = json_string_value(json_object_get(
+		    json_object_get(target, "metadata"), "resourceVersion"));
 		const char *nrv =
 		    json_string_value(json_object_get(md, "resourceVersion"));
 
@@ -573,7 +569,7 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 /* DeleteOptions from the body (JSON) and the query string. */
 struct delete_opts {
 	const char *policy; /* Background, Foreground, Orphan */
-	int64_t grace;	    /* -1: unset */
+	int64_t grace;      /* -1: unset */
 	const char *pre_uid;
 	const char *pre_rv;
 };
@@ -603,8 +599,8 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 	dtime now = a->cfg.now(a->cfg.arg);
 
 	if (req->body && req->body_len &&
-	    (!req->content_type || !strncmp(req->content_type,
-					    "application/json", 16)))
+	    (!req->content_type ||
+	     !strncmp(req->content_type, "application/json", 16)))
 		body = json_loadb(req->body, req->body_len, 0, NULL);
 	if (body) {
 		json_t *pre = json_object_get(body, "preconditions");
@@ -612,12 +608,13 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		if ((v = json_string_value(
 			 json_object_get(body, "propagationPolicy"))))
 			d.policy = v;
-		if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
+		if (json_is_integer(
+			json_object_get(body, "gracePeriodSeconds")))
 			d.grace = json_integer_value(
 			    json_object_get(body, "gracePeriodSeconds"));
 		d.pre_uid = json_string_value(json_object_get(pre, "uid"));
-		d.pre_rv = json_string_value(
-		    json_object_get(pre, "resourceVersion"));
+		d.pre_rv =
+		    json_string_value(json_object_get(pre, "resourceVersion"));
 	}
 	if ((v = query_get(q, "propagationPolicy")))
 		d.policy = v;
@@ -659,12 +656,11 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		struct pod *p = o.obj;
 
 		if (p->spec.node_name && *p->spec.node_name) {
-			int64_t g = d.grace >= 0 ? d.grace
-				    : p->spec.termination_grace_period_seconds
-					      .set
-					? p->spec.termination_grace_period_seconds
-					      .v
-					: 30;
+			int64_t g =
+			    d.grace >= 0 ? d.grace
+			    : p->spec.termination_grace_period_seconds.set
+				? p->spec.termination_grace_period_seconds.v
+				: 30;
 
 			if (m->deletion_timestamp == 0 ||
 			    (m->deletion_grace_period_seconds.set &&
@@ -677,8 +673,8 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 					goto out;
 				}
 			} else {
-				respond_item(resp, 200, rt->res->plural,
-					     rt->ns, rt->name, it.value, it.rv);
+				respond_item(resp, 200, rt->res->plural, rt->ns,
+					     rt->name, it.value, it.rv);
 				goto out;
 			}
 		}

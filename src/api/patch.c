@@ -6,8 +6,7 @@
 
 #include "patch.h"
 
-static json_t *
-merge(json_t *target, json_t *patch, bool strategic);
+static json_t *merge(json_t *target, json_t *patch, bool strategic);
 
 /* Strategic merge: lists of objects that all carry "name" (containers,
  * env, ports, ...) merge element by element by name; {"$patch":"delete"}
@@ -20,7 +19,8 @@ named_list(json_t *a)
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
 		return false;
-	json_array_foreach(a, i, v) {
+	json_array_foreach(a, i, v)
+	{
 		if (!json_is_object(v) ||
 		    !json_is_string(json_object_get(v, "name")))
 			return false;
@@ -34,8 +34,10 @@ merge_named(json_t *target, json_t *patch)
 	json_t *out = json_deep_copy(target), *p;
 	size_t i, j;
 
-	json_array_foreach(patch, i, p) {
-		const char *name = json_string_value(json_object_get(p, "name"));
+	json_array_foreach(patch, i, p)
+	{
+		const char *name =
+		    json_string_value(json_object_get(p, "name"));
 		const char *op =
 		    json_string_value(json_object_get(p, "$patch"));
 		bool found = false;
@@ -43,8 +45,9 @@ merge_named(json_t *target, json_t *patch)
 		for (j = 0; j < json_array_size(out); j++) {
 			json_t *e = json_array_get(out, j);
 
-			if (strcmp(json_string_value(json_object_get(e, "name")),
-				   name))
+			if (strcmp(
+				json_string_value(json_object_get(e, "name")),
+				name))
 				continue;
 			found = true;
 			if (op && !strcmp(op, "delete")) {
@@ -75,7 +78,8 @@ merge(json_t *target, json_t *patch, bool strategic)
 	if (!json_is_object(patch))
 		return json_deep_copy(patch);
 	out = json_is_object(target) ? json_deep_copy(target) : json_object();
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		json_t *cur = json_object_get(out, k);
 
 		if (strategic && !strcmp(k, "$patch"))
@@ -219,8 +223,7 @@ put_ptr(json_t *doc, const char *ptr, json_t *v, bool replace)
 
 		if (!replace && !strcmp(last, "-")) {
 			r = json_array_append_new(par, v);
-		} else if (*end || i < 0 ||
-			   (size_t)i > (replace ? n - 1 : n) ||
+		} else if (*end || i < 0 || (size_t)i > (replace ? n - 1 : n) ||
 			   (replace && n == 0)) {
 			json_decref(v);
 		} else if (replace) {
@@ -266,7 +269,8 @@ patch_json(json_t *target, json_t *ops, char *err, size_t errlen)
 		json_decref(doc);
 		return NULL;
 	}
-	json_array_foreach(ops, i, op) {
+	json_array_foreach(ops, i, op)
+	{
 		const char *o = json_string_value(json_object_get(op, "op"));
 		const char *path =
 		    json_string_value(json_object_get(op, "path"));
@@ -276,8 +280,8 @@ patch_json(json_t *target, json_t *ops, char *err, size_t errlen)
 		int r = -1;
 
 		if (o == NULL || path == NULL) {
-			snprintf(err, errlen, "operation %zu: missing op or path",
-				 i);
+			snprintf(err, errlen,
+				 "operation %zu: missing op or path", i);
 			goto fail;
 		}
 		if (!strcmp(o, "add") && value) {

@@ -278,8 +278,7 @@ authorized(struct listener *l, struct MHD_Connection *conn)
 
 	if (!l->tcp)
 		return true;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					"Authorization");
+	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	return h && tok && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, tok);
 }
 
@@ -341,8 +340,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	req.method = method;
 	req.path = url;
 	req.query = q.sb.len ? q.sb.buf : NULL;
-	req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						       "Content-Type");
+	req.content_type =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
 	req.body = c->body.buf;
 	req.body_len = c->too_large ? API_MAX_BODY + 1 : c->body.len;
 	if (api_is_watch(&req)) {
@@ -350,8 +349,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		const char *ts;
 		int ret;
 
-		c->watch = api_watch_open(srv->cfg.api, &req, on_watch_line, c,
-					  &resp);
+		c->watch =
+		    api_watch_open(srv->cfg.api, &req, on_watch_line, c, &resp);
 		strbuf_release(&q.sb);
 		if (c->watch == NULL)
 			return queue_api(conn, &resp);
@@ -418,24 +417,26 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 	       struct sockaddr_in *sin, char *err, size_t errlen)
 {
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-			 MHD_USE_ERROR_LOG;
+	unsigned flags =
+	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	l->srv = s;
 	if (fd >= 0)
 		l->d = MHD_start_daemon(
 		    flags, 0, NULL, NULL, handler, l,
 		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL,
-		    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-		    MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+		    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
+		    on_completed, l, MHD_OPTION_CONNECTION_LIMIT,
+		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned)0, MHD_OPTION_END);
 	else
 		l->d = MHD_start_daemon(
 		    flags, 0, NULL, NULL, handler, l,
 		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL,
-		    MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-		    MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
-		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+		    MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED,
+		    on_completed, l, MHD_OPTION_CONNECTION_LIMIT,
+		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned)0, MHD_OPTION_END);
 	if (l->d == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP listener");
 		if (fd >= 0)
@@ -464,8 +465,8 @@ http_server_start(const struct http_server_config *cfg,
 	if (cfg->unix_path) {
 		int fd = unix_listen(cfg->unix_path, err, errlen);
 
-		if (fd < 0 || start_listener(s, &s->ls[s->nls], fd, NULL, err,
-					     errlen)) {
+		if (fd < 0 ||
+		    start_listener(s, &s->ls[s->nls], fd, NULL, err, errlen)) {
 			free(s);
 			return -1;
 		}
@@ -474,7 +475,8 @@ http_server_start(const struct http_server_config *cfg,
 	}
 	if (cfg->tcp_host) {
 		struct sockaddr_in sin = {.sin_family = AF_INET,
-					  .sin_port = htons((uint16_t)cfg->tcp_port)};
+					  .sin_port =
+					      htons((uint16_t)cfg->tcp_port)};
 		const union MHD_DaemonInfo *info;
 
 		if (inet_pton(AF_INET, cfg->tcp_host, &sin.sin_addr) != 1) {

@@ -22,7 +22,7 @@ struct http_server_config {
 	uv_loop_t *loop;
 	const char *unix_path; /* NULL: no unix socket */
 	const char *tcp_host;  /* NULL: no TCP listener */
-	int tcp_port;	       /* 0: pick one (see http_server_tcp_port) */
+	int tcp_port;          /* 0: pick one (see http_server_tcp_port) */
 	const char *token;     /* required on TCP */
 	unsigned max_connections;
 };

@@ -10,7 +10,7 @@
 #include "strmap.h"
 #include "xalloc.h"
 
-#define AT(obj, f) ((char *)(obj) + (f)->off)
+#define AT(obj, f)  ((char *)(obj) + (f)->off)
 #define CAT(obj, f) ((const char *)(obj) + (f)->off)
 
 static const char *
@@ -126,7 +126,8 @@ codec_decode(const struct schema *s, json_t *j, void *obj, const char *path,
 		type_error(errs, *path ? path : "<root>", j, "object");
 		return (int)(errs->n - before);
 	}
-	json_object_foreach(j, key, val) {
+	json_object_foreach(j, key, val)
+	{
 		const struct field *f = NULL;
 
 		for (i = 0; i < s->nfields; i++)
@@ -227,7 +228,8 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 			type_error(errs, path, j, "object");
 			break;
 		}
-		json_object_foreach(j, k, v) {
+		json_object_foreach(j, k, v)
+		{
 			if (json_is_string(v)) {
 				strmap_set(p, k, json_string_value(v));
 			} else {
@@ -245,7 +247,8 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 			type_error(errs, path, j, "array");
 			break;
 		}
-		json_array_foreach(j, i, v) {
+		json_array_foreach(j, i, v)
+		{
 			if (json_is_string(v)) {
 				strlist_push(p, json_string_value(v));
 			} else {
@@ -274,7 +277,8 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 			type_error(errs, path, j, "array");
 			break;
 		}
-		json_array_foreach(j, i, v) {
+		json_array_foreach(j, i, v)
+		{
 			void *el = anylist_push(p, f->sub->size);
 
 			strbuf_reset(&sub);

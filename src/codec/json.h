@@ -16,8 +16,8 @@
  * to errs with paths below `path` ("" for the root). Returns the number of
  * errors added; obj is filled as far as possible and must be released with
  * schema_release() either way. */
-int codec_decode(const struct schema *s, json_t *j, void *obj,
-		 const char *path, struct fielderr_list *errs);
+int codec_decode(const struct schema *s, json_t *j, void *obj, const char *path,
+		 struct fielderr_list *errs);
 
 /* Encodes obj; the caller owns the returned reference. */
 json_t *codec_encode(const struct schema *s, const void *obj);

@@ -100,9 +100,9 @@ all_digits(const char *s, int base)
 			return false;
 		if (base == 8 && (*s < '0' || *s > '7'))
 			return false;
-		if (base == 16 && !((*s >= '0' && *s <= '9') ||
-				    (*s >= 'a' && *s <= 'f') ||
-				    (*s >= 'A' && *s <= 'F')))
+		if (base == 16 &&
+		    !((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+		      (*s >= 'A' && *s <= 'F')))
 			return false;
 	}
 	return true;
@@ -342,8 +342,7 @@ parse_node(struct yctx *c, yaml_event_t *ev)
 			ev->start_mark.column);
 		goto out;
 	}
-	if (ev->type != YAML_ALIAS_EVENT &&
-	    count_nodes(c, 1, &ev->start_mark))
+	if (ev->type != YAML_ALIAS_EVENT && count_nodes(c, 1, &ev->start_mark))
 		goto out;
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:

@@ -131,7 +131,7 @@ load_doc(json_t *doc, size_t index, bool prepare, struct object_list *out,
 		size_t i;
 
 		json_array_foreach(items, i, it)
-			load_doc(it, index, prepare, out, errs);
+		    load_doc(it, index, prepare, out, errs);
 		return;
 	}
 	if (object_decode(doc, prepare, &o, &fe) == 0) {
@@ -163,8 +163,7 @@ manifest_load(const char *buf, size_t len, bool prepare,
 		errs->syntax = xstrdup(err[0] ? err : "cannot parse manifest");
 		return -1;
 	}
-	json_array_foreach(docs, i, doc)
-		load_doc(doc, i, prepare, out, errs);
+	json_array_foreach(docs, i, doc) load_doc(doc, i, prepare, out, errs);
 	json_decref(docs);
 	if (errs->n) {
 		object_list_release(out);

@@ -34,8 +34,7 @@ struct manifest_errors {
 
 void manifest_errors_release(struct manifest_errors *e);
 /* Writes every error, one per line, Kubernetes style. */
-void manifest_errors_format(const struct manifest_errors *e,
-			    struct strbuf *sb);
+void manifest_errors_format(const struct manifest_errors *e, struct strbuf *sb);
 
 /* Parses YAML or JSON (several documents, Lists expanded), decodes,
  * defaults and validates every object. Returns 0 with all objects in out,

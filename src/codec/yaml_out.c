@@ -71,7 +71,8 @@ emit(yaml_emitter_t *e, json_t *j)
 						    YAML_BLOCK_MAPPING_STYLE);
 		if (!yaml_emitter_emit(e, &ev))
 			return -1;
-		json_object_foreach(j, k, v) {
+		json_object_foreach(j, k, v)
+		{
 			if (emit_scalar(e, k, needs_quotes(k)) || emit(e, v))
 				return -1;
 		}
@@ -84,7 +85,8 @@ emit(yaml_emitter_t *e, json_t *j)
 				       : YAML_FLOW_SEQUENCE_STYLE);
 		if (!yaml_emitter_emit(e, &ev))
 			return -1;
-		json_array_foreach(j, i, v) {
+		json_array_foreach(j, i, v)
+		{
 			if (emit(e, v))
 				return -1;
 		}

@@ -69,9 +69,9 @@ defaults_pod_spec(struct pod_spec *s)
 		def_str(&c->termination_message_path, "/dev/termination-log");
 		def_str(&c->termination_message_policy, "File");
 		if (c->image_pull_policy == NULL)
-			c->image_pull_policy = xstrdup(
-			    image_is_latest(c->image) ? "Always"
-						      : "IfNotPresent");
+			c->image_pull_policy =
+			    xstrdup(image_is_latest(c->image) ? "Always"
+							      : "IfNotPresent");
 		for (j = 0; j < c->ports.n; j++)
 			def_str(&c->ports.v[j].protocol, "TCP");
 		defaults_probe(c->liveness_probe);

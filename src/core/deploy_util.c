@@ -166,8 +166,8 @@ new_rs_new_replicas(const struct deployment *d, struct replicaset *const *all,
 	if (!deploy_is_rolling(d))
 		return deploy_replicas(d);
 	/* The plain percent rule: no fencepost adjustment here. */
-	if (ru && intstr_scaled(&ru->max_surge, deploy_replicas(d), true,
-				&surge))
+	if (ru &&
+	    intstr_scaled(&ru->max_surge, deploy_replicas(d), true, &surge))
 		surge = 0;
 	cur_new = rs_replicas(new_rs);
 	max_total = deploy_replicas(d) + surge;
@@ -362,8 +362,8 @@ append_revision_history(struct replicaset *rs, const char *old)
 	}
 	for (p = hist;;) {
 		const char *comma = strchr(p, ',');
-		char *part = xstrndup(p, comma ? (size_t)(comma - p)
-					       : strlen(p));
+		char *part =
+		    xstrndup(p, comma ? (size_t)(comma - p) : strlen(p));
 
 		strlist_push(&parts, part);
 		free(part);
@@ -565,8 +565,8 @@ set_condition(struct condition_list *l, const char *type, const char *status,
 	    .last_transition_time = now,
 	};
 
-	if (cur && cur->status && !strcmp(cur->status, status) &&
-	    cur->reason && !strcmp(cur->reason, reason))
+	if (cur && cur->status && !strcmp(cur->status, status) && cur->reason &&
+	    !strcmp(cur->reason, reason))
 		return;
 	if (cur && cur->status && !strcmp(cur->status, status))
 		c.last_transition_time = cur->last_transition_time;
@@ -606,8 +606,8 @@ deployment_timed_out(const struct deployment *d,
 	if (!deploy_has_progress_deadline(d))
 		return false;
 	c = condition_get(&st->conditions, "Progressing");
-	if (c == NULL || (c->reason && !strcmp(c->reason,
-					       REASON_NEW_RS_AVAILABLE)))
+	if (c == NULL ||
+	    (c->reason && !strcmp(c->reason, REASON_NEW_RS_AVAILABLE)))
 		return false;
 	if (c->reason && !strcmp(c->reason, REASON_TIMED_OUT))
 		return true;

@@ -14,20 +14,20 @@
 
 #include "model.h"
 
-#define MAX_INT32 2147483647
+#define MAX_INT32             2147483647
 #define MAX_REV_HISTORY_CHARS 2000
 
 /* Reasons of the Progressing and Available conditions. */
-#define REASON_NEW_RS_CREATED "NewReplicaSetCreated"
-#define REASON_FOUND_NEW_RS "FoundNewReplicaSet"
-#define REASON_RS_UPDATED "ReplicaSetUpdated"
+#define REASON_NEW_RS_CREATED   "NewReplicaSetCreated"
+#define REASON_FOUND_NEW_RS     "FoundNewReplicaSet"
+#define REASON_RS_UPDATED       "ReplicaSetUpdated"
 #define REASON_NEW_RS_AVAILABLE "NewReplicaSetAvailable"
-#define REASON_TIMED_OUT "ProgressDeadlineExceeded"
-#define REASON_PAUSED "DeploymentPaused"
-#define REASON_RESUMED "DeploymentResumed"
-#define REASON_RS_CREATE_ERROR "ReplicaSetCreateError"
-#define REASON_MIN_AVAILABLE "MinimumReplicasAvailable"
-#define REASON_MIN_UNAVAILABLE "MinimumReplicasUnavailable"
+#define REASON_TIMED_OUT        "ProgressDeadlineExceeded"
+#define REASON_PAUSED           "DeploymentPaused"
+#define REASON_RESUMED          "DeploymentResumed"
+#define REASON_RS_CREATE_ERROR  "ReplicaSetCreateError"
+#define REASON_MIN_AVAILABLE    "MinimumReplicasAvailable"
+#define REASON_MIN_UNAVAILABLE  "MinimumReplicasUnavailable"
 
 int64_t deploy_replicas(const struct deployment *d);
 int64_t rs_replicas(const struct replicaset *rs);
@@ -75,9 +75,8 @@ int rs_cmp_revision(const void *a, const void *b);
 bool skip_copy_annotation(const char *key);
 bool copy_deployment_annotations_to_rs(const struct deployment *d,
 				       struct replicaset *rs);
-bool set_new_rs_annotations(const struct deployment *d,
-			    struct replicaset *rs, int64_t new_revision,
-			    bool exists);
+bool set_new_rs_annotations(const struct deployment *d, struct replicaset *rs,
+			    int64_t new_revision, bool exists);
 bool set_replicas_annotations(struct replicaset *rs, int64_t desired,
 			      int64_t max);
 bool replicas_annotations_need_update(const struct replicaset *rs,
@@ -89,9 +88,8 @@ bool int_annotation(const struct strmap *ann, const char *key, int64_t *out);
 
 /* Proportional scaling (§7.2, §7.3). */
 int64_t round_half_away(double x);
-int64_t get_proportion(const struct replicaset *rs,
-		       const struct deployment *d, int64_t to_add,
-		       int64_t added);
+int64_t get_proportion(const struct replicaset *rs, const struct deployment *d,
+		       int64_t to_add, int64_t added);
 bool is_saturated(const struct deployment *d, const struct replicaset *rs);
 
 /* Conditions (§11.1): SetDeploymentCondition of a condition made now. */

@@ -55,7 +55,8 @@ digits(const char *s, int n, int *out)
 static int
 days_in_month(int y, int m)
 {
-	static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	static const int dm[] = {31, 28, 31, 30, 31, 30,
+				 31, 31, 30, 31, 30, 31};
 	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 
 	return m == 2 && leap ? 29 : dm[m - 1];
@@ -76,8 +77,8 @@ dtime_parse(const char *s, dtime *out)
 	    s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
 	    digits(s + 17, 2, &sec))
 		return -1;
-	if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) ||
-	    h > 23 || mi > 59 || sec > 59)
+	if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 ||
+	    mi > 59 || sec > 59)
 		return -1;
 	p = s + 19;
 	if (*p == '.') {
@@ -137,7 +138,6 @@ dtime_format(dtime t, char *buf)
 			 m % 100, d % 100, rem / 3600 % 100, rem / 60 % 60,
 			 rem % 60, ms);
 	else
-		snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02uZ", yy,
-			 m % 100, d % 100, rem / 3600 % 100, rem / 60 % 60,
-			 rem % 60);
+		snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02uZ", yy, m % 100,
+			 d % 100, rem / 3600 % 100, rem / 60 % 60, rem % 60);
 }

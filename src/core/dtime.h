@@ -10,8 +10,8 @@
 
 typedef int64_t dtime;
 
-#define DTIME_UNSET ((dtime)0)
-#define DTIME_SEC(s) ((dtime)(s) * 1000)
+#define DTIME_UNSET  ((dtime)0)
+#define DTIME_SEC(s) ((dtime)(s)*1000)
 
 /* Parses an RFC 3339 time ("2026-01-02T03:04:05Z", up to nine fractional
  * digits, "Z" or a +hh:mm offset). Sub-millisecond digits are truncated.

@@ -52,10 +52,10 @@ explain_budget(const struct deployment *d, const char *indent,
 		intstr_scaled(&ru->max_surge, r, true, &rs);
 		intstr_scaled(&ru->max_unavailable, r, false, &ru_);
 	}
-	explain_one("maxSurge", ru ? &ru->max_surge : NULL, r, rs, true,
-		    indent, sb);
-	explain_one("maxUnavailable", ru ? &ru->max_unavailable : NULL, r,
-		    ru_, false, indent, sb);
+	explain_one("maxSurge", ru ? &ru->max_surge : NULL, r, rs, true, indent,
+		    sb);
+	explain_one("maxUnavailable", ru ? &ru->max_unavailable : NULL, r, ru_,
+		    false, indent, sb);
 	if (rs == 0 && ru_ == 0)
 		strbuf_addf(sb,
 			    "%sboth resolve to 0, so maxUnavailable becomes "
@@ -64,8 +64,7 @@ explain_budget(const struct deployment *d, const char *indent,
 	else if (ru_ > r)
 		strbuf_addf(sb, "%smaxUnavailable is capped at %lld replicas\n",
 			    indent, (long long)r);
-	strbuf_addf(sb,
-		    "%sso at most %lld pods and at least %lld available\n",
+	strbuf_addf(sb, "%sso at most %lld pods and at least %lld available\n",
 		    indent, (long long)(r + s), (long long)(r - u));
 }
 
@@ -99,8 +98,7 @@ explain_action(const struct action *a, struct strbuf *sb)
 static void
 header(const struct deployment *d, struct strbuf *sb)
 {
-	strbuf_addf(sb, "Deployment %s: %s, %lld replicas\n",
-		    d->metadata.name,
+	strbuf_addf(sb, "Deployment %s: %s, %lld replicas\n", d->metadata.name,
 		    d->spec.strategy.type ? d->spec.strategy.type : "?",
 		    (long long)deploy_replicas(d));
 	explain_budget(d, "  ", sb);
@@ -153,8 +151,9 @@ explain_sim(const struct deployment *d, const struct sim_opts *opts,
 		strbuf_addstr(sb, " after they are created\n");
 	}
 	if (d->spec.min_ready_seconds)
-		strbuf_addf(sb, "  and available %llds after that "
-				"(minReadySeconds)\n",
+		strbuf_addf(sb,
+			    "  and available %llds after that "
+			    "(minReadySeconds)\n",
 			    (long long)d->spec.min_ready_seconds);
 	strbuf_addf(sb, "\n%10s %5s %6s %5s %5s  %s\n", "t", "pods", "avail",
 		    "old", "new", "actions");

@@ -14,12 +14,12 @@
 #include "strbuf.h"
 
 enum fielderr_type {
-	FE_INVALID,	  /* "Invalid value" */
-	FE_REQUIRED,	  /* "Required value" */
-	FE_FORBIDDEN,	  /* "Forbidden" */
+	FE_INVALID,       /* "Invalid value" */
+	FE_REQUIRED,      /* "Required value" */
+	FE_FORBIDDEN,     /* "Forbidden" */
 	FE_NOT_SUPPORTED, /* "Unsupported value" */
-	FE_DUPLICATE,	  /* "Duplicate value" */
-	FE_TOO_LONG,	  /* "Too long" */
+	FE_DUPLICATE,     /* "Duplicate value" */
+	FE_TOO_LONG,      /* "Too long" */
 	FE_UNKNOWN_FIELD, /* strict decoding: field not in the schema */
 };
 

@@ -12,8 +12,8 @@
 
 enum intstr_type {
 	INTSTR_UNSET = 0, /* field absent */
-	INTSTR_INT,	  /* ival holds the value */
-	INTSTR_STRING,	  /* sval holds the text, percent or not */
+	INTSTR_INT,       /* ival holds the value */
+	INTSTR_STRING,    /* sval holds the text, percent or not */
 };
 
 struct intstr {

@@ -46,11 +46,11 @@ val_pod(const void *o, struct fielderr_list *e)
 
 static const struct kind_info kinds[] = {
     {KIND_DEPLOYMENT, "apps/v1", "Deployment", "deployments",
-     &schema_deployment, offsetof(struct deployment, metadata),
-     def_deployment, val_deployment},
+     &schema_deployment, offsetof(struct deployment, metadata), def_deployment,
+     val_deployment},
     {KIND_REPLICASET, "apps/v1", "ReplicaSet", "replicasets",
-     &schema_replicaset, offsetof(struct replicaset, metadata),
-     def_replicaset, val_replicaset},
+     &schema_replicaset, offsetof(struct replicaset, metadata), def_replicaset,
+     val_replicaset},
     {KIND_POD, "v1", "Pod", "pods", &schema_pod, offsetof(struct pod, metadata),
      def_pod, val_pod},
 };

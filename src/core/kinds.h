@@ -18,8 +18,8 @@ enum kind_id {
 struct kind_info {
 	enum kind_id id;
 	const char *api_version; /* "apps/v1" */
-	const char *kind;	 /* "Deployment" */
-	const char *plural;	 /* "deployments" */
+	const char *kind;        /* "Deployment" */
+	const char *plural;      /* "deployments" */
 	const struct schema *schema;
 	size_t meta_off; /* offsetof(struct X, metadata) */
 	void (*defaults)(void *obj);

@@ -35,7 +35,7 @@ selector_matches(const struct label_selector *sel, const struct strmap *labels)
 	for (i = 0; i < sel->match_expressions.n; i++) {
 		const struct selector_req *r = &sel->match_expressions.v[i];
 		const char *v = strmap_get(labels, r->key ? r->key : "");
-		const char *op = r->operator ? r->operator : "";
+		const char *op = r->operator? r->operator: "";
 
 		if (!strcmp(op, "In")) {
 			if (v == NULL || !list_has(&r->values, v))
@@ -99,11 +99,11 @@ read_word(const char **p)
 static struct selector_req *
 add_req(struct label_selector *sel, const char *key, const char *op)
 {
-	struct selector_req *r = anylist_push(
-	    (struct anylist *)&sel->match_expressions, sizeof(*r));
+	struct selector_req *r =
+	    anylist_push((struct anylist *)&sel->match_expressions, sizeof(*r));
 
 	r->key = xstrdup(key);
-	r->operator = xstrdup(op);
+	r->operator= xstrdup(op);
 	return r;
 }
 
@@ -139,8 +139,8 @@ selector_parse(const char *s, struct label_selector *sel, char *err,
 			skip_ws(&p);
 			val = read_word(&p);
 			if (ne)
-				strlist_push(&add_req(sel, key, "NotIn")->values,
-					     val);
+				strlist_push(
+				    &add_req(sel, key, "NotIn")->values, val);
 			else
 				strlist_push(&add_req(sel, key, "In")->values,
 					     val);
@@ -213,8 +213,8 @@ subdomain_syntax(const char *s, size_t n)
 
 	for (i = 0; i <= n; i++)
 		if (i == n || s[i] == '.') {
-			if (i == start || !name_is_dns1123_label(s + start,
-								  i - start))
+			if (i == start ||
+			    !name_is_dns1123_label(s + start, i - start))
 				return false;
 			start = i + 1;
 		}
@@ -236,10 +236,10 @@ is_qualified_name_part(const char *s, size_t n)
 	return true;
 }
 
-#define MSG_QNAME                                                             \
-	"must consist of alphanumeric characters, '-', '_' or '.', and must " \
-	"start and end with an alphanumeric character (e.g. 'MyName',  or "   \
-	"'my.name',  or '123-abc', regex used for validation is "            \
+#define MSG_QNAME                                                              \
+	"must consist of alphanumeric characters, '-', '_' or '.', and must "  \
+	"start and end with an alphanumeric character (e.g. 'MyName',  or "    \
+	"'my.name',  or '123-abc', regex used for validation is "              \
 	"'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 
 /* IsQualifiedName: every problem of the key, in Kubernetes' order. */
@@ -338,7 +338,7 @@ validate_selector(const struct label_selector *sel, const char *path,
 	validate_labels(&sel->match_labels, p.buf, errs);
 	for (i = 0; i < sel->match_expressions.n; i++) {
 		const struct selector_req *r = &sel->match_expressions.v[i];
-		const char *op = r->operator ? r->operator : "";
+		const char *op = r->operator? r->operator: "";
 
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s.matchExpressions[%zu]", path, i);

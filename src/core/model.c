@@ -7,8 +7,10 @@
 #include "model.h"
 #include "xalloc.h"
 
-#define F(st, name, ty, member, fl, sub)                                      \
-	{name, ty, offsetof(struct st, member), fl, sub}
+#define F(st, name, ty, member, fl, sub)                                       \
+	{                                                                      \
+		name, ty, offsetof(struct st, member), fl, sub                 \
+	}
 #define O FF_OMITEMPTY
 
 static const struct field owner_ref_f[] = {
@@ -102,8 +104,7 @@ static const struct field http_get_f[] = {
     F(http_get_action, "port", FT_INTSTR, port, 0, NULL),
     F(http_get_action, "host", FT_STR, host, O, NULL),
     F(http_get_action, "scheme", FT_STR, scheme, O, NULL),
-    F(http_get_action, "httpHeaders", FT_LIST, http_headers, O,
-      &http_header_s),
+    F(http_get_action, "httpHeaders", FT_LIST, http_headers, O, &http_header_s),
 };
 static const struct schema http_get_s = SCHEMA(http_get_action, http_get_f);
 
@@ -118,8 +119,7 @@ static const struct field probe_f[] = {
     F(probe, "exec", FT_PTR, exec, O, &exec_action_s),
     F(probe, "httpGet", FT_PTR, http_get, O, &http_get_s),
     F(probe, "tcpSocket", FT_PTR, tcp_socket, O, &tcp_socket_s),
-    F(probe, "initialDelaySeconds", FT_OPTINT, initial_delay_seconds, O,
-      NULL),
+    F(probe, "initialDelaySeconds", FT_OPTINT, initial_delay_seconds, O, NULL),
     F(probe, "timeoutSeconds", FT_OPTINT, timeout_seconds, O, NULL),
     F(probe, "periodSeconds", FT_OPTINT, period_seconds, O, NULL),
     F(probe, "successThreshold", FT_OPTINT, success_threshold, O, NULL),
@@ -161,10 +161,10 @@ static const struct field container_f[] = {
     F(container, "readinessProbe", FT_PTR, readiness_probe, O, &probe_s),
     F(container, "startupProbe", FT_PTR, startup_probe, O, &probe_s),
     F(container, "lifecycle", FT_PTR, lifecycle, O, &lifecycle_s),
-    F(container, "terminationMessagePath", FT_STR, termination_message_path,
+    F(container, "terminationMessagePath", FT_STR, termination_message_path, O,
+      NULL),
+    F(container, "terminationMessagePolicy", FT_STR, termination_message_policy,
       O, NULL),
-    F(container, "terminationMessagePolicy", FT_STR,
-      termination_message_policy, O, NULL),
     F(container, "imagePullPolicy", FT_STR, image_pull_policy, O, NULL),
     F(container, "securityContext", FT_RAW, security_context, O, NULL),
 };
@@ -175,8 +175,7 @@ static const struct field toleration_f[] = {
     F(toleration, "operator", FT_STR, operator, O, NULL),
     F(toleration, "value", FT_STR, value, O, NULL),
     F(toleration, "effect", FT_STR, effect, O, NULL),
-    F(toleration, "tolerationSeconds", FT_OPTINT, toleration_seconds, O,
-      NULL),
+    F(toleration, "tolerationSeconds", FT_OPTINT, toleration_seconds, O, NULL),
 };
 static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
 
@@ -185,8 +184,8 @@ static const struct field pod_spec_f[] = {
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
     F(pod_spec, "terminationGracePeriodSeconds", FT_OPTINT,
       termination_grace_period_seconds, O, NULL),
-    F(pod_spec, "activeDeadlineSeconds", FT_OPTINT, active_deadline_seconds,
-      O, NULL),
+    F(pod_spec, "activeDeadlineSeconds", FT_OPTINT, active_deadline_seconds, O,
+      NULL),
     F(pod_spec, "dnsPolicy", FT_STR, dns_policy, O, NULL),
     F(pod_spec, "nodeSelector", FT_STRMAP, node_selector, O, NULL),
     F(pod_spec, "serviceAccountName", FT_STR, service_account_name, O, NULL),
@@ -203,16 +202,14 @@ static const struct field pod_template_f[] = {
     F(pod_template, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
     F(pod_template, "spec", FT_STRUCT, spec, 0, &schema_pod_spec),
 };
-const struct schema schema_pod_template =
-    SCHEMA(pod_template, pod_template_f);
+const struct schema schema_pod_template = SCHEMA(pod_template, pod_template_f);
 
 static const struct field condition_f[] = {
     F(condition, "type", FT_STR, type, 0, NULL),
     F(condition, "status", FT_STR, status, 0, NULL),
     F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
     F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
-    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O,
-      NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
     F(condition, "reason", FT_STR, reason, O, NULL),
     F(condition, "message", FT_STR, message, O, NULL),
 };
@@ -236,8 +233,7 @@ static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
 
 static const struct field dspec_f[] = {
     F(deployment_spec, "replicas", FT_OPTINT, replicas, O, NULL),
-    F(deployment_spec, "selector", FT_PTR, selector, O,
-      &schema_label_selector),
+    F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
     F(deployment_spec, "template", FT_STRUCT, template, 0,
       &schema_pod_template),
     F(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s),
@@ -254,17 +250,15 @@ static const struct field dstatus_f[] = {
     F(deployment_status, "observedGeneration", FT_INT, observed_generation, O,
       NULL),
     F(deployment_status, "replicas", FT_INT, replicas, O, NULL),
-    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O,
-      NULL),
+    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O, NULL),
     F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
     F(deployment_status, "availableReplicas", FT_INT, available_replicas, O,
       NULL),
-    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
-      O, NULL),
+    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas, O,
+      NULL),
     F(deployment_status, "conditions", FT_LIST, conditions, O,
       &schema_condition),
-    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O,
-      NULL),
+    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O, NULL),
 };
 static const struct schema dstatus_s = SCHEMA(deployment_status, dstatus_f);
 
@@ -282,8 +276,7 @@ const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
 static const struct field rsspec_f[] = {
     F(replicaset_spec, "replicas", FT_OPTINT, replicas, O, NULL),
     F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O, NULL),
-    F(replicaset_spec, "selector", FT_PTR, selector, O,
-      &schema_label_selector),
+    F(replicaset_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
     F(replicaset_spec, "template", FT_STRUCT, template, 0,
       &schema_pod_template),
 };
@@ -291,8 +284,8 @@ static const struct schema rsspec_s = SCHEMA(replicaset_spec, rsspec_f);
 
 static const struct field rsstatus_f[] = {
     F(replicaset_status, "replicas", FT_INT, replicas, 0, NULL),
-    F(replicaset_status, "fullyLabeledReplicas", FT_INT,
-      fully_labeled_replicas, O, NULL),
+    F(replicaset_status, "fullyLabeledReplicas", FT_INT, fully_labeled_replicas,
+      O, NULL),
     F(replicaset_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
     F(replicaset_status, "availableReplicas", FT_INT, available_replicas, O,
       NULL),
@@ -491,8 +484,8 @@ meta_controller_ref(const struct object_meta *m)
 }
 
 void
-meta_remove_owner_refs(struct object_meta *m, const char *kind,
-		       const char *uid, const char *name)
+meta_remove_owner_refs(struct object_meta *m, const char *kind, const char *uid,
+		       const char *name)
 {
 	struct owner_ref_list *l = &m->owner_references;
 	size_t i = 0;

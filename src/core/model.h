@@ -17,11 +17,11 @@
 #include "schema.h"
 #include "strmap.h"
 
-#define LIST_OF(type)                                                         \
-	struct type##_list {                                                  \
-		struct type *v;                                               \
-		size_t n;                                                     \
-		size_t alloc;                                                 \
+#define LIST_OF(type)                                                          \
+	struct type##_list {                                                   \
+		struct type *v;                                                \
+		size_t n;                                                      \
+		size_t alloc;                                                  \
 	}
 
 /* ---- metadata ---- */
@@ -186,7 +186,7 @@ struct pod_spec {
 	char *scheduler_name;
 	struct toleration_list tolerations;
 	char *security_context; /* raw JSON */
-	char *affinity;		/* raw JSON */
+	char *affinity;         /* raw JSON */
 };
 
 struct pod_template {
@@ -355,15 +355,15 @@ extern const struct schema schema_replicaset;
 extern const struct schema schema_pod;
 
 /* Well-known names. */
-#define ANN_REVISION "deployment.kubernetes.io/revision"
-#define ANN_REVISION_HISTORY "deployment.kubernetes.io/revision-history"
-#define ANN_DESIRED_REPLICAS "deployment.kubernetes.io/desired-replicas"
-#define ANN_MAX_REPLICAS "deployment.kubernetes.io/max-replicas"
-#define ANN_CHANGE_CAUSE "kubernetes.io/change-cause"
-#define ANN_LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
-#define ANN_ROLLBACK_TO "deprecated.deployment.rollback.to"
-#define ANN_RESTARTED_AT "kubectl.kubernetes.io/restartedAt"
-#define ANN_DELETION_COST "controller.kubernetes.io/pod-deletion-cost"
+#define ANN_REVISION            "deployment.kubernetes.io/revision"
+#define ANN_REVISION_HISTORY    "deployment.kubernetes.io/revision-history"
+#define ANN_DESIRED_REPLICAS    "deployment.kubernetes.io/desired-replicas"
+#define ANN_MAX_REPLICAS        "deployment.kubernetes.io/max-replicas"
+#define ANN_CHANGE_CAUSE        "kubernetes.io/change-cause"
+#define ANN_LAST_APPLIED        "kubectl.kubernetes.io/last-applied-configuration"
+#define ANN_ROLLBACK_TO         "deprecated.deployment.rollback.to"
+#define ANN_RESTARTED_AT        "kubectl.kubernetes.io/restartedAt"
+#define ANN_DELETION_COST       "controller.kubernetes.io/pod-deletion-cost"
 #define LABEL_POD_TEMPLATE_HASH "pod-template-hash"
 
 /* Lifecycle helpers: thin wrappers over schema_release/schema_copy. */

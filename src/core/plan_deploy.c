@@ -32,8 +32,8 @@ struct st {
 	const struct plan_deploy_in *in;
 	struct plan_deploy_out *out;
 	struct deployment *d;
-	int64_t *snap;	/* RS sizes when the step's RS list was taken */
-	bool *deleted;	/* parallel to out->rs */
+	int64_t *snap; /* RS sizes when the step's RS list was taken */
+	bool *deleted; /* parallel to out->rs */
 	size_t alloc;
 	bool have_snap;
 };
@@ -156,8 +156,7 @@ claim_replicasets(struct st *st)
 		struct replicaset *rs;
 
 		if (src->metadata.namespace && st->d->metadata.namespace &&
-		    strcmp(src->metadata.namespace,
-			   st->d->metadata.namespace))
+		    strcmp(src->metadata.namespace, st->d->metadata.namespace))
 			continue;
 		if (ref) {
 			if (!owner_ref_is(ref, "Deployment", &st->d->metadata))
@@ -245,7 +244,8 @@ find_new_rs(struct st *st)
 	size_t i;
 
 	for (i = 0; i < st->out->nrs; i++)
-		if (!st->deleted[i] && rs_matches_template(st->d, st->out->rs[i]))
+		if (!st->deleted[i] &&
+		    rs_matches_template(st->d, st->out->rs[i]))
 			return st->out->rs[i];
 	return NULL;
 }
@@ -321,11 +321,11 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 	*newp = NULL;
 
 	if (existing) {
-		bool changed = set_new_rs_annotations(d, existing, new_revision,
-						      true);
+		bool changed =
+		    set_new_rs_annotations(d, existing, new_revision, true);
 
-		if (changed ||
-		    existing->spec.min_ready_seconds != d->spec.min_ready_seconds) {
+		if (changed || existing->spec.min_ready_seconds !=
+				   d->spec.min_ready_seconds) {
 			existing->spec.min_ready_seconds =
 			    d->spec.min_ready_seconds;
 			write_rs(st, existing, rs_replicas(existing));
@@ -333,8 +333,7 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 			return 0;
 		}
 		needs_update = set_deployment_revision(
-		    d, strmap_get(&existing->metadata.annotations,
-				  ANN_REVISION)
+		    d, strmap_get(&existing->metadata.annotations, ANN_REVISION)
 			   ? strmap_get(&existing->metadata.annotations,
 					ANN_REVISION)
 			   : "");
@@ -450,8 +449,8 @@ scale_rs(struct st *st, struct replicaset *rs, int64_t to)
 	if (size)
 		event_add(&st->out->events, "Normal", "ScalingReplicaSet",
 			  "Scaled %s replica set %s to %lld from %lld",
-			  to > from ? "up" : "down", rs_name(rs),
-			  (long long)to, (long long)from);
+			  to > from ? "up" : "down", rs_name(rs), (long long)to,
+			  (long long)from);
 	return size;
 }
 
@@ -502,10 +501,9 @@ calculate_status(struct st *st, const struct replicaset *new_rs,
 	for (i = 0; i < d->status.conditions.n; i++)
 		condition_append(&ns->conditions, &d->status.conditions.v[i]);
 	if (ns->available_replicas >= deploy_replicas(d) - max_unavailable(d))
-		set_condition(&ns->conditions, "Available", "True",
-			      REASON_MIN_AVAILABLE,
-			      "Deployment has minimum availability.",
-			      st->in->now);
+		set_condition(
+		    &ns->conditions, "Available", "True", REASON_MIN_AVAILABLE,
+		    "Deployment has minimum availability.", st->in->now);
 	else
 		set_condition(&ns->conditions, "Available", "False",
 			      REASON_MIN_UNAVAILABLE,
@@ -580,8 +578,8 @@ sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 	if (deploy_has_progress_deadline(d) && !complete_already) {
 		if (deployment_complete(d, &ns)) {
 			snprintf(msg, sizeof(msg),
-				 "%s \"%s\" has successfully progressed.",
-				 what, name);
+				 "%s \"%s\" has successfully progressed.", what,
+				 name);
 			set_condition(&ns.conditions, "Progressing", "True",
 				      REASON_NEW_RS_AVAILABLE, msg,
 				      st->in->now);
@@ -601,8 +599,7 @@ sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 				if (cur->status && !strcmp(cur->status, "True"))
 					c.last_transition_time =
 					    cur->last_transition_time;
-				condition_remove(&ns.conditions,
-						 "Progressing");
+				condition_remove(&ns.conditions, "Progressing");
 			}
 			/* SetDeploymentCondition on a list without it */
 			condition_append(&ns.conditions, &c);
@@ -667,7 +664,8 @@ cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 		return;
 	c = xmalloc((nold + 1) * sizeof(*c));
 	for (i = 0; i < nold; i++)
-		if (old[i] && old[i]->metadata.deletion_timestamp == DTIME_UNSET)
+		if (old[i] &&
+		    old[i]->metadata.deletion_timestamp == DTIME_UNSET)
 			c[n++] = old[i];
 	diff = (int64_t)n - d->spec.revision_history_limit.v;
 	if (diff > 0) {
@@ -744,8 +742,8 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 	memcpy(act, old, nold * sizeof(*act));
 	act[nold] = new_rs;
 	n = active_only(act, nold + 1);
-	allowed = deploy_replicas(d) > 0 ? deploy_replicas(d) + max_surge(d)
-					 : 0;
+	allowed =
+	    deploy_replicas(d) > 0 ? deploy_replicas(d) + max_surge(d) : 0;
 	to_add = allowed - rs_spec_sum(act, n);
 	if (to_add > 0)
 		xqsort(act, n, sizeof(*act), rs_cmp_size_newer);
@@ -753,8 +751,8 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 		xqsort(act, n, sizeof(*act), rs_cmp_size_older);
 	target = xmalloc((n + 1) * sizeof(*target));
 	for (i = 0; i < n; i++) {
-		int64_t p = to_add ? get_proportion(act[i], d, to_add, added)
-				   : 0;
+		int64_t p =
+		    to_add ? get_proportion(act[i], d, to_add, added) : 0;
 
 		target[i] = rs_replicas(act[i]) + p;
 		added += p;
@@ -952,7 +950,8 @@ old_pods_running(struct st *st, const struct replicaset *new_rs,
 			continue;
 		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
 			continue;
-		if (!selector_matches(st->d->spec.selector, &p->metadata.labels))
+		if (!selector_matches(st->d->spec.selector,
+				      &p->metadata.labels))
 			continue;
 		for (j = 0; j < nold; j++)
 			if (pod_owned_by(p, old[j]))
@@ -1052,7 +1051,8 @@ rollback(struct st *st)
 			const struct strmap *ra = &rs->metadata.annotations;
 
 			pod_template_release(&d->spec.template);
-			pod_template_copy(&d->spec.template, &rs->spec.template);
+			pod_template_copy(&d->spec.template,
+					  &rs->spec.template);
 			strmap_del(&d->spec.template.metadata.labels,
 				   LABEL_POD_TEMPLATE_HASH);
 			for (k = 0; k < d->metadata.annotations.n; k++)
@@ -1161,7 +1161,7 @@ sync_deployment(struct st *st)
 	}
 	claim_replicasets(st);
 	xqsort(st->out->rs, st->out->nrs, sizeof(*st->out->rs),
-	      rs_cmp_creation);
+	       rs_cmp_creation);
 	if (deployment_deleting(st)) {
 		struct replicaset *new_rs, **old;
 		size_t nold;
@@ -1252,7 +1252,8 @@ plan_deploy_object(const struct plan_deploy_out *out, const char *kind,
 	size_t i;
 
 	if (!strcmp(kind, "Deployment"))
-		return out->d.metadata.name && !strcmp(out->d.metadata.name, name)
+		return out->d.metadata.name &&
+			       !strcmp(out->d.metadata.name, name)
 			   ? &out->d
 			   : NULL;
 	for (i = 0; i < out->nrs; i++)

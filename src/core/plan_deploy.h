@@ -28,15 +28,15 @@ struct plan_deploy_in {
 };
 
 struct plan_budget {
-	bool set;	     /* RollingUpdate only */
+	bool set;            /* RollingUpdate only */
 	int64_t replicas;    /* spec.replicas */
-	int64_t surge;	     /* MaxSurge */
+	int64_t surge;       /* MaxSurge */
 	int64_t unavailable; /* MaxUnavailable */
 };
 
 struct plan_deploy_out {
-	struct deployment d;	 /* the Deployment after the step */
-	struct replicaset **rs;	 /* its ReplicaSets after the step, oldest
+	struct deployment d;    /* the Deployment after the step */
+	struct replicaset **rs; /* its ReplicaSets after the step, oldest
 				    first; deleted ones are gone */
 	size_t nrs;
 	struct replicaset **released; /* RSes whose ownerRef was dropped */

@@ -185,7 +185,8 @@ ranked_pod_cmp(const void *a, const void *b)
 	if (x->restarts != y->restarts)
 		return x->restarts > y->restarts ? -1 : 1;
 	/* 8. newer first (zero time first) */
-	if (pi->metadata.creation_timestamp != pj->metadata.creation_timestamp) {
+	if (pi->metadata.creation_timestamp !=
+	    pj->metadata.creation_timestamp) {
 		c = cmp_time_log(pi, pj, pi->metadata.creation_timestamp,
 				 pj->metadata.creation_timestamp, x->now);
 		if (c)
@@ -264,8 +265,9 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 			   rs->metadata.deletion_timestamp == DTIME_UNSET &&
 			   selector_matches(rs->spec.selector,
 					    &p->metadata.labels)) {
-			out->adopt = xrealloc(out->adopt, (out->nadopt + 1) *
-							      sizeof(*out->adopt));
+			out->adopt =
+			    xrealloc(out->adopt,
+				     (out->nadopt + 1) * sizeof(*out->adopt));
 			out->adopt[out->nadopt++] = p;
 			mine[nmine++] = p;
 		}
@@ -275,8 +277,8 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	if (rs->metadata.deletion_timestamp != DTIME_UNSET)
 		diff = 0;
 	if (diff < 0) {
-		out->create = -diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS
-							: -diff;
+		out->create =
+		    -diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS : -diff;
 	} else if (diff > 0) {
 		struct ranked_pod *rp;
 		const struct pod *const *rel =
@@ -324,9 +326,9 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 					     in->now)) {
 				avail++;
 			} else if (rs->spec.min_ready_seconds > 0) {
-				dtime at = pod_ready_time(p) +
-					   DTIME_SEC(rs->spec.min_ready_seconds) +
-					   1;
+				dtime at =
+				    pod_ready_time(p) +
+				    DTIME_SEC(rs->spec.min_ready_seconds) + 1;
 
 				if (next == 0 || at < next)
 					next = at;
@@ -341,9 +343,8 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	for (i = 0; i < rs->status.conditions.n; i++)
 		condition_append(&out->status.conditions,
 				 &rs->status.conditions.v[i]);
-	out->status_changed =
-	    !schema_equal(schema_replicaset.fields[4].sub, &rs->status,
-			  &out->status);
+	out->status_changed = !schema_equal(schema_replicaset.fields[4].sub,
+					    &rs->status, &out->status);
 	if (next)
 		out->requeue_after_ms = next - in->now;
 	free(mine);

@@ -28,22 +28,22 @@ struct plan_rs_in {
 };
 
 struct plan_rs_out {
-	int64_t create;			    /* pods to create */
-	const struct pod **victims;	    /* pods to delete, worst first */
+	int64_t create;             /* pods to create */
+	const struct pod **victims; /* pods to delete, worst first */
 	size_t nvictims;
-	const struct pod **adopt;	    /* orphans to adopt */
+	const struct pod **adopt; /* orphans to adopt */
 	size_t nadopt;
-	struct replicaset_status status;    /* the status to write */
+	struct replicaset_status status; /* the status to write */
 	bool status_changed;
-	int64_t requeue_after_ms;	    /* -1: none */
+	int64_t requeue_after_ms; /* -1: none */
 };
 
 void plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out);
 void plan_rs_out_release(struct plan_rs_out *out);
 
 /* Pod predicates of Kubernetes' pod utilities. */
-bool pod_is_active(const struct pod *p);   /* not terminal, not deleting */
-bool pod_is_ready(const struct pod *p);	   /* Ready condition True */
+bool pod_is_active(const struct pod *p); /* not terminal, not deleting */
+bool pod_is_ready(const struct pod *p);  /* Ready condition True */
 bool pod_is_available(const struct pod *p, int64_t min_ready_seconds,
 		      dtime now);
 dtime pod_ready_time(const struct pod *p); /* Ready lastTransitionTime */
@@ -69,8 +69,8 @@ struct ranked_pod {
 	dtime ready_time;
 	int64_t restarts;
 };
-void ranked_pod_init(struct ranked_pod *rp, const struct pod *p,
-		     int64_t rank, dtime now);
+void ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
+		     dtime now);
 int ranked_pod_cmp(const void *a, const void *b);
 
 #endif

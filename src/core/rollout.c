@@ -8,8 +8,7 @@
 #include "xalloc.h"
 
 enum rollout_state
-rollout_status(const struct deployment *d, int64_t revision,
-	       struct strbuf *msg)
+rollout_status(const struct deployment *d, int64_t revision, struct strbuf *msg)
 {
 	const char *name = d->metadata.name ? d->metadata.name : "";
 	const struct deployment_status *st = &d->status;
@@ -28,20 +27,19 @@ rollout_status(const struct deployment *d, int64_t revision,
 		}
 	}
 	if (d->metadata.generation > st->observed_generation) {
-		strbuf_addstr(msg,
-			      "Waiting for deployment spec update to be "
-			      "observed...\n");
+		strbuf_addstr(msg, "Waiting for deployment spec update to be "
+				   "observed...\n");
 		return ROLLOUT_WAITING;
 	}
 	c = condition_get(&st->conditions, "Progressing");
 	if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT)) {
-		strbuf_addf(msg, "deployment \"%s\" exceeded its progress "
-				 "deadline",
+		strbuf_addf(msg,
+			    "deployment \"%s\" exceeded its progress "
+			    "deadline",
 			    name);
 		return ROLLOUT_FAILED;
 	}
-	if (d->spec.replicas.set &&
-	    st->updated_replicas < d->spec.replicas.v) {
+	if (d->spec.replicas.set && st->updated_replicas < d->spec.replicas.v) {
 		strbuf_addf(msg,
 			    "Waiting for deployment \"%s\" rollout to finish: "
 			    "%lld out of %lld new replicas have been "
@@ -176,7 +174,8 @@ rollout_undo(const struct deployment *d, struct replicaset *const *rs,
 				   d->metadata.annotations.v[i].key,
 				   d->metadata.annotations.v[i].value);
 	for (i = 0; i < target->metadata.annotations.n; i++)
-		if (!skip_copy_annotation(target->metadata.annotations.v[i].key))
+		if (!skip_copy_annotation(
+			target->metadata.annotations.v[i].key))
 			strmap_set(&r->annotations,
 				   target->metadata.annotations.v[i].key,
 				   target->metadata.annotations.v[i].value);

@@ -10,14 +10,14 @@
 
 enum rollout_state {
 	ROLLOUT_WAITING, /* print the message, keep watching */
-	ROLLOUT_DONE,	 /* print the message, exit 0 */
-	ROLLOUT_FAILED,	 /* print "error: <message>", exit 1 */
+	ROLLOUT_DONE,    /* print the message, exit 0 */
+	ROLLOUT_FAILED,  /* print "error: <message>", exit 1 */
 };
 
 /* kubectl's DeploymentStatusViewer: msg gets one line (with '\n' for the
  * non-error states). revision 0: any. */
-enum rollout_state rollout_status(const struct deployment *d,
-				  int64_t revision, struct strbuf *msg);
+enum rollout_state rollout_status(const struct deployment *d, int64_t revision,
+				  struct strbuf *msg);
 
 /* The revisioned ReplicaSets of d, ascending by revision; *out is
  * allocated (pointers into rs), *n its length. */
@@ -33,7 +33,7 @@ enum undo_kind {
 struct undo_result {
 	enum undo_kind kind;
 	struct strbuf message;
-	int64_t revision;	      /* the target revision */
+	int64_t revision;             /* the target revision */
 	struct pod_template template; /* UNDO_PATCH: the new template */
 	struct strmap annotations;    /* UNDO_PATCH: the new annotations */
 };

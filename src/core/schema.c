@@ -9,7 +9,7 @@
 #include "strmap.h"
 #include "xalloc.h"
 
-#define AT(obj, f) ((char *)(obj) + (f)->off)
+#define AT(obj, f)  ((char *)(obj) + (f)->off)
 #define CAT(obj, f) ((const char *)(obj) + (f)->off)
 
 void
@@ -93,8 +93,8 @@ schema_release(const struct schema *s, void *obj)
 			struct anylist *l = p;
 
 			for (j = 0; j < l->n; j++)
-				schema_release(f->sub, (char *)l->v +
-							   j * f->sub->size);
+				schema_release(f->sub,
+					       (char *)l->v + j * f->sub->size);
 			free(l->v);
 			break;
 		}
@@ -148,10 +148,9 @@ schema_copy(const struct schema *s, void *dst, const void *src)
 			dl->n = dl->alloc = sl->n;
 			dl->v = sl->n ? xmalloc(sl->n * f->sub->size) : NULL;
 			for (j = 0; j < sl->n; j++)
-				schema_copy(f->sub,
-					    (char *)dl->v + j * f->sub->size,
-					    (const char *)sl->v +
-						j * f->sub->size);
+				schema_copy(
+				    f->sub, (char *)dl->v + j * f->sub->size,
+				    (const char *)sl->v + j * f->sub->size);
 			break;
 		}
 		default:
@@ -359,10 +358,9 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 
 			strbuf_addch(sb, '[');
 			for (j = 0; j < l->n; j++) {
-				schema_dump(f->sub,
-					    (const char *)l->v +
-						j * f->sub->size,
-					    sb);
+				schema_dump(
+				    f->sub,
+				    (const char *)l->v + j * f->sub->size, sb);
 				strbuf_addch(sb, ',');
 			}
 			strbuf_addch(sb, ']');

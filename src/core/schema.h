@@ -50,9 +50,9 @@ enum field_type {
 };
 
 enum field_flags {
-	FF_OMITEMPTY = 1 << 0,	/* not encoded when zero / empty */
-	FF_NULLTIME = 1 << 1,	/* an unset time is encoded as null */
-	FF_SKIPHASH = 1 << 2,	/* not part of the canonical dump */
+	FF_OMITEMPTY = 1 << 0, /* not encoded when zero / empty */
+	FF_NULLTIME = 1 << 1,  /* an unset time is encoded as null */
+	FF_SKIPHASH = 1 << 2,  /* not part of the canonical dump */
 };
 
 struct opt_int {
@@ -81,24 +81,24 @@ struct anylist {
 struct schema;
 
 struct field {
-	const char *json;	/* JSON member name */
+	const char *json; /* JSON member name */
 	enum field_type type;
-	size_t off;		/* offsetof in the parent struct */
+	size_t off; /* offsetof in the parent struct */
 	unsigned flags;
 	const struct schema *sub; /* FT_STRUCT, FT_PTR, FT_LIST */
 };
 
 struct schema {
-	const char *name;	/* Go-ish type name, for messages */
-	size_t size;		/* sizeof the struct */
+	const char *name; /* Go-ish type name, for messages */
+	size_t size;      /* sizeof the struct */
 	const struct field *fields;
 	size_t nfields;
 };
 
-#define SCHEMA(type, tbl)                                                     \
-	{                                                                     \
-		#type, sizeof(struct type), tbl,                              \
-		    sizeof(tbl) / sizeof((tbl)[0])                            \
+#define SCHEMA(type, tbl)                                                      \
+	{                                                                      \
+#type, sizeof(struct type), tbl,                               \
+		    sizeof(tbl) / sizeof((tbl)[0])                             \
 	}
 
 /* Frees everything obj owns and zeroes it; obj itself is not freed. */

@@ -18,7 +18,7 @@
 #include "xalloc.h"
 
 struct spod {
-	struct pod p; /* first: a struct pod * is a struct spod * */
+	struct pod p;   /* first: a struct pod * is a struct spod * */
 	dtime ready_at; /* when it becomes ready; 0 never / already */
 	bool dead;
 };
@@ -92,8 +92,8 @@ add_rs(struct world *w, struct replicaset *rs)
 static void
 set_ready(struct pod *p, dtime at)
 {
-	struct condition c = {.type = "Ready", .status = "True",
-			      .last_transition_time = at};
+	struct condition c = {
+	    .type = "Ready", .status = "True", .last_transition_time = at};
 
 	free(p->status.phase);
 	p->status.phase = xstrdup("Running");
@@ -127,8 +127,8 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 			const struct owner_ref *ref =
 			    meta_controller_ref(&pods[j]->metadata);
 
-			has = ref && owner_ref_is(ref, "ReplicaSet",
-						  &rs[i]->metadata);
+			has = ref &&
+			      owner_ref_is(ref, "ReplicaSet", &rs[i]->metadata);
 		}
 		if (has)
 			continue;
@@ -137,8 +137,8 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 
 			rs_new_pod(c, &sp->p);
 			pod_suffix(w, c->metadata.name, suf);
-			snprintf(name, sizeof(name), "%s-%s",
-				 c->metadata.name, suf);
+			snprintf(name, sizeof(name), "%s-%s", c->metadata.name,
+				 suf);
 			sp->p.metadata.name = xstrdup(name);
 			new_uid(w, "pod", uid, sizeof(uid));
 			sp->p.metadata.uid = xstrdup(uid);
@@ -146,10 +146,10 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 			    c->metadata.creation_timestamp;
 			sp->p.spec.node_name = xstrdup("node-1");
 			if (k < c->status.available_replicas)
-				set_ready(&sp->p, c->metadata.creation_timestamp
-						      ? c->metadata
-							    .creation_timestamp
-						      : 1);
+				set_ready(&sp->p,
+					  c->metadata.creation_timestamp
+					      ? c->metadata.creation_timestamp
+					      : 1);
 			else if (k < c->status.ready_replicas)
 				set_ready(&sp->p, w->now);
 			else
@@ -199,8 +199,8 @@ remove_rs(struct world *w, const char *name)
 			const struct owner_ref *ref =
 			    meta_controller_ref(&w->pods[j]->p.metadata);
 
-			if (ref && owner_ref_is(ref, "ReplicaSet",
-						&rs->metadata))
+			if (ref &&
+			    owner_ref_is(ref, "ReplicaSet", &rs->metadata))
 				w->pods[j]->dead = true;
 		}
 		replicaset_release(rs);
@@ -247,10 +247,9 @@ apply_deploy(struct world *w, struct plan_deploy_out *out)
 	const struct schema *rsspec = sub(&schema_replicaset, "spec");
 	size_t i;
 	int64_t gen = w->d.metadata.generation;
-	bool spec_changed =
-	    !schema_equal(dspec, &w->d.spec, &out->d.spec) ||
-	    !strmap_equal(&w->d.metadata.annotations,
-			  &out->d.metadata.annotations);
+	bool spec_changed = !schema_equal(dspec, &w->d.spec, &out->d.spec) ||
+			    !strmap_equal(&w->d.metadata.annotations,
+					  &out->d.metadata.annotations);
 	bool updated = false;
 
 	for (i = 0; i < out->actions.n; i++) {
@@ -327,8 +326,8 @@ run_rs_controllers(struct world *w)
 	w->rs_wake = 0;
 	for (i = 0; i < nrs; i++) {
 		struct replicaset *rs = w->rs[i];
-		struct plan_rs_in in = {.rs = rs, .pods = ptrs,
-					.npods = npods, .now = w->now};
+		struct plan_rs_in in = {
+		    .rs = rs, .pods = ptrs, .npods = npods, .now = w->now};
 		struct plan_rs_out out;
 		size_t k;
 		int64_t c;
@@ -443,9 +442,8 @@ sample(struct world *w)
 			s.new_++;
 		else
 			s.old++;
-		if (pod_is_available(p, owner ? owner->spec.min_ready_seconds
-					      : 0,
-				     w->now))
+		if (pod_is_available(
+			p, owner ? owner->spec.min_ready_seconds : 0, w->now))
 			s.available++;
 	}
 	return s;
@@ -592,9 +590,10 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 
 				if (at <= w.now && c)
 					at = c->last_update_time +
-					     DTIME_SEC(w.d.spec
-							   .progress_deadline_seconds
-							   .v) +
+					     DTIME_SEC(
+						 w.d.spec
+						     .progress_deadline_seconds
+						     .v) +
 					     1;
 				if (at <= w.now)
 					at = w.now + 1;
@@ -602,11 +601,11 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 					next = at;
 			}
 			if (next == 0) {
-				r->result = c && c->reason &&
-						    !strcmp(c->reason,
-							    REASON_TIMED_OUT)
-						? SIM_DEADLINE_EXCEEDED
-						: SIM_STALLED;
+				r->result =
+				    c && c->reason &&
+					    !strcmp(c->reason, REASON_TIMED_OUT)
+					? SIM_DEADLINE_EXCEEDED
+					: SIM_STALLED;
 				break;
 			}
 			if (next - o->start > o->max_ms)

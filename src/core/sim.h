@@ -18,16 +18,16 @@
 
 struct sim_opts {
 	int64_t pod_ready_ms; /* readiness delay of created pods; <0 never */
-	dtime start;	      /* virtual time of the first sync */
-	int64_t max_ms;	      /* give up after this much virtual time */
+	dtime start;          /* virtual time of the first sync */
+	int64_t max_ms;       /* give up after this much virtual time */
 	size_t max_steps;     /* and after this many steps */
 };
 
 struct sim_sample {
-	int64_t total;	   /* live pods */
+	int64_t total;     /* live pods */
 	int64_t available; /* available pods (minReadySeconds counted) */
-	int64_t old;	   /* live pods of old ReplicaSets */
-	int64_t new_;	   /* live pods of the new ReplicaSet */
+	int64_t old;       /* live pods of old ReplicaSets */
+	int64_t new_;      /* live pods of the new ReplicaSet */
 };
 
 struct sim_step {

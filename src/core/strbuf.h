@@ -15,7 +15,10 @@ struct strbuf {
 	size_t alloc;
 };
 
-#define STRBUF_INIT {.buf = strbuf_empty_, .len = 0, .alloc = 0}
+#define STRBUF_INIT                                                            \
+	{                                                                      \
+		.buf = strbuf_empty_, .len = 0, .alloc = 0                     \
+	}
 extern char strbuf_empty_[];
 
 void strbuf_init(struct strbuf *sb);

@@ -6,7 +6,7 @@
 #include "tmplhash.h"
 
 #define FNV_OFFSET 2166136261u
-#define FNV_PRIME 16777619u
+#define FNV_PRIME  16777619u
 
 uint32_t
 fnv1a32(uint32_t h, const void *data, size_t n)
@@ -36,8 +36,7 @@ tmplhash_compute(const struct pod_template *t,
 	strbuf_release(&sb);
 	if (collision_count && collision_count->set) {
 		uint32_t c = (uint32_t)collision_count->v;
-		unsigned char b[8] = {(unsigned char)c,
-				      (unsigned char)(c >> 8),
+		unsigned char b[8] = {(unsigned char)c, (unsigned char)(c >> 8),
 				      (unsigned char)(c >> 16),
 				      (unsigned char)(c >> 24)};
 
@@ -45,8 +44,8 @@ tmplhash_compute(const struct pod_template *t,
 	}
 	snprintf(digits, sizeof(digits), "%u", h);
 	for (i = 0; digits[i]; i++)
-		out[i] = alphabet[(unsigned char)digits[i] %
-				  (sizeof(alphabet) - 1)];
+		out[i] =
+		    alphabet[(unsigned char)digits[i] % (sizeof(alphabet) - 1)];
 	out[i] = '\0';
 }
 

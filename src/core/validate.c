@@ -12,14 +12,13 @@
 #include "xalloc.h"
 
 #define MSG_GE0 "must be greater than or equal to 0"
-#define MSG_PERCENT                                                           \
-	"a valid percent string must be a numeric string followed by an "     \
-	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "     \
+#define MSG_PERCENT                                                            \
+	"a valid percent string must be a numeric string followed by an "      \
+	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "      \
 	"'[0-9]+%')"
 
 /* A path builder: p(sb, "%s.spec", base) without repeating strbuf calls. */
-static const char *
-pathf(struct strbuf *sb, const char *fmt, ...)
+static const char *pathf(struct strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static const char *
@@ -88,8 +87,7 @@ validate_dns1123(const char *s, bool label, const char *path,
 	} else {
 		for (i = 0; i <= n && ok; i++)
 			if (i == n || s[i] == '.') {
-				ok = dns1123_label_syntax(s + start,
-							  i - start);
+				ok = dns1123_label_syntax(s + start, i - start);
 				start = i + 1;
 			}
 	}
@@ -145,16 +143,15 @@ validate_object_meta(const struct object_meta *m, bool namespaced,
 		validate_dns1123(m->namespace, true,
 				 pathf(&p, "%s.namespace", path), errs);
 	validate_labels(&m->labels, pathf(&p, "%s.labels", path), errs);
-	validate_annotations(&m->annotations,
-			     pathf(&p, "%s.annotations", path), errs);
+	validate_annotations(&m->annotations, pathf(&p, "%s.annotations", path),
+			     errs);
 	nonneg(m->generation, pathf(&p, "%s.generation", path), errs);
 	strbuf_release(&p);
 }
 
 /* IsValidPortName: one error per broken rule. */
 static void
-validate_port_name(const char *s, const char *path,
-		   struct fielderr_list *errs)
+validate_port_name(const char *s, const char *path, struct fielderr_list *errs)
 {
 	size_t n = strlen(s), i;
 	bool charset = n > 0, letter = false;
@@ -256,11 +253,11 @@ validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 				  pr->success_threshold.v, "must be 1");
 	if (pr->termination_grace_period_seconds.set &&
 	    pr->termination_grace_period_seconds.v <= 0)
-		fielderr_addf_int(errs, FE_INVALID,
-				  pathf(&p, "%s.terminationGracePeriodSeconds",
-					path),
-				  pr->termination_grace_period_seconds.v,
-				  "must be greater than 0");
+		fielderr_addf_int(
+		    errs, FE_INVALID,
+		    pathf(&p, "%s.terminationGracePeriodSeconds", path),
+		    pr->termination_grace_period_seconds.v,
+		    "must be greater than 0");
 	strbuf_release(&p);
 }
 
@@ -284,10 +281,10 @@ validate_container(const struct container *c, const char *path,
 		const struct container_port *cp = &c->ports.v[i];
 
 		if (cp->container_port == 0)
-			fielderr_add(errs, FE_REQUIRED,
-				     pathf(&p, "%s.ports[%zu].containerPort",
-					   path, i),
-				     NULL, "");
+			fielderr_add(
+			    errs, FE_REQUIRED,
+			    pathf(&p, "%s.ports[%zu].containerPort", path, i),
+			    NULL, "");
 		else if (cp->container_port < 1 || cp->container_port > 65535)
 			fielderr_addf_int(
 			    errs, FE_INVALID,
@@ -302,10 +299,9 @@ validate_container(const struct container *c, const char *path,
 			    cp->host_port,
 			    "must be between 1 and 65535, inclusive");
 		if (cp->name && *cp->name && !name_is_iana_svc(cp->name)) {
-			validate_port_name(cp->name,
-					   pathf(&p, "%s.ports[%zu].name",
-						 path, i),
-					   errs);
+			validate_port_name(
+			    cp->name, pathf(&p, "%s.ports[%zu].name", path, i),
+			    errs);
 		} else if (cp->name && *cp->name) {
 			for (j = 0; j < i; j++)
 				if (c->ports.v[j].name &&
@@ -338,25 +334,23 @@ validate_container(const struct container *c, const char *path,
 			    MSG_ENV_VAR);
 		/* validateEnvVarValueFrom: no source, else a value too. */
 		if (e->value_from && e->value_from->field_ref == NULL)
-			fielderr_add(errs, FE_INVALID,
-				     pathf(&p, "%s.env[%zu].valueFrom", path,
-					   i),
-				     "\"\"",
-				     "must specify one of: `fieldRef`, "
-				     "`resourceFieldRef`, `configMapKeyRef` or "
-				     "`secretKeyRef`");
+			fielderr_add(
+			    errs, FE_INVALID,
+			    pathf(&p, "%s.env[%zu].valueFrom", path, i), "\"\"",
+			    "must specify one of: `fieldRef`, "
+			    "`resourceFieldRef`, `configMapKeyRef` or "
+			    "`secretKeyRef`");
 		else if (e->value_from && e->value && *e->value)
-			fielderr_add(errs, FE_INVALID,
-				     pathf(&p, "%s.env[%zu].valueFrom", path,
-					   i),
-				     "\"\"",
-				     "may not be specified when `value` is "
-				     "not empty");
+			fielderr_add(
+			    errs, FE_INVALID,
+			    pathf(&p, "%s.env[%zu].valueFrom", path, i), "\"\"",
+			    "may not be specified when `value` is "
+			    "not empty");
 	}
-	validate_probe(c->liveness_probe,
-		       pathf(&p, "%s.livenessProbe", path), true, errs);
-	validate_probe(c->readiness_probe,
-		       pathf(&p, "%s.readinessProbe", path), false, errs);
+	validate_probe(c->liveness_probe, pathf(&p, "%s.livenessProbe", path),
+		       true, errs);
+	validate_probe(c->readiness_probe, pathf(&p, "%s.readinessProbe", path),
+		       false, errs);
 	if (c->readiness_probe &&
 	    c->readiness_probe->termination_grace_period_seconds.set)
 		fielderr_addf_int(
@@ -413,20 +407,19 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 				  "\"OnFailure\", \"Never\"");
 	nonneg_opt(&s->termination_grace_period_seconds,
 		   pathf(&p, "%s.terminationGracePeriodSeconds", path), errs);
-	if (s->active_deadline_seconds.set &&
-	    s->active_deadline_seconds.v <= 0)
+	if (s->active_deadline_seconds.set && s->active_deadline_seconds.v <= 0)
 		fielderr_addf_int(errs, FE_INVALID,
 				  pathf(&p, "%s.activeDeadlineSeconds", path),
 				  s->active_deadline_seconds.v,
 				  "must be between 1 and 2147483647, "
 				  "inclusive");
-	validate_labels(&s->node_selector,
-			pathf(&p, "%s.nodeSelector", path), errs);
+	validate_labels(&s->node_selector, pathf(&p, "%s.nodeSelector", path),
+			errs);
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 
 		/* an empty operator means Equal */
-		if (t->operator && *t->operator &&
+		if (t->operator&& * t->operator&&
 		    strcmp(t->operator, "Equal") &&
 		    strcmp(t->operator, "Exists"))
 			fielderr_addf_str(
@@ -557,10 +550,9 @@ validate_selector_template(const struct label_selector *sel,
 	validate_pod_spec(&t->spec, "spec.template.spec", errs);
 	if (rs_always && t->spec.restart_policy &&
 	    strcmp(t->spec.restart_policy, "Always"))
-		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-				  "spec.template.spec.restartPolicy",
-				  t->spec.restart_policy,
-				  "supported values: \"Always\"");
+		fielderr_addf_str(
+		    errs, FE_NOT_SUPPORTED, "spec.template.spec.restartPolicy",
+		    t->spec.restart_policy, "supported values: \"Always\"");
 	if (t->spec.active_deadline_seconds.set)
 		fielderr_add(errs, FE_FORBIDDEN,
 			     "spec.template.spec.activeDeadlineSeconds", NULL,
@@ -639,8 +631,7 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 						errs);
 	} else {
 		/* Kubernetes reports this on spec.strategy itself. */
-		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy",
-				  type,
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy", type,
 				  "supported values: \"Recreate\", "
 				  "\"RollingUpdate\"");
 	}
@@ -665,8 +656,8 @@ validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
 	validate_object_meta(&rs->metadata, true, "metadata", errs);
 	nonneg_opt(&rs->spec.replicas, "spec.replicas", errs);
 	nonneg(rs->spec.min_ready_seconds, "spec.minReadySeconds", errs);
-	validate_selector_template(rs->spec.selector, &rs->spec.template,
-				   errs, true);
+	validate_selector_template(rs->spec.selector, &rs->spec.template, errs,
+				   true);
 }
 
 void

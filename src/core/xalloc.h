@@ -12,7 +12,7 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);	/* NULL in, NULL out */
+char *xstrdup(const char *s); /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 
 /* qsort that accepts an empty (even NULL) array, which qsort does not. */
@@ -26,14 +26,14 @@ xqsort(void *base, size_t n, size_t size,
 }
 
 /* Grow an array so that it holds at least `need` elements, doubling. */
-#define ALLOC_GROW(arr, need, alloc)                                          \
-	do {                                                                  \
-		if ((need) > (alloc)) {                                       \
-			(alloc) = (alloc) ? (alloc) * 2 : 8;                  \
-			if ((alloc) < (need))                                 \
-				(alloc) = (need);                             \
-			(arr) = xrealloc((arr), (alloc) * sizeof(*(arr)));    \
-		}                                                             \
+#define ALLOC_GROW(arr, need, alloc)                                           \
+	do {                                                                   \
+		if ((need) > (alloc)) {                                        \
+			(alloc) = (alloc) ? (alloc)*2 : 8;                     \
+			if ((alloc) < (need))                                  \
+				(alloc) = (need);                              \
+			(arr) = xrealloc((arr), (alloc) * sizeof(*(arr)));     \
+		}                                                              \
 	} while (0)
 
 #endif

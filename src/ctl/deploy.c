@@ -64,13 +64,15 @@ on_rs(void *arg, json_t *ev)
 
 	if (ev == NULL || ns == NULL)
 		return;
-	json_array_foreach(refs, i, r) {
+	json_array_foreach(refs, i, r)
+	{
 		if (json_is_true(json_object_get(r, "controller"))) {
-			if (!strcmp(json_string_value(json_object_get(r, "kind"))
-					? json_string_value(
-					      json_object_get(r, "kind"))
-					: "",
-				    "Deployment")) {
+			if (!strcmp(
+				json_string_value(json_object_get(r, "kind"))
+				    ? json_string_value(
+					  json_object_get(r, "kind"))
+				    : "",
+				"Deployment")) {
 				ctl_key(key, sizeof(key), ns,
 					json_string_value(
 					    json_object_get(r, "name")));
@@ -142,8 +144,9 @@ apply(struct ctl_deploy *c, struct plan_deploy_out *out)
 		}
 		if (o.obj == NULL || (st != 200 && st != 201)) {
 			log_warn("deployment %s/%s: %s %s %s: HTTP %d",
-				 out->d.metadata.namespace, out->d.metadata.name,
-				 action_op_name(a->op), a->kind, a->name, st);
+				 out->d.metadata.namespace,
+				 out->d.metadata.name, action_op_name(a->op),
+				 a->kind, a->name, st);
 			return -1;
 		}
 	}
@@ -225,8 +228,8 @@ ctl_deploy_start(const struct ctl_config *cfg)
 					on_deploy, c, &r);
 	client_resp_release(&r);
 	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
-	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					 on_rs, c, &r);
+	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true", on_rs,
+					 c, &r);
 	client_resp_release(&r);
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",

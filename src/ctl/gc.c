@@ -202,9 +202,8 @@ ctl_gc_start(const struct ctl_config *cfg)
 	c->q = queue_new(cfg->loop, "garbage-collector", sync_ns, c);
 	for (k = 0; k < 3; k++) {
 		kube_path(path, sizeof(path), kinds[k], NULL, NULL, NULL);
-		c->w[k] = cfg->client->ops->watch(cfg->client, path,
-						  "watch=true", on_event, c,
-						  &r);
+		c->w[k] = cfg->client->ops->watch(
+		    cfg->client, path, "watch=true", on_event, c, &r);
 		client_resp_release(&r);
 		if (c->w[k] == NULL) {
 			ctl_gc_stop(c);

@@ -77,7 +77,8 @@ kube_list(struct client *c, enum kind_id k, const char *ns,
 		return -2;
 	}
 	items = json_object_get(r.body, "items");
-	json_array_foreach(items, i, it) {
+	json_array_foreach(items, i, it)
+	{
 		struct object o;
 
 		json_object_set_new(it, "apiVersion",
@@ -111,8 +112,7 @@ take_rv(struct object *o, json_t *body)
 }
 
 static int
-write(struct client *c, const char *method, const char *path,
-      struct object *o)
+write(struct client *c, const char *method, const char *path, struct object *o)
 {
 	json_t *body = object_encode(o);
 	struct client_resp r;
@@ -148,8 +148,7 @@ kube_update(struct client *c, struct object *o, const char *sub)
 }
 
 int
-kube_delete(struct client *c, enum kind_id k, const char *ns,
-	    const char *name)
+kube_delete(struct client *c, enum kind_id k, const char *ns, const char *name)
 {
 	struct client_resp r;
 	char path[512];

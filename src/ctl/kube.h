@@ -11,8 +11,8 @@
 void kube_path(char *buf, size_t len, enum kind_id k, const char *ns,
 	       const char *name, const char *sub);
 /* GET one object: 0, STORE-like -1 on 404 (out->obj NULL), -2 on error. */
-int kube_get(struct client *c, enum kind_id k, const char *ns,
-	     const char *name, struct object *out);
+int kube_get(struct client *c, enum kind_id k, const char *ns, const char *name,
+	     struct object *out);
 /* LIST a kind in ns (NULL: all). 0 or -2. */
 int kube_list(struct client *c, enum kind_id k, const char *ns,
 	      struct object_list *out);

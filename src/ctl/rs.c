@@ -49,7 +49,8 @@ on_pod(void *arg, json_t *ev)
 
 	if (ev == NULL || ns == NULL)
 		return;
-	json_array_foreach(refs, i, r) {
+	json_array_foreach(refs, i, r)
+	{
 		const char *kind =
 		    json_string_value(json_object_get(r, "kind"));
 
@@ -185,8 +186,8 @@ ctl_rs_start(const struct ctl_config *cfg)
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
 	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
-	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					 on_rs, c, &r);
+	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true", on_rs,
+					 c, &r);
 	client_resp_release(&r);
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",

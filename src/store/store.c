@@ -11,7 +11,7 @@
 struct store_watch {
 	struct store_watch *next;
 	char *resource; /* NULL: all */
-	char *ns;	/* NULL: all */
+	char *ns;       /* NULL: all */
 	store_watch_cb cb;
 	void *arg;
 	bool dead; /* unwatched while events were being delivered */
@@ -214,8 +214,7 @@ watch_matches(const struct store_watch *w, const struct store_item *it)
 }
 
 static void
-record(struct store *s, enum store_event_type type,
-       const struct store_item *it)
+record(struct store *s, enum store_event_type type, const struct store_item *it)
 {
 	struct hist *h = &s->ring[(s->head + s->len) % s->cap];
 	struct store_watch **pp, *w;
@@ -277,9 +276,9 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 		    .ns = (char *)op->key.ns,
 		    .name = (char *)op->key.name,
 		    .rv = op->rv,
-		    .value = (char *)(op->kind == STORE_OP_DELETE
-					  ? op->prev.value
-					  : op->value),
+		    .value =
+			(char *)(op->kind == STORE_OP_DELETE ? op->prev.value
+							     : op->value),
 		};
 
 		if (op->kind == STORE_OP_DELETE)
@@ -310,8 +309,10 @@ int
 store_create(struct store *s, const struct store_key *k, const char *value,
 	     const struct strmap *labels, int64_t *rv)
 {
-	struct store_op op = {.kind = STORE_OP_CREATE, .key = *k,
-			      .value = value, .labels = labels};
+	struct store_op op = {.kind = STORE_OP_CREATE,
+			      .key = *k,
+			      .value = value,
+			      .labels = labels};
 
 	return one(s, &op, rv);
 }
@@ -320,8 +321,10 @@ int
 store_update(struct store *s, const struct store_key *k, const char *value,
 	     const struct strmap *labels, int64_t expect_rv, int64_t *rv)
 {
-	struct store_op op = {.kind = STORE_OP_UPDATE, .key = *k,
-			      .value = value, .labels = labels,
+	struct store_op op = {.kind = STORE_OP_UPDATE,
+			      .key = *k,
+			      .value = value,
+			      .labels = labels,
 			      .expect_rv = expect_rv};
 
 	return one(s, &op, rv);
@@ -331,8 +334,8 @@ int
 store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
 	     int64_t *rv)
 {
-	struct store_op op = {.kind = STORE_OP_DELETE, .key = *k,
-			      .expect_rv = expect_rv};
+	struct store_op op = {
+	    .kind = STORE_OP_DELETE, .key = *k, .expect_rv = expect_rv};
 
 	return one(s, &op, rv);
 }
@@ -364,7 +367,8 @@ store_watch(struct store *s, const char *resource, const char *ns,
 		for (i = 0; i < s->len; i++) {
 			struct hist *h = &s->ring[(s->head + i) % s->cap];
 
-			if (h->item.rv <= from_rv || !watch_matches(w, &h->item))
+			if (h->item.rv <= from_rv ||
+			    !watch_matches(w, &h->item))
 				continue;
 			ev.type = h->type;
 			ev.item = &h->item;

@@ -32,12 +32,12 @@ enum store_err {
 	STORE_EEXIST = -2,    /* create of an existing name */
 	STORE_ECONFLICT = -3, /* rv precondition failed */
 	STORE_EGONE = -4,     /* watch rv compacted away */
-	STORE_EIO = -5,	      /* backend failure (sticky) */
+	STORE_EIO = -5,       /* backend failure (sticky) */
 };
 
 struct store_key {
 	const char *resource; /* "deployments" */
-	const char *ns;	      /* "" for cluster-scoped */
+	const char *ns;       /* "" for cluster-scoped */
 	const char *name;
 };
 
@@ -61,11 +61,11 @@ enum store_op_kind { STORE_OP_CREATE, STORE_OP_UPDATE, STORE_OP_DELETE };
 struct store_op {
 	enum store_op_kind kind;
 	struct store_key key;
-	const char *value;	     /* CREATE, UPDATE */
+	const char *value;           /* CREATE, UPDATE */
 	const struct strmap *labels; /* CREATE, UPDATE */
-	int64_t expect_rv;	     /* UPDATE, DELETE: 0 = any */
+	int64_t expect_rv;           /* UPDATE, DELETE: 0 = any */
 	/* out: */
-	int64_t rv;		/* the rv this op got */
+	int64_t rv;             /* the rv this op got */
 	struct store_item prev; /* UPDATE, DELETE: the object before */
 };
 
@@ -112,11 +112,10 @@ int store_get(struct store *s, const struct store_key *k,
 int store_list(struct store *s, const char *resource, const char *ns,
 	       const struct label_selector *sel, struct store_items *out,
 	       int64_t *rv);
-int store_create(struct store *s, const struct store_key *k,
-		 const char *value, const struct strmap *labels, int64_t *rv);
-int store_update(struct store *s, const struct store_key *k,
-		 const char *value, const struct strmap *labels,
-		 int64_t expect_rv, int64_t *rv);
+int store_create(struct store *s, const struct store_key *k, const char *value,
+		 const struct strmap *labels, int64_t *rv);
+int store_update(struct store *s, const struct store_key *k, const char *value,
+		 const struct strmap *labels, int64_t expect_rv, int64_t *rv);
 int store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
 		 int64_t *rv);
 /* All or nothing; on failure *failed is the index of the op that failed. */

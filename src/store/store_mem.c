@@ -66,7 +66,8 @@ mem_list(void *be, const char *resource, const char *ns,
 	for (i = 0; i < m->items.n; i++) {
 		const struct store_item *it = &m->items.v[i];
 
-		if (strcmp(it->resource, resource) || (ns && strcmp(it->ns, ns)))
+		if (strcmp(it->resource, resource) ||
+		    (ns && strcmp(it->ns, ns)))
 			continue;
 		ALLOC_GROW(out->v, out->n + 1, out->alloc);
 		store_item_copy(&out->v[out->n++], it);
@@ -138,11 +139,12 @@ mem_txn(void *be, struct store_op *ops, size_t n, int64_t first_rv,
 		bool touched = false;
 
 		for (j = 0; j < i; j++)
-			if (!cmp_key(&(struct store_item){
-					 .resource = (char *)ops[j].key.resource,
-					 .ns = (char *)ops[j].key.ns,
-					 .name = (char *)ops[j].key.name},
-				     &ops[i].key))
+			if (!cmp_key(
+				&(struct store_item){
+				    .resource = (char *)ops[j].key.resource,
+				    .ns = (char *)ops[j].key.ns,
+				    .name = (char *)ops[j].key.name},
+				&ops[i].key))
 				touched = true;
 		if (touched) {
 			*failed = i;

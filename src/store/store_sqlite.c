@@ -139,8 +139,8 @@ do_op(struct lite *l, struct store_op *op)
 		bind_key(l->del, &op->key);
 		return step_done(l->del);
 	}
-	labels = store_labels_encode(op->labels ? op->labels
-						: &(struct strmap){0});
+	labels =
+	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
 	sqlite3_stmt *st = op->kind == STORE_OP_CREATE ? l->ins : l->upd;
 
 	sqlite3_reset(st);

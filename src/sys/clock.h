@@ -4,7 +4,7 @@
 
 #include "dtime.h"
 
-dtime clock_now(void);	      /* wall clock, ms since the epoch */
-int64_t clock_mono_ms(void);  /* monotonic, for intervals */
+dtime clock_now(void);       /* wall clock, ms since the epoch */
+int64_t clock_mono_ms(void); /* monotonic, for intervals */
 
 #endif

@@ -104,7 +104,6 @@ test_backoff(void **state)
 	/* 4 failures: retries after 5 + 10 + 20 + 40 ms, then success */
 	assert_int_equal(r.calls_a, 5);
 	assert_true(r.t_last - r.t_first >= 75);
-
 }
 
 int

@@ -103,9 +103,9 @@ test_crud_and_rv(void **state)
 	assert_string_equal(strmap_get(&it.labels, "app"), "web");
 	store_item_release(&it);
 	/* CAS */
-	assert_int_equal(store_update(s, &a, "{\"v\":2}", &labels, rv1 + 7,
-				      NULL),
-			 STORE_ECONFLICT);
+	assert_int_equal(
+	    store_update(s, &a, "{\"v\":2}", &labels, rv1 + 7, NULL),
+	    STORE_ECONFLICT);
 	assert_int_equal(store_update(s, &a, "{\"v\":2}", &labels, rv1, &rv2),
 			 0);
 	assert_true(rv2 > rv1);
@@ -229,18 +229,17 @@ test_watch_resume_and_gone(void **state)
 	assert_int_equal(live.rv[2], rv3);
 	store_unwatch(s, w);
 	/* resume from rv1: the MODIFIED and DELETED again */
-	assert_int_equal(store_watch(s, "pods", "w", rv1, on_event, &resumed,
-				     &w),
-			 0);
+	assert_int_equal(
+	    store_watch(s, "pods", "w", rv1, on_event, &resumed, &w), 0);
 	assert_int_equal(resumed.n, 2);
 	assert_int_equal(resumed.rv[0], rv2);
 	store_unwatch(s, w);
 	/* history holds 4 events: older rvs are gone */
 	store_create(s, &K("w", "b"), "b", NULL, NULL);
 	store_create(s, &K("w", "c"), "c", NULL, NULL);
-	assert_int_equal(store_watch(s, "pods", "w", rv1, on_event, &resumed,
-				     &w),
-			 STORE_EGONE);
+	assert_int_equal(
+	    store_watch(s, "pods", "w", rv1, on_event, &resumed, &w),
+	    STORE_EGONE);
 	assert_null(w);
 }
 
@@ -323,9 +322,9 @@ main(void)
 
 	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		cur = &backends[i];
-		fails += _cmocka_run_group_tests(backends[i].name, tests,
-						 sizeof(tests) / sizeof(tests[0]),
-						 NULL, NULL);
+		fails += _cmocka_run_group_tests(
+		    backends[i].name, tests, sizeof(tests) / sizeof(tests[0]),
+		    NULL, NULL);
 	}
 	return fails ? 1 : 0;
 }

@@ -17,59 +17,56 @@
 #include "object.h"
 #include "strbuf.h"
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define NELEM(a)   (sizeof(a) / sizeof((a)[0]))
 #define MAX_EXPECT 6
 
 /* A Deployment that is valid as it stands; "%s" receives extra lines of
  * its spec (two spaces of indentation). */
-static const char deploy_fmt[] =
-    "apiVersion: apps/v1\n"
-    "kind: Deployment\n"
-    "metadata:\n"
-    "  name: web\n"
-    "spec:\n"
-    "%s"
-    "  selector:\n"
-    "    matchLabels:\n"
-    "      app: web\n"
-    "  template:\n"
-    "    metadata:\n"
-    "      labels:\n"
-    "        app: web\n"
-    "    spec:\n"
-    "      containers:\n"
-    "      - name: app\n"
-    "        image: nginx:1.25\n";
+static const char deploy_fmt[] = "apiVersion: apps/v1\n"
+				 "kind: Deployment\n"
+				 "metadata:\n"
+				 "  name: web\n"
+				 "spec:\n"
+				 "%s"
+				 "  selector:\n"
+				 "    matchLabels:\n"
+				 "      app: web\n"
+				 "  template:\n"
+				 "    metadata:\n"
+				 "      labels:\n"
+				 "        app: web\n"
+				 "    spec:\n"
+				 "      containers:\n"
+				 "      - name: app\n"
+				 "        image: nginx:1.25\n";
 
-static const char rs_yaml[] =
-    "apiVersion: apps/v1\n"
-    "kind: ReplicaSet\n"
-    "metadata:\n"
-    "  name: web-5d4f\n"
-    "  namespace: shop\n"
-    "spec:\n"
-    "  replicas: 2\n"
-    "  selector:\n"
-    "    matchLabels:\n"
-    "      app: web\n"
-    "  template:\n"
-    "    metadata:\n"
-    "      labels:\n"
-    "        app: web\n"
-    "    spec:\n"
-    "      containers:\n"
-    "      - name: app\n"
-    "        image: nginx:1.25\n";
+static const char rs_yaml[] = "apiVersion: apps/v1\n"
+			      "kind: ReplicaSet\n"
+			      "metadata:\n"
+			      "  name: web-5d4f\n"
+			      "  namespace: shop\n"
+			      "spec:\n"
+			      "  replicas: 2\n"
+			      "  selector:\n"
+			      "    matchLabels:\n"
+			      "      app: web\n"
+			      "  template:\n"
+			      "    metadata:\n"
+			      "      labels:\n"
+			      "        app: web\n"
+			      "    spec:\n"
+			      "      containers:\n"
+			      "      - name: app\n"
+			      "        image: nginx:1.25\n";
 
-static const char pod_yaml[] =
-    "apiVersion: v1\n"
-    "kind: Pod\n"
-    "metadata:\n"
-    "  name: web-1\n"
-    "spec:\n"
-    "  containers:\n"
-    "  - name: app\n"
-    "    image: nginx\n";
+static const char pod_yaml[] = "apiVersion: v1\n"
+			       "kind: Pod\n"
+			       "metadata:\n"
+			       "  name: web-1\n"
+			       "spec:\n"
+			       "  containers:\n"
+			       "  - name: app\n"
+			       "    image: nginx\n";
 
 /* The result of one manifest_load, with its errors formatted. */
 struct loaded {
@@ -251,7 +248,7 @@ test_errors_per_document(void **state)
 
 struct accept_case {
 	const char *name;
-	const char *full;	/* whole manifest, or NULL for deploy_fmt */
+	const char *full;       /* whole manifest, or NULL for deploy_fmt */
 	const char *spec_extra; /* extra Deployment spec lines */
 };
 
@@ -453,8 +450,7 @@ static const struct roundtrip_case roundtrip_cases[] = {
      "      maxSurge: 1\n      maxUnavailable: 0\n",
      false,
      {"\"maxSurge\":1", "\"maxUnavailable\":0",
-      "\"strategy\":{\"type\":\"RollingUpdate\"",
-      NULL}},
+      "\"strategy\":{\"type\":\"RollingUpdate\"", NULL}},
     {"recreate deployment with metadata",
      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
      "  namespace: shop\n  generation: 4\n"
@@ -478,10 +474,16 @@ static const struct roundtrip_case roundtrip_cases[] = {
       "\"ownerReferences\":[", "\"containerPort\":8080",
       "\"terminationGracePeriodSeconds\":5", "\"observedGeneration\":3",
       "\"lastUpdateTime\":\"2026-01-02T03:04:05Z\""}},
-    {"replicaset", rs_yaml, NULL, true,
+    {"replicaset",
+     rs_yaml,
+     NULL,
+     true,
      {"\"kind\":\"ReplicaSet\"", "\"apiVersion\":\"apps/v1\"",
       "\"imagePullPolicy\":\"IfNotPresent\"", NULL}},
-    {"pod", pod_yaml, NULL, true,
+    {"pod",
+     pod_yaml,
+     NULL,
+     true,
      {"\"kind\":\"Pod\"", "\"restartPolicy\":\"Always\"",
       "\"imagePullPolicy\":\"Always\"", "\"phase\":\"Pending\"",
       "\"terminationMessagePath\":\"/dev/termination-log\"", NULL}},
@@ -497,13 +499,13 @@ check_camel(json_t *j, const char *where)
 	size_t i;
 
 	if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			check_camel(v, where);
+		json_array_foreach(j, i, v) check_camel(v, where);
 		return;
 	}
 	if (!json_is_object(j))
 		return;
-	json_object_foreach(j, key, v) {
+	json_object_foreach(j, key, v)
+	{
 		if (strchr(key, '_') || (key[0] >= 'A' && key[0] <= 'Z'))
 			fail_msg("%s: member \"%s\" is not a Kubernetes name",
 				 where, key);
@@ -537,8 +539,8 @@ test_roundtrip(void **state)
 					 c->json_has[k], dump);
 		load(dump, c->prepare, &b);
 		if (b.rc != 0)
-			fail_msg("%s: re-decode refused\n%s\n%s", c->name,
-				 dump, b.text.buf);
+			fail_msg("%s: re-decode refused\n%s\n%s", c->name, dump,
+				 b.text.buf);
 		if (!schema_equal(a.objs.v[0].k->schema, a.objs.v[0].obj,
 				  b.objs.v[0].obj))
 			fail_msg("%s: not equal after a round trip: %s",
@@ -590,9 +592,9 @@ test_defaults_deployment(void **state)
 	assert_int_equal(d->spec.min_ready_seconds, 0);
 	assert_false(d->spec.paused);
 	assert_string_equal(d->spec.template.spec.restart_policy, "Always");
-	assert_string_equal(d->spec.template.spec.containers.v[0]
-				.image_pull_policy,
-			    "IfNotPresent");
+	assert_string_equal(
+	    d->spec.template.spec.containers.v[0].image_pull_policy,
+	    "IfNotPresent");
 	loaded_release(&l);
 
 	/* Recreate gets no rollingUpdate block. */
@@ -651,14 +653,11 @@ test_defaults_other_kinds(void **state)
 	assert_string_equal(p->spec.restart_policy, "Always");
 	assert_int_equal(p->spec.termination_grace_period_seconds.v, 30);
 	assert_string_equal(p->spec.dns_policy, "ClusterFirst");
-	assert_string_equal(p->spec.containers.v[0].ports.v[0].protocol,
-			    "TCP");
-	assert_int_equal(p->spec.containers.v[0].liveness_probe->period_seconds
-			     .v,
-			 10);
-	assert_string_equal(p->spec.containers.v[0].liveness_probe->http_get
-				->path,
-			    "/");
+	assert_string_equal(p->spec.containers.v[0].ports.v[0].protocol, "TCP");
+	assert_int_equal(
+	    p->spec.containers.v[0].liveness_probe->period_seconds.v, 10);
+	assert_string_equal(
+	    p->spec.containers.v[0].liveness_probe->http_get->path, "/");
 	assert_string_equal(p->status.phase, "Pending");
 	loaded_release(&l);
 
@@ -681,107 +680,126 @@ struct reject_case {
 };
 
 #define P_RU "spec.strategy.rollingUpdate."
-#define MSG_PCT                                                               \
-	"a valid percent string must be a numeric string followed by an "     \
-	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "     \
+#define MSG_PCT                                                                \
+	"a valid percent string must be a numeric string followed by an "      \
+	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "      \
 	"'[0-9]+%')"
-#define MSG_SUBDOMAIN                                                         \
-	"a lowercase RFC 1123 subdomain must consist of lower case "          \
-	"alphanumeric characters, '-' or '.', and must start and end with "   \
-	"an alphanumeric character (e.g. 'example.com', regex used for "      \
-	"validation is "                                                      \
+#define MSG_SUBDOMAIN                                                          \
+	"a lowercase RFC 1123 subdomain must consist of lower case "           \
+	"alphanumeric characters, '-' or '.', and must start and end with "    \
+	"an alphanumeric character (e.g. 'example.com', regex used for "       \
+	"validation is "                                                       \
 	"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 
 static const struct reject_case reject_cases[] = {
-    {"maxSurge as a YAML float", NULL,
+    {"maxSurge as a YAML float",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 1.5\n",
      {P_RU "maxSurge: Invalid value: \"1.5\": must be an integer or "
 	   "percentage"},
      1},
-    {"maxUnavailable 0.1 keeps its text", NULL,
+    {"maxUnavailable 0.1 keeps its text",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxUnavailable: 0.1\n",
      {P_RU "maxUnavailable: Invalid value: \"0.1\": must be an integer or "
 	   "percentage"},
      1},
-    {"maxSurge as a boolean", NULL,
+    {"maxSurge as a boolean",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: true\n",
      {P_RU "maxSurge: Invalid value: true: must be an integer or "
 	   "percentage"},
      1},
-    {"maxSurge quoted integer", NULL,
+    {"maxSurge quoted integer",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: \"1\"\n",
      {P_RU "maxSurge: Invalid value: \"1\": " MSG_PCT},
      1},
-    {"maxSurge decimal percent", NULL,
+    {"maxSurge decimal percent",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 1.5%\n",
      {P_RU "maxSurge: Invalid value: \"1.5%\": " MSG_PCT},
      1},
-    {"maxUnavailable negative percent", NULL,
+    {"maxUnavailable negative percent",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxUnavailable: -5%\n",
      {P_RU "maxUnavailable: Invalid value: \"-5%\": " MSG_PCT},
      1},
-    {"maxUnavailable above 100%", NULL,
+    {"maxUnavailable above 100%",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxUnavailable: 101%\n",
      {P_RU "maxUnavailable: Invalid value: \"101%\": must not be greater "
 	   "than 100%"},
      1},
-    {"both 0", NULL,
+    {"both 0",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n"
      "      maxUnavailable: 0\n",
      {P_RU "maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` "
 	   "is 0"},
      1},
-    {"both 0%", NULL,
+    {"both 0%",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 0%\n"
      "      maxUnavailable: 0%\n",
      {P_RU "maxUnavailable: Invalid value: \"0%\": may not be 0 when "
 	   "`maxSurge` is 0"},
      1},
-    {"unparseable maxSurge counts as 0", NULL,
+    {"unparseable maxSurge counts as 0",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: lots\n"
      "      maxUnavailable: 0\n",
      {P_RU "maxSurge: Invalid value: \"lots\": " MSG_PCT,
       P_RU "maxUnavailable: Invalid value: 0: may not be 0 when "
 	   "`maxSurge` is 0"},
      2},
-    {"unparseable maxUnavailable counts as 0", NULL,
+    {"unparseable maxUnavailable counts as 0",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 0%\n"
      "      maxUnavailable: x%\n",
      {P_RU "maxUnavailable: Invalid value: \"x%\": " MSG_PCT,
       P_RU "maxUnavailable: Invalid value: \"x%\": may not be 0 when "
 	   "`maxSurge` is 0"},
      2},
-    {"negative maxSurge", NULL,
+    {"negative maxSurge",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: -1\n",
      {P_RU "maxSurge: Invalid value: -1: must be greater than or equal to "
 	   "0"},
      1},
-    {"negative maxUnavailable", NULL,
+    {"negative maxUnavailable",
+     NULL,
      "  strategy:\n    rollingUpdate:\n      maxUnavailable: -3\n",
      {P_RU "maxUnavailable: Invalid value: -3: must be greater than or "
 	   "equal to 0"},
      1},
-    {"Recreate with rollingUpdate", NULL,
+    {"Recreate with rollingUpdate",
+     NULL,
      "  strategy:\n    type: Recreate\n    rollingUpdate:\n"
      "      maxSurge: 1\n",
      {"spec.strategy.rollingUpdate: Forbidden: may not be specified when "
       "strategy `type` is 'Recreate'"},
      1},
-    {"unknown strategy type", NULL, "  strategy:\n    type: BlueGreen\n",
+    {"unknown strategy type",
+     NULL,
+     "  strategy:\n    type: BlueGreen\n",
      {"spec.strategy: Unsupported value: \"BlueGreen\": supported values: "
       "\"Recreate\", \"RollingUpdate\""},
      1},
-    {"progressDeadlineSeconds equal to minReadySeconds", NULL,
+    {"progressDeadlineSeconds equal to minReadySeconds",
+     NULL,
      "  minReadySeconds: 30\n  progressDeadlineSeconds: 30\n",
      {"spec.progressDeadlineSeconds: Invalid value: 30: must be greater "
       "than minReadySeconds"},
      1},
-    {"defaulted progressDeadlineSeconds below minReadySeconds", NULL,
+    {"defaulted progressDeadlineSeconds below minReadySeconds",
+     NULL,
      "  minReadySeconds: 900\n",
      {"spec.progressDeadlineSeconds: Invalid value: 600: must be greater "
       "than minReadySeconds"},
      1},
-    {"negative counts", NULL,
+    {"negative counts",
+     NULL,
      "  replicas: -1\n  revisionHistoryLimit: -2\n"
      "  progressDeadlineSeconds: -3\n",
      {"spec.replicas: Invalid value: -1: must be greater than or equal to "
@@ -962,8 +980,8 @@ test_reject(void **state)
 					 c->expect[k], l.text.buf);
 		nerrs = l.errs.n ? l.errs.v[0].errs.n : 0;
 		if (c->nerrs && nerrs != c->nerrs)
-			fail_msg("%s: %zu errors, want %zu\n%s", c->name,
-				 nerrs, c->nerrs, l.text.buf);
+			fail_msg("%s: %zu errors, want %zu\n%s", c->name, nerrs,
+				 c->nerrs, l.text.buf);
 		loaded_release(&l);
 		free(text);
 	}

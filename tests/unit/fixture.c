@@ -166,7 +166,7 @@ fx_actions(const struct plan_deploy_out *o)
 
 	for (i = 0; i < o->actions.n; i++) {
 		const struct action *a = &o->actions.v[i];
-		const char *k = !strcmp(a->kind, "ReplicaSet")	 ? "rs"
+		const char *k = !strcmp(a->kind, "ReplicaSet")   ? "rs"
 				: !strcmp(a->kind, "Deployment") ? "deploy"
 								 : "pod";
 

@@ -26,9 +26,8 @@ struct deployment *fx_deployment(int64_t replicas, const char *image,
  * given size, available pods and revision (0: no annotation); created at
  * T0 + created_s seconds. */
 struct replicaset *fx_rs(const struct deployment *d, const char *name,
-			 const char *image, int64_t replicas,
-			 int64_t available, int64_t revision,
-			 int64_t created_s);
+			 const char *image, int64_t replicas, int64_t available,
+			 int64_t revision, int64_t created_s);
 /* An intstr from "25%" or "3". */
 struct intstr fx_intstr(const char *s);
 

@@ -102,7 +102,8 @@ same_steps(const struct sim_result *a, const struct sim_result *b)
 			return false;
 		for (j = 0; j < x->actions.n; j++)
 			if (x->actions.v[j].op != y->actions.v[j].op ||
-			    strcmp(x->actions.v[j].name, y->actions.v[j].name) ||
+			    strcmp(x->actions.v[j].name,
+				   y->actions.v[j].name) ||
 			    x->actions.v[j].to != y->actions.v[j].to)
 				return false;
 	}
@@ -113,8 +114,8 @@ static void
 check_world(uint64_t seed)
 {
 	struct world w;
-	struct sim_opts o = {.start = T0, .max_ms = DTIME_SEC(7200),
-			     .max_steps = 20000};
+	struct sim_opts o = {
+	    .start = T0, .max_ms = DTIME_SEC(7200), .max_steps = 20000};
 	struct sim_result r, r2;
 	int64_t replicas, surge, unavail;
 	size_t i, old_left = 0;
@@ -187,7 +188,8 @@ test_scale_mid_rollout(void **state)
 	(void)state;
 	for (seed = 1; seed <= 50; seed++) {
 		struct world w;
-		struct sim_opts o = {.start = T0, .pod_ready_ms = -1,
+		struct sim_opts o = {.start = T0,
+				     .pod_ready_ms = -1,
 				     .max_ms = DTIME_SEC(10),
 				     .max_steps = 1000};
 		struct sim_result r, r2;
@@ -224,21 +226,40 @@ test_scale_mid_rollout(void **state)
 			for (i = 0; i < r2.nsteps; i++) {
 				size_t j;
 
-				fprintf(stderr, "t=%lld pods %lld avail %lld old %lld new %lld:",
-					(long long)r2.steps[i].t_ms, (long long)r2.steps[i].pods.total,
-					(long long)r2.steps[i].pods.available, (long long)r2.steps[i].pods.old,
+				fprintf(stderr,
+					"t=%lld pods %lld avail %lld old %lld "
+					"new %lld:",
+					(long long)r2.steps[i].t_ms,
+					(long long)r2.steps[i].pods.total,
+					(long long)r2.steps[i].pods.available,
+					(long long)r2.steps[i].pods.old,
 					(long long)r2.steps[i].pods.new_);
 				for (j = 0; j < r2.steps[i].actions.n; j++)
-					fprintf(stderr, " %s %s %lld->%lld", action_op_name(r2.steps[i].actions.v[j].op),
-						r2.steps[i].actions.v[j].name, (long long)r2.steps[i].actions.v[j].from,
-						(long long)r2.steps[i].actions.v[j].to);
+					fprintf(
+					    stderr, " %s %s %lld->%lld",
+					    action_op_name(
+						r2.steps[i].actions.v[j].op),
+					    r2.steps[i].actions.v[j].name,
+					    (long long)r2.steps[i]
+						.actions.v[j]
+						.from,
+					    (long long)r2.steps[i]
+						.actions.v[j]
+						.to);
 				fprintf(stderr, "\n");
 			}
-			fprintf(stderr, "replicas %lld -> %lld\n", (long long)deploy_replicas(w.d), (long long)deploy_replicas(&r.d));
+			fprintf(stderr, "replicas %lld -> %lld\n",
+				(long long)deploy_replicas(w.d),
+				(long long)deploy_replicas(&r.d));
 			for (i = 0; i < r2.nrs; i++)
-				fprintf(stderr, "rs %s spec %lld status %lld avail %lld\n", r2.rs[i]->metadata.name,
-					(long long)rs_replicas(r2.rs[i]), (long long)r2.rs[i]->status.replicas,
-					(long long)r2.rs[i]->status.available_replicas);
+				fprintf(
+				    stderr,
+				    "rs %s spec %lld status %lld avail %lld\n",
+				    r2.rs[i]->metadata.name,
+				    (long long)rs_replicas(r2.rs[i]),
+				    (long long)r2.rs[i]->status.replicas,
+				    (long long)r2.rs[i]
+					->status.available_replicas);
 		}
 		if (r2.result != SIM_COMPLETE)
 			fail_msg("seed %llu: resized rollout: %s",

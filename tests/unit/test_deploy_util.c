@@ -25,11 +25,11 @@ test_intstr_scaled(void **state)
 	    {"25%", 10, true, 3, 0},   {"25%", 10, false, 2, 0},
 	    {"25%", 4, true, 1, 0},    {"25%", 4, false, 1, 0},
 	    {"25%", 2, true, 1, 0},    {"25%", 2, false, 0, 0},
-	    {"99%", 2, false, 1, 0},   /* seed: 1.98 rounds down to 1 */
-	    {"25%", 5, false, 1, 0},   /* seed: 1.25 rounds down to 1 */
+	    {"99%", 2, false, 1, 0}, /* seed: 1.98 rounds down to 1 */
+	    {"25%", 5, false, 1, 0}, /* seed: 1.25 rounds down to 1 */
 	    {"1%", 1, true, 1, 0},     {"1%", 1, false, 0, 0},
 	    {"0%", 10, true, 0, 0},    {"150%", 10, true, 15, 0},
-	    {"7", 3, true, 7, 0},      /* integers are not clamped */
+	    {"7", 3, true, 7, 0}, /* integers are not clamped */
 	    {"oops", 10, true, 0, -1}, {"10", 10, false, 10, 0},
 	    {"%", 10, true, 0, -1},    {"-10%", 10, false, -1, 0},
 	};
@@ -41,11 +41,11 @@ test_intstr_scaled(void **state)
 		int64_t got = -99;
 		int err = intstr_scaled(&v, cases[i].total, cases[i].up, &got);
 
-		if (err != cases[i].err ||
-		    (err == 0 && got != cases[i].want))
-			fail_msg("case %zu (%s of %lld, up=%d): got %lld err %d",
-				 i, cases[i].v, (long long)cases[i].total,
-				 cases[i].up, (long long)got, err);
+		if (err != cases[i].err || (err == 0 && got != cases[i].want))
+			fail_msg(
+			    "case %zu (%s of %lld, up=%d): got %lld err %d", i,
+			    cases[i].v, (long long)cases[i].total, cases[i].up,
+			    (long long)got, err);
 		intstr_release(&v);
 	}
 }
@@ -72,19 +72,13 @@ test_resolve_fenceposts(void **state)
 		int64_t desired, want_s, want_u;
 		int err;
 	} cases[] = {
-	    {"0%", "0%", 0, 0, 1, 0},
-	    {"39%", "39%", 10, 4, 3, 0},
-	    {"oops", "39%", 10, 0, 0, -1},
-	    {"55%", "urg", 10, 0, 0, -1},
-	    {NULL, "39%", 10, 0, 3, 0},
-	    {"39%", NULL, 10, 4, 0, 0},
-	    {NULL, NULL, 10, 0, 1, 0},
-	    {"25%", "25%", 10, 3, 2, 0},
+	    {"0%", "0%", 0, 0, 1, 0},      {"39%", "39%", 10, 4, 3, 0},
+	    {"oops", "39%", 10, 0, 0, -1}, {"55%", "urg", 10, 0, 0, -1},
+	    {NULL, "39%", 10, 0, 3, 0},    {"39%", NULL, 10, 4, 0, 0},
+	    {NULL, NULL, 10, 0, 1, 0},     {"25%", "25%", 10, 3, 2, 0},
 	    {"0%", "5%", 10, 0, 1, 0}, /* resolved both 0 -> unavailable 1 */
-	    {"1", "25%", 5, 1, 1, 0},
-	    {"25%", "25%", 2, 1, 0, 0},
-	    {"25%", "25%", 4, 1, 1, 0},
-	    {"1", "99%", 2, 1, 1, 0},
+	    {"1", "25%", 5, 1, 1, 0},      {"25%", "25%", 2, 1, 0, 0},
+	    {"25%", "25%", 4, 1, 1, 0},    {"1", "99%", 2, 1, 1, 0},
 	};
 	size_t i;
 
@@ -133,9 +127,8 @@ test_max_unavailable(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct deployment *d =
-		    fx_deployment(cases[i].replicas, "v1", cases[i].surge,
-				  cases[i].unavail);
+		struct deployment *d = fx_deployment(
+		    cases[i].replicas, "v1", cases[i].surge, cases[i].unavail);
 
 		if (cases[i].recreate) {
 			free(d->spec.strategy.type);
@@ -144,8 +137,8 @@ test_max_unavailable(void **state)
 		if (max_unavailable(d) != cases[i].want_u ||
 		    max_surge(d) != cases[i].want_s ||
 		    min_available(d) != cases[i].want_min)
-			fail_msg("case %zu: unavail %lld surge %lld min %lld", i,
-				 (long long)max_unavailable(d),
+			fail_msg("case %zu: unavail %lld surge %lld min %lld",
+				 i, (long long)max_unavailable(d),
 				 (long long)max_surge(d),
 				 (long long)min_available(d));
 		fx_free_deployment(d);
@@ -276,8 +269,7 @@ test_revision_annotations(void **state)
 	assert_false(set_new_rs_annotations(d, rs, 4, true));
 	assert_true(set_new_rs_annotations(d, rs, 7, true));
 	assert_string_equal(
-	    strmap_get(&rs->metadata.annotations, ANN_REVISION_HISTORY),
-	    "2,4");
+	    strmap_get(&rs->metadata.annotations, ANN_REVISION_HISTORY), "2,4");
 	/* An unparseable revision is left alone, even the copy. */
 	strmap_set(&rs->metadata.annotations, ANN_REVISION, "x");
 	strmap_set(&d->metadata.annotations, "team", "a");
@@ -331,8 +323,8 @@ test_conditions(void **state)
 	set_condition(&l, "Progressing", "False", "C", "m4", 4000);
 	c = condition_get(&l, "Progressing");
 	assert_int_equal(c->last_transition_time, 4000);
-	schema_release(&schema_deployment, &(struct deployment){
-						.status.conditions = l});
+	schema_release(&schema_deployment,
+		       &(struct deployment){.status.conditions = l});
 }
 
 static void
@@ -346,7 +338,8 @@ test_timed_out(void **state)
 		      REASON_RS_UPDATED, "m", t);
 	/* strictly before now */
 	assert_false(deployment_timed_out(d, &d->status, t + DTIME_SEC(600)));
-	assert_true(deployment_timed_out(d, &d->status, t + DTIME_SEC(600) + 1));
+	assert_true(
+	    deployment_timed_out(d, &d->status, t + DTIME_SEC(600) + 1));
 	d->spec.progress_deadline_seconds.v = MAX_INT32;
 	assert_false(deployment_timed_out(d, &d->status, t + DTIME_SEC(9999)));
 	d->spec.progress_deadline_seconds.v = 600;
@@ -406,14 +399,14 @@ test_template_hash(void **state)
 	b->spec.template.spec.containers.v[0].image = xstrdup("v2");
 	tmplhash_compute(&b->spec.template, NULL, h4);
 	assert_string_not_equal(h1, h4);
-	assert_false(tmpl_equal_ignore_hash(&a->spec.template,
-					    &b->spec.template));
+	assert_false(
+	    tmpl_equal_ignore_hash(&a->spec.template, &b->spec.template));
 	free(b->spec.template.spec.containers.v[0].image);
 	b->spec.template.spec.containers.v[0].image = xstrdup("v1");
 	strmap_set(&b->spec.template.metadata.labels, LABEL_POD_TEMPLATE_HASH,
 		   h1);
-	assert_true(tmpl_equal_ignore_hash(&a->spec.template,
-					   &b->spec.template));
+	assert_true(
+	    tmpl_equal_ignore_hash(&a->spec.template, &b->spec.template));
 	/* FNV-1a test vectors */
 	assert_int_equal(fnv1a32(2166136261u, "", 0), 0x811c9dc5u);
 	assert_int_equal(fnv1a32(2166136261u, "a", 1), 0xe40c292cu);

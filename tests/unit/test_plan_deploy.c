@@ -19,8 +19,10 @@ static char *
 trace(struct deployment *d, struct replicaset **rs, size_t nrs,
       int64_t ready_ms, struct sim_result *r)
 {
-	struct sim_opts o = {.pod_ready_ms = ready_ms, .start = T0,
-			     .max_ms = DTIME_SEC(3600), .max_steps = 10000};
+	struct sim_opts o = {.pod_ready_ms = ready_ms,
+			     .start = T0,
+			     .max_ms = DTIME_SEC(3600),
+			     .max_steps = 10000};
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, j;
 
@@ -54,8 +56,8 @@ trace(struct deployment *d, struct replicaset **rs, size_t nrs,
 					    (long long)a->from,
 					    (long long)a->to);
 			else
-				strbuf_addf(&sb, "%s %s",
-					    action_op_name(a->op), name);
+				strbuf_addf(&sb, "%s %s", action_op_name(a->op),
+					    name);
 		}
 	}
 	return strbuf_detach(&sb);
@@ -67,8 +69,8 @@ check_trace(int64_t replicas, const char *surge, const char *unavail,
 	    int64_t want_peak, int64_t want_min)
 {
 	struct deployment *d = fx_deployment(replicas, "v2", surge, unavail);
-	struct replicaset *old = fx_rs(d, "web-v1", "v1", replicas, replicas,
-				       1, 0);
+	struct replicaset *old =
+	    fx_rs(d, "web-v1", "v1", replicas, replicas, 1, 0);
 	struct sim_result r;
 	char *got = trace(d, &old, 1, ready_ms, &r);
 
@@ -141,7 +143,8 @@ test_trace_never_ready(void **state)
 	check_trace(10, "25%", "25%", -1,
 		    "t=0 create 3; web-v1 10->8 | t=0 NEW 3->5",
 		    SIM_DEADLINE_EXCEEDED, 13, 8);
-	check_trace(5, "1", "25%", -1, "t=0 create 1; web-v1 5->4 | t=0 NEW 1->2",
+	check_trace(5, "1", "25%", -1,
+		    "t=0 create 1; web-v1 5->4 | t=0 NEW 1->2",
 		    SIM_DEADLINE_EXCEEDED, 6, 4);
 }
 
@@ -183,8 +186,10 @@ test_recreate(void **state)
 	(void)state;
 	free(d->spec.strategy.type);
 	d->spec.strategy.type = xstrdup("Recreate");
-	schema_release(&schema_deployment, &(struct deployment){
-	    .spec.strategy.rolling_update = d->spec.strategy.rolling_update});
+	schema_release(
+	    &schema_deployment,
+	    &(struct deployment){.spec.strategy.rolling_update =
+				     d->spec.strategy.rolling_update});
 	d->spec.strategy.rolling_update = NULL;
 	old = fx_rs(d, "web-v1", "v1", 3, 3, 1, 0);
 	got = trace(d, &old, 1, 1000, &r);
@@ -255,11 +260,11 @@ test_proportional_7_to_10(void **state)
 	(void)state;
 	w.d = fx_deployment(10, "v3", "0", "1");
 	for (i = 0; i < 3; i++) {
-		w.rs[i] = fx_rs(w.d, names[i], i == 2 ? "v3" : names[i] + 4,
-				sizes[i], sizes[i], (int64_t)i + 1,
-				(int64_t)i * 10);
-		strmap_set(&w.rs[i]->metadata.annotations,
-			   ANN_DESIRED_REPLICAS, "7");
+		w.rs[i] =
+		    fx_rs(w.d, names[i], i == 2 ? "v3" : names[i] + 4, sizes[i],
+			  sizes[i], (int64_t)i + 1, (int64_t)i * 10);
+		strmap_set(&w.rs[i]->metadata.annotations, ANN_DESIRED_REPLICAS,
+			   "7");
 		strmap_set(&w.rs[i]->metadata.annotations, ANN_MAX_REPLICAS,
 			   "7");
 	}
@@ -302,9 +307,9 @@ test_proportional_leftover(void **state)
 
 		w.d = fx_deployment(target[k], "v3", "0", "1");
 		for (i = 0; i < 3; i++) {
-			w.rs[i] = fx_rs(w.d, names[i],
-					i == 2 ? "v3" : names[i] + 4, 1, 1,
-					(int64_t)i + 1, (int64_t)i * 10);
+			w.rs[i] =
+			    fx_rs(w.d, names[i], i == 2 ? "v3" : names[i] + 4,
+				  1, 1, (int64_t)i + 1, (int64_t)i * 10);
 			strmap_set(&w.rs[i]->metadata.annotations,
 				   ANN_DESIRED_REPLICAS, "3");
 			strmap_set(&w.rs[i]->metadata.annotations,
@@ -313,8 +318,7 @@ test_proportional_leftover(void **state)
 		w.nrs = 3;
 		fx_plan(&w, &out);
 		for (i = 0; i < 3; i++) {
-			const struct replicaset *rs =
-			    fx_out_rs(&out, names[i]);
+			const struct replicaset *rs = fx_out_rs(&out, names[i]);
 			int64_t exp = strcmp(names[i], who[k]) ? 1 : want[k];
 
 			if (rs_replicas(rs) != exp)
@@ -404,9 +408,8 @@ test_new_revision_is_max_plus_one(void **state)
 			    strmap_get(&out.rs[i]->metadata.annotations,
 				       ANN_REVISION),
 			    "6");
-	assert_string_equal(strmap_get(&out.d.metadata.annotations,
-				       ANN_REVISION),
-			    "6");
+	assert_string_equal(
+	    strmap_get(&out.d.metadata.annotations, ANN_REVISION), "6");
 	assert_int_equal(out.nrs, 2);
 	plan_deploy_out_release(&out);
 	fx_world_release(&w);
@@ -534,8 +537,8 @@ test_requeue_for_deadline(void **state)
 		      REASON_MIN_AVAILABLE,
 		      "Deployment has minimum availability.", T0);
 	set_condition(&w.d->status.conditions, "Progressing", "True",
-		      REASON_RS_UPDATED, "ReplicaSet \"web-v2\" is progressing.",
-		      T0);
+		      REASON_RS_UPDATED,
+		      "ReplicaSet \"web-v2\" is progressing.", T0);
 	w.now = T0 + DTIME_SEC(100);
 	fx_plan(&w, &out);
 	assert_int_equal(out.actions.n, 0);
@@ -547,10 +550,9 @@ test_requeue_for_deadline(void **state)
 	plan_deploy_out_release(&out);
 	w.now = T0 + DTIME_SEC(601);
 	fx_plan(&w, &out);
-	assert_string_equal(condition_get(&out.d.status.conditions,
-					  "Progressing")
-				->reason,
-			    REASON_TIMED_OUT);
+	assert_string_equal(
+	    condition_get(&out.d.status.conditions, "Progressing")->reason,
+	    REASON_TIMED_OUT);
 	plan_deploy_out_release(&out);
 	fx_world_release(&w);
 }
@@ -576,10 +578,9 @@ test_status_fields(void **state)
 	assert_int_equal(out.d.status.available_replicas, 9);
 	assert_int_equal(out.d.status.unavailable_replicas, 13 - 9);
 	assert_int_equal(out.d.status.observed_generation, 1);
-	assert_string_equal(condition_get(&out.d.status.conditions,
-					  "Available")
-				->status,
-			    "True");
+	assert_string_equal(
+	    condition_get(&out.d.status.conditions, "Available")->status,
+	    "True");
 	plan_deploy_out_release(&out);
 	fx_world_release(&w);
 }
@@ -609,10 +610,10 @@ test_claim_and_collision(void **state)
 	assert_non_null(strstr(acts, "update rs web-other"));
 	rs = fx_out_rs(&out, "web-v1");
 	assert_non_null(meta_controller_ref(&rs->metadata));
-	assert_null(meta_controller_ref(
-	    &((const struct replicaset *)plan_deploy_object(
-		  &out, "ReplicaSet", "web-other"))
-		 ->metadata));
+	assert_null(
+	    meta_controller_ref(&((const struct replicaset *)plan_deploy_object(
+				      &out, "ReplicaSet", "web-other"))
+				     ->metadata));
 	free(acts);
 	plan_deploy_out_release(&out);
 	fx_world_release(&w);

@@ -16,7 +16,7 @@ struct podspec {
 	int64_t ready_s;   /* ready since T0 + ready_s; <0 not ready */
 	int64_t created_s;
 	int64_t restarts;
-	const char *cost;  /* pod-deletion-cost or NULL */
+	const char *cost; /* pod-deletion-cost or NULL */
 };
 
 static struct pod *
@@ -35,7 +35,8 @@ mkpod(const struct replicaset *rs, const struct podspec *ps)
 		p->spec.node_name = xstrdup(ps->node);
 	p->status.phase = xstrdup(ps->phase);
 	if (ps->ready_s >= 0) {
-		struct condition c = {.type = "Ready", .status = "True",
+		struct condition c = {.type = "Ready",
+				      .status = "True",
 				      .last_transition_time =
 					  T0 + DTIME_SEC(ps->ready_s)};
 
@@ -57,8 +58,8 @@ static char *
 victims(const struct podspec *ps, size_t n, int64_t down, dtime now)
 {
 	struct deployment *d = fx_deployment(1, "v1", NULL, NULL);
-	struct replicaset *rs = fx_rs(d, "web-v1", "v1", (int64_t)n - down, 0,
-				      1, 0);
+	struct replicaset *rs =
+	    fx_rs(d, "web-v1", "v1", (int64_t)n - down, 0, 1, 0);
 	struct pod *pods[32];
 	struct plan_rs_in in = {.rs = rs, .npods = n, .now = now};
 	struct plan_rs_out out;
@@ -98,42 +99,60 @@ test_victim_ranking(void **state)
 	    {"unscheduled before scheduled",
 	     {{"a", "n1", "Running", 0, 0, 0, NULL},
 	      {"b", NULL, "Pending", -1, 0, 0, NULL}},
-	     2, 1, "b"},
+	     2,
+	     1,
+	     "b"},
 	    {"Pending < Unknown < Running",
 	     {{"a", "n1", "Running", -1, 0, 0, NULL},
 	      {"b", "n1", "Unknown", -1, 0, 0, NULL},
 	      {"c", "n1", "Pending", -1, 0, 0, NULL}},
-	     3, 2, "c,b"},
+	     3,
+	     2,
+	     "c,b"},
 	    {"not ready before ready",
 	     {{"a", "n1", "Running", 5, 0, 0, NULL},
 	      {"b", "n1", "Running", -1, 0, 0, NULL}},
-	     2, 1, "b"},
+	     2,
+	     1,
+	     "b"},
 	    {"lower deletion cost first",
 	     {{"a", "n1", "Running", 5, 0, 0, "10"},
 	      {"b", "n1", "Running", 5, 0, 0, "100"},
 	      {"c", "n1", "Running", 5, 0, 0, "-5"}},
-	     3, 2, "c,a"},
+	     3,
+	     2,
+	     "c,a"},
 	    {"doubled up on a node first",
 	     {{"a", "n1", "Running", 5, 0, 0, NULL},
 	      {"b", "n2", "Running", 5, 0, 0, NULL},
 	      {"c", "n2", "Running", 5, 0, 0, NULL}},
-	     3, 1, "b"},
+	     3,
+	     1,
+	     "b"},
 	    {"ready for less time first (log buckets)",
 	     {{"a", "n1", "Running", 10, 0, 0, NULL},
 	      {"b", "n1", "Running", 990, 0, 0, NULL}},
-	     2, 1, "b"},
+	     2,
+	     1,
+	     "b"},
 	    {"more restarts first",
 	     {{"a", "n1", "Running", 10, 0, 1, NULL},
 	      {"b", "n1", "Running", 10, 0, 7, NULL}},
-	     2, 1, "b"},
+	     2,
+	     1,
+	     "b"},
 	    {"newer first",
 	     {{"a", "n1", "Running", 10, 0, 0, NULL},
 	      {"b", "n1", "Running", 10, 900, 0, NULL}},
-	     2, 1, "b"},
+	     2,
+	     1,
+	     "b"},
 	    {"deleting all needs no order",
 	     {{"a", "n1", "Running", 10, 0, 0, NULL},
 	      {"b", "n1", "Running", 10, 900, 0, NULL}},
-	     2, 2, "a,b"},
+	     2,
+	     2,
+	     "a,b"},
 	};
 	size_t i;
 
@@ -155,13 +174,13 @@ test_create_and_status(void **state)
 	struct deployment *d = fx_deployment(1, "v1", NULL, NULL);
 	struct replicaset *rs = fx_rs(d, "web-v1", "v1", 5, 0, 1, 0);
 	struct podspec ps[] = {
-	    {"a", "n1", "Running", 0, 0, 0, NULL},   /* available */
-	    {"b", "n1", "Running", 98, 0, 0, NULL},  /* ready, not yet avail */
+	    {"a", "n1", "Running", 0, 0, 0, NULL},  /* available */
+	    {"b", "n1", "Running", 98, 0, 0, NULL}, /* ready, not yet avail */
 	    {"c", "n1", "Pending", -1, 0, 0, NULL},
 	};
 	struct pod *pods[4];
-	struct plan_rs_in in = {.rs = rs, .npods = 4,
-				.now = T0 + DTIME_SEC(100)};
+	struct plan_rs_in in = {
+	    .rs = rs, .npods = 4, .now = T0 + DTIME_SEC(100)};
 	struct plan_rs_out out;
 	size_t i;
 
@@ -202,8 +221,8 @@ test_adopt_and_burst(void **state)
 	struct podspec ps = {"orphan", "n1", "Running", 0, 0, 0, NULL};
 	struct pod *p = mkpod(rs, &ps);
 	const struct pod *pods[1] = {p};
-	struct plan_rs_in in = {.rs = rs, .pods = pods, .npods = 1,
-				.now = T0 + DTIME_SEC(100)};
+	struct plan_rs_in in = {
+	    .rs = rs, .pods = pods, .npods = 1, .now = T0 + DTIME_SEC(100)};
 	struct plan_rs_out out;
 
 	(void)state;

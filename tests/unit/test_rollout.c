@@ -40,8 +40,8 @@ test_status_messages(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct deployment *d = fx_deployment(cases[i].replicas, "v1",
-						     NULL, NULL);
+		struct deployment *d =
+		    fx_deployment(cases[i].replicas, "v1", NULL, NULL);
 		struct strbuf sb = STRBUF_INIT;
 		enum rollout_state st;
 
@@ -105,8 +105,8 @@ test_history_and_undo(void **state)
 	assert_int_equal(r.kind, UNDO_PATCH);
 	assert_int_equal(r.revision, 3);
 	assert_string_equal(r.template.spec.containers.v[0].image, "v2");
-	assert_null(strmap_get(&r.template.metadata.labels,
-			       LABEL_POD_TEMPLATE_HASH));
+	assert_null(
+	    strmap_get(&r.template.metadata.labels, LABEL_POD_TEMPLATE_HASH));
 	assert_string_equal(strmap_get(&r.annotations, ANN_CHANGE_CAUSE),
 			    "two");
 	assert_string_equal(strmap_get(&r.annotations, ANN_REVISION), "4");
