@@ -27,6 +27,18 @@ def_pod(void *o)
 }
 
 static void
+def_node(void *o)
+{
+	(void)o;
+}
+
+static void
+val_node(const void *o, struct fielderr_list *e)
+{
+	validate_node(o, e);
+}
+
+static void
 val_deployment(const void *o, struct fielderr_list *e)
 {
 	validate_deployment(o, e);
@@ -46,13 +58,15 @@ val_pod(const void *o, struct fielderr_list *e)
 
 static const struct kind_info kinds[] = {
     {KIND_DEPLOYMENT, "apps/v1", "Deployment", "deployments",
-     &schema_deployment, offsetof(struct deployment, metadata), def_deployment,
-     val_deployment},
+     &schema_deployment, offsetof(struct deployment, metadata), true,
+     def_deployment, val_deployment},
     {KIND_REPLICASET, "apps/v1", "ReplicaSet", "replicasets",
-     &schema_replicaset, offsetof(struct replicaset, metadata), def_replicaset,
-     val_replicaset},
+     &schema_replicaset, offsetof(struct replicaset, metadata), true,
+     def_replicaset, val_replicaset},
     {KIND_POD, "v1", "Pod", "pods", &schema_pod, offsetof(struct pod, metadata),
-     def_pod, val_pod},
+     true, def_pod, val_pod},
+    {KIND_NODE, "v1", "Node", "nodes", &schema_node,
+     offsetof(struct node, metadata), false, def_node, val_node},
 };
 
 const struct kind_info *

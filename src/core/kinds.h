@@ -13,6 +13,7 @@ enum kind_id {
 	KIND_DEPLOYMENT,
 	KIND_REPLICASET,
 	KIND_POD,
+	KIND_NODE,
 };
 
 struct kind_info {
@@ -22,6 +23,7 @@ struct kind_info {
 	const char *plural;      /* "deployments" */
 	const struct schema *schema;
 	size_t meta_off; /* offsetof(struct X, metadata) */
+	bool namespaced;
 	void (*defaults)(void *obj);
 	void (*validate)(const void *obj, struct fielderr_list *errs);
 };

@@ -378,6 +378,59 @@ static const struct field pod_f[] = {
 };
 const struct schema schema_pod = SCHEMA(pod, pod_f);
 
+/* v1 Node */
+
+static const struct field taint_f[] = {
+    F(taint, "key", FT_STR, key, 0, NULL),
+    F(taint, "value", FT_STR, value, O, NULL),
+    F(taint, "effect", FT_STR, effect, 0, NULL),
+    F(taint, "timeAdded", FT_TIME, time_added, O, NULL),
+};
+static const struct schema taint_s = SCHEMA(taint, taint_f);
+
+static const struct field nspec_f[] = {
+    F(node_spec, "podCIDR", FT_STR, pod_cidr, O, NULL),
+    F(node_spec, "providerID", FT_STR, provider_id, O, NULL),
+    F(node_spec, "unschedulable", FT_BOOL, unschedulable, O, NULL),
+    F(node_spec, "taints", FT_LIST, taints, O, &taint_s),
+};
+static const struct schema nspec_s = SCHEMA(node_spec, nspec_f);
+
+static const struct field naddr_f[] = {
+    F(node_address, "type", FT_STR, type, 0, NULL),
+    F(node_address, "address", FT_STR, address, 0, NULL),
+};
+static const struct schema naddr_s = SCHEMA(node_address, naddr_f);
+
+static const struct field ninfo_f[] = {
+    F(node_info, "machineID", FT_STR, machine_id, 0, NULL),
+    F(node_info, "bootID", FT_STR, boot_id, 0, NULL),
+    F(node_info, "kernelVersion", FT_STR, kernel_version, 0, NULL),
+    F(node_info, "osImage", FT_STR, os_image, 0, NULL),
+    F(node_info, "operatingSystem", FT_STR, operating_system, 0, NULL),
+    F(node_info, "architecture", FT_STR, architecture, 0, NULL),
+    F(node_info, "kubeletVersion", FT_STR, kubelet_version, 0, NULL),
+};
+static const struct schema ninfo_s = SCHEMA(node_info, ninfo_f);
+
+static const struct field nstatus_f[] = {
+    F(node_status, "capacity", FT_STRMAP, capacity, O, NULL),
+    F(node_status, "allocatable", FT_STRMAP, allocatable, O, NULL),
+    F(node_status, "conditions", FT_LIST, conditions, O, &schema_condition),
+    F(node_status, "addresses", FT_LIST, addresses, O, &naddr_s),
+    F(node_status, "nodeInfo", FT_STRUCT, node_info, O, &ninfo_s),
+};
+static const struct schema nstatus_s = SCHEMA(node_status, nstatus_f);
+
+static const struct field node_f[] = {
+    F(node, "apiVersion", FT_STR, api_version, O, NULL),
+    F(node, "kind", FT_STR, kind, O, NULL),
+    F(node, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(node, "spec", FT_STRUCT, spec, 0, &nspec_s),
+    F(node, "status", FT_STRUCT, status, 0, &nstatus_s),
+};
+const struct schema schema_node = SCHEMA(node, node_f);
+
 void
 deployment_release(struct deployment *d)
 {

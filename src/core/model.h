@@ -343,6 +343,56 @@ struct pod {
 };
 LIST_OF(pod);
 
+/* ---- v1 Node ---- */
+
+struct taint {
+	char *key;
+	char *value;
+	char *effect; /* NoSchedule, PreferNoSchedule, NoExecute */
+	dtime time_added;
+};
+LIST_OF(taint);
+
+struct node_spec {
+	bool unschedulable;
+	struct taint_list taints;
+	char *pod_cidr;
+	char *provider_id;
+};
+
+struct node_address {
+	char *type; /* InternalIP, Hostname */
+	char *address;
+};
+LIST_OF(node_address);
+
+struct node_info {
+	char *machine_id;
+	char *boot_id;
+	char *kernel_version;
+	char *os_image;
+	char *operating_system;
+	char *architecture;
+	char *kubelet_version;
+};
+
+struct node_status {
+	struct strmap capacity;
+	struct strmap allocatable;
+	struct condition_list conditions;
+	struct node_address_list addresses;
+	struct node_info node_info;
+};
+
+struct node {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct node_spec spec;
+	struct node_status status;
+};
+LIST_OF(node);
+
 /* ---- schemas (model.c) ---- */
 
 extern const struct schema schema_object_meta;
@@ -353,6 +403,7 @@ extern const struct schema schema_condition;
 extern const struct schema schema_deployment;
 extern const struct schema schema_replicaset;
 extern const struct schema schema_pod;
+extern const struct schema schema_node;
 
 /* Well-known names. */
 #define ANN_REVISION            "deployment.kubernetes.io/revision"

@@ -666,3 +666,28 @@ validate_pod(const struct pod *p, struct fielderr_list *errs)
 	validate_object_meta(&p->metadata, true, "metadata", errs);
 	validate_pod_spec(&p->spec, "spec", errs);
 }
+
+void
+validate_node(const struct node *n, struct fielderr_list *errs)
+{
+	size_t i;
+	char path[64];
+
+	validate_object_meta(&n->metadata, false, "metadata", errs);
+	for (i = 0; i < n->spec.taints.n; i++) {
+		const struct taint *t = &n->spec.taints.v[i];
+
+		snprintf(path, sizeof(path), "spec.taints[%zu].key", i);
+		validate_label_key(t->key ? t->key : "", path, errs);
+		snprintf(path, sizeof(path), "spec.taints[%zu].effect", i);
+		if (t->effect == NULL || !*t->effect)
+			fielderr_add(errs, FE_REQUIRED, path, NULL, "");
+		else if (strcmp(t->effect, "NoSchedule") &&
+			 strcmp(t->effect, "PreferNoSchedule") &&
+			 strcmp(t->effect, "NoExecute"))
+			fielderr_addf_str(errs, FE_NOT_SUPPORTED, path,
+					  t->effect,
+					  "supported values: \"NoSchedule\", "
+					  "\"PreferNoSchedule\", \"NoExecute\"");
+	}
+}

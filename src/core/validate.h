@@ -20,5 +20,6 @@ void validate_deployment(const struct deployment *d,
 void validate_replicaset(const struct replicaset *rs,
 			 struct fielderr_list *errs);
 void validate_pod(const struct pod *p, struct fielderr_list *errs);
+void validate_node(const struct node *n, struct fielderr_list *errs);
 
 #endif

@@ -1,0 +1,31 @@
+/* sched.h - pick a node for a pod (the filters and scores of Kubernetes'
+ * default scheduler that apply to drover): pure.
+ *
+ * Filters: the node is Ready, not unschedulable (unless the pod tolerates
+ * node.kubernetes.io/unschedulable), its labels match the pod's
+ * nodeSelector, and every NoSchedule / NoExecute taint is tolerated.
+ * Scores: fewer untolerated PreferNoSchedule taints, then fewer pods
+ * already bound, then the node name (deterministic). */
+#ifndef DROVER_SCHED_H
+#define DROVER_SCHED_H
+
+#include "model.h"
+#include "strbuf.h"
+
+struct sched_in {
+	const struct pod *pod;
+	const struct node *const *nodes;
+	size_t nnodes;
+	const struct pod *const *pods; /* bound pods, for the spread score */
+	size_t npods;
+};
+
+/* Returns the chosen node, or NULL with kube-scheduler's reason in why
+ * ("0/3 nodes are available: 1 node(s) were unschedulable, ..."). */
+const struct node *sched_pick(const struct sched_in *in, struct strbuf *why);
+
+/* ToleratesTaint of Kubernetes. */
+bool toleration_matches(const struct toleration *t, const struct taint *taint);
+bool node_is_ready(const struct node *n);
+
+#endif
