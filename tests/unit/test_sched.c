@@ -86,7 +86,6 @@ test_filters_and_reason(void **state)
 			    "didn't match Pod's node affinity/selector, 1 "
 			    "node(s) had untolerated taint {dedicated: gpu}.");
 	strbuf_reset(&why);
-	strmap_release(&p.spec.node_selector);
 	/* tolerating the taint makes d schedulable */
 	tolerate(&p, "dedicated", "Equal", "gpu", "NoSchedule");
 	assert_string_equal(pick(&p, n, 4, NULL, 0, &why), "d");
