@@ -18,7 +18,8 @@ allowed() {
 	store) echo "store core" ;;
 	api) echo "api store codec sys core" ;;
 	ctl) echo "ctl api codec sys core" ;;
-	daemon) echo "daemon ctl api store codec sys core" ;;
+	agent) echo "agent api codec sys core" ;;
+	daemon) echo "daemon agent ctl api store codec sys core" ;;
 	cli) echo "cli daemon api codec sys core" ;;
 	*) echo "" ;;
 	esac

@@ -16,6 +16,7 @@ static const struct resource resources[] = {
      KIND_DEPLOYMENT, true, true, true},
     {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", "rs",
      KIND_REPLICASET, true, true, true},
+    {"", "v1", "nodes", "node", "Node", "no", KIND_NODE, false, true, false},
 };
 
 const struct resource *
@@ -164,6 +165,8 @@ route_parse(const char *path, struct route *rt)
 		return -1;
 	if (!rt->res->namespaced && rt->ns)
 		return -1;
+	if (!rt->res->namespaced)
+		rt->ns = ""; /* cluster-scoped objects live in namespace "" */
 	i++;
 	if (i < n)
 		rt->name = seg[i++];
@@ -171,7 +174,11 @@ route_parse(const char *path, struct route *rt)
 		rt->sub = seg[i++];
 	if (i < n)
 		return -1;
-	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale"))
+	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale") &&
+	    strcmp(rt->sub, "binding"))
+		return -1;
+	if (rt->sub && !strcmp(rt->sub, "binding") &&
+	    rt->res->kid != KIND_POD)
 		return -1;
 	if (rt->sub && !strcmp(rt->sub, "scale") && !rt->res->has_scale)
 		return -1;
@@ -498,6 +505,8 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 		h_list(a, &rt, &q, resp);
 	else if (!strcmp(m, "POST") && !rt.name && rt.ns)
 		h_create(a, &rt, req, resp);
+	else if (!strcmp(m, "POST") && rt.sub && !strcmp(rt.sub, "binding"))
+		h_bind(a, &rt, req, resp);
 	else if (!strcmp(m, "PUT") && rt.name)
 		h_update(a, &rt, req, resp);
 	else if (!strcmp(m, "PATCH") && rt.name)

@@ -80,6 +80,8 @@ void h_update(struct api *a, struct route *rt, const struct api_req *req,
 	      struct api_resp *resp);
 void h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	     struct api_resp *resp);
+void h_bind(struct api *a, struct route *rt, const struct api_req *req,
+	    struct api_resp *resp);
 void h_delete(struct api *a, struct route *rt, const struct query *q,
 	      const struct api_req *req, struct api_resp *resp);
 

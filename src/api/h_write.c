@@ -215,6 +215,9 @@ clear_status(struct object *o)
 {
 	const struct field *f = field_of(o->k->schema, "status");
 
+	if (o->k->id == KIND_NODE)
+		return; /* an agent registers its Node with its status */
+
 	schema_release(f->sub, (char *)o->obj + f->off);
 	if (o->k->id == KIND_POD)
 		((struct pod *)o->obj)->status.phase = xstrdup("Pending");
@@ -689,6 +692,61 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		m->deletion_timestamp = now;
 	commit(a, rt, &o, &it, resp);
 out:
+	json_decref(body);
+	object_release(&o);
+	store_item_release(&it);
+}
+
+/* POST pods/NAME/binding {"target": {"kind": "Node", "name": N}}: what
+ * the scheduler does; a pod is bound once. */
+void
+h_bind(struct api *a, struct route *rt, const struct api_req *req,
+       struct api_resp *resp)
+{
+	struct store_item it;
+	struct object o = {0};
+	struct pod *p;
+	json_t *body = parse_body(req, resp);
+	const char *node;
+	char msg[600];
+
+	if (body == NULL)
+		return;
+	node = json_string_value(
+	    json_object_get(json_object_get(body, "target"), "name"));
+	if (node == NULL || !*node) {
+		struct fielderr_list e = {0};
+
+		fielderr_add(&e, FE_REQUIRED, "target.name", NULL, "");
+		resp_invalid(resp, rt->res, rt->name, &e);
+		fielderr_list_release(&e);
+		json_decref(body);
+		return;
+	}
+	if (load(a, rt, &it, &o, resp)) {
+		json_decref(body);
+		return;
+	}
+	p = o.obj;
+	if (p->spec.node_name && *p->spec.node_name) {
+		snprintf(msg, sizeof(msg),
+			 "Operation cannot be fulfilled on pods/binding \"%s\": "
+			 "pod %s is already assigned to node \"%s\"",
+			 rt->name, rt->name, p->spec.node_name);
+		resp_status(resp, 409, "Conflict", msg, rt->res, rt->name,
+			    NULL);
+	} else if (p->metadata.deletion_timestamp) {
+		snprintf(msg, sizeof(msg), "pod %s is being deleted", rt->name);
+		resp_status(resp, 409, "Conflict", msg, rt->res, rt->name,
+			    NULL);
+	} else {
+		set_str(&p->spec.node_name, node);
+		commit(a, rt, &o, &it, resp);
+		if (resp->status == 200) {
+			api_resp_release(resp);
+			resp_status(resp, 201, "", "", NULL, NULL, NULL);
+		}
+	}
 	json_decref(body);
 	object_release(&o);
 	store_item_release(&it);

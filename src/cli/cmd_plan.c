@@ -146,6 +146,8 @@ sort_objects(struct object_list *objs, const struct deployment **d,
 		case KIND_POD:
 			(*pods)[(*npods)++] = objs->v[i].obj;
 			break;
+		default:
+			break; /* other kinds do not take part in a plan */
 		}
 	}
 	if (nd != 1) {

@@ -207,6 +207,7 @@ const struct schema schema_pod_template = SCHEMA(pod_template, pod_template_f);
 static const struct field condition_f[] = {
     F(condition, "type", FT_STR, type, 0, NULL),
     F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
     F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
     F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
     F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),

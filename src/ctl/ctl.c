@@ -10,6 +10,7 @@ struct controllers {
 	struct ctl_deploy *deploy;
 	struct ctl_rs *rs;
 	struct ctl_gc *gc;
+	struct ctl_sched *sched;
 };
 
 void
@@ -39,7 +40,8 @@ ctl_start(const struct ctl_config *cfg)
 	c->deploy = ctl_deploy_start(cfg);
 	c->rs = ctl_rs_start(cfg);
 	c->gc = ctl_gc_start(cfg);
-	if (!c->deploy || !c->rs || !c->gc) {
+	c->sched = ctl_sched_start(cfg);
+	if (!c->deploy || !c->rs || !c->gc || !c->sched) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -54,5 +56,6 @@ ctl_stop(struct controllers *c)
 	ctl_deploy_stop(c->deploy);
 	ctl_rs_stop(c->rs);
 	ctl_gc_stop(c->gc);
+	ctl_sched_stop(c->sched);
 	free(c);
 }

@@ -20,7 +20,8 @@ struct ctl_config {
 	dtime (*now)(void);
 };
 
-/* Starts the Deployment, ReplicaSet and garbage-collector controllers.
+/* Starts the Deployment, ReplicaSet and garbage-collector controllers
+ * and the scheduler.
  * Returns NULL if a watch could not be opened. */
 struct controllers *ctl_start(const struct ctl_config *cfg);
 void ctl_stop(struct controllers *c);
@@ -29,12 +30,15 @@ void ctl_stop(struct controllers *c);
 struct ctl_deploy;
 struct ctl_rs;
 struct ctl_gc;
+struct ctl_sched;
 struct ctl_deploy *ctl_deploy_start(const struct ctl_config *cfg);
 void ctl_deploy_stop(struct ctl_deploy *d);
 struct ctl_rs *ctl_rs_start(const struct ctl_config *cfg);
 void ctl_rs_stop(struct ctl_rs *r);
 struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
 void ctl_gc_stop(struct ctl_gc *g);
+struct ctl_sched *ctl_sched_start(const struct ctl_config *cfg);
+void ctl_sched_stop(struct ctl_sched *s);
 
 /* "ns/name" keys. */
 void ctl_key(char *buf, size_t len, const char *ns, const char *name);

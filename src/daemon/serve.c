@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "agent.h"
 #include "api.h"
 #include "client_local.h"
 #include "clock.h"
@@ -24,11 +25,12 @@
 static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
     "[--listen ADDR:PORT]\n"
-    "                    [--watch-history N]\n"
+    "                    [--node-name NAME] [--watch-history N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
-    "token (written to DIR/token), and the controllers. Watches can resume\n"
+    "token (written to DIR/token), the controllers, the scheduler and the\n"
+    "agent of this node (NAME, default the host name). Watches can resume\n"
     "from any of the last N writes (default 100000); older: 410 Gone.\n";
 
 struct serve {
@@ -38,6 +40,7 @@ struct serve {
 	struct http_server *http;
 	struct client *client;
 	struct controllers *ctl;
+	struct agent *agent;
 	uv_signal_t sigterm, sigint;
 };
 
@@ -146,6 +149,8 @@ on_close_walk(uv_handle_t *h, void *arg)
 static void
 shutdown_all(struct serve *s)
 {
+	agent_stop(s->agent);
+	s->agent = NULL;
 	ctl_stop(s->ctl);
 	s->ctl = NULL;
 	http_server_stop(s->http);
@@ -173,6 +178,7 @@ serve_main(int argc, char **argv)
 	    {"socket", required_argument, NULL, 's'},
 	    {"listen", required_argument, NULL, 'l'},
 	    {"watch-history", required_argument, NULL, 'w'},
+	    {"node-name", required_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -182,6 +188,9 @@ serve_main(int argc, char **argv)
 	struct ctl_config cc = {0};
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
+	const char *node_name = NULL;
+	char hostname[256];
+	struct agent_config agc = {0};
 	int c, port = 0;
 	long history = 100000;
 
@@ -196,6 +205,9 @@ serve_main(int argc, char **argv)
 			break;
 		case 'l':
 			listen = optarg;
+			break;
+		case 'N':
+			node_name = optarg;
 			break;
 		case 'w':
 			history = atol(optarg);
@@ -281,6 +293,21 @@ serve_main(int argc, char **argv)
 	s.ctl = ctl_start(&cc);
 	if (s.ctl == NULL) {
 		fprintf(stderr, "error: cannot start the controllers\n");
+		return 1;
+	}
+	if (node_name == NULL) {
+		if (gethostname(hostname, sizeof(hostname)) != 0)
+			snprintf(hostname, sizeof(hostname), "localhost");
+		hostname[sizeof(hostname) - 1] = '\0';
+		node_name = hostname;
+	}
+	agc.loop = s.loop;
+	agc.client = s.client;
+	agc.node_name = node_name;
+	agc.now = now_plain;
+	s.agent = agent_start(&agc);
+	if (s.agent == NULL) {
+		fprintf(stderr, "error: cannot register node %s\n", node_name);
 		return 1;
 	}
 	uv_signal_init(s.loop, &s.sigterm);

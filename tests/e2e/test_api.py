@@ -508,3 +508,53 @@ def test_controllers_recreate(api):
     assert max(n for n, _ in obs.samples) <= 2
     assert all(len(i) <= 1 for i in obs.images)
     assert {"web:1"} in obs.images and {"web:2"} in obs.images
+
+
+def test_node_scheduling_and_graceful_delete(api):
+    nodes = api.req("GET", "/api/v1/nodes").json()["items"]
+    assert len(nodes) == 1
+    node = nodes[0]["metadata"]["name"]
+    ready = [c for c in nodes[0]["status"]["conditions"] if c["type"] == "Ready"]
+    assert ready[0]["status"] == "True" and ready[0]["lastHeartbeatTime"]
+    assert "cpu" in nodes[0]["status"]["capacity"]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sel"},
+           "spec": {"nodeSelector": {"disk": "ssd"},
+                    "containers": [{"name": "c", "image": "i"}]}}
+    assert api.req("POST", CORE + "/pods", pod).status_code == 201
+
+    def cond():
+        p = api.req("GET", CORE + "/pods/sel").json()
+        for c in p.get("status", {}).get("conditions", []):
+            if c["type"] == "PodScheduled":
+                return c
+    c = wait_for(cond, what="PodScheduled=False")
+    assert c["status"] == "False" and c["reason"] == "Unschedulable"
+    assert c["message"] == ("0/1 nodes are available: 1 node(s) didn't match "
+                            "Pod's node affinity/selector.")
+    # labelling the node lets the scheduler bind it
+    r = api.req("PATCH", "/api/v1/nodes/" + node,
+                {"metadata": {"labels": {"disk": "ssd"}}},
+                ct="application/merge-patch+json")
+    assert r.status_code == 200
+    wait_for(lambda: api.req("GET", CORE + "/pods/sel").json()["spec"].get("nodeName") == node,
+             what="the pod to be bound")
+    # bound once
+    r = api.req("POST", CORE + "/pods/sel/binding",
+                {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "sel"},
+                 "target": {"kind": "Node", "name": "other"}})
+    assert r.status_code == 409
+    # a bound pod is deleted gracefully, and the agent finishes it
+    r = api.req("DELETE", CORE + "/pods/sel")
+    assert r.status_code == 200 and r.json()["metadata"]["deletionTimestamp"]
+    wait_for(lambda: api.req("GET", CORE + "/pods/sel").status_code == 404,
+             what="the agent to finish the deletion")
+    # a cordoned node takes no new pods
+    api.req("PATCH", "/api/v1/nodes/" + node, {"spec": {"unschedulable": True}},
+            ct="application/merge-patch+json")
+    pod["metadata"]["name"] = "cordoned"
+    del pod["spec"]["nodeSelector"]
+    assert api.req("POST", CORE + "/pods", pod).status_code == 201
+    c = wait_for(lambda: (lambda p: [c for c in p.get("status", {}).get("conditions", [])
+                                     if c["type"] == "PodScheduled"])(
+        api.req("GET", CORE + "/pods/cordoned").json()), what="Unschedulable")
+    assert "1 node(s) were unschedulable" in c[0]["message"]
