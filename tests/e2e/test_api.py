@@ -85,6 +85,14 @@ class Daemon:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=10)
         self.log.close()
+        # Under the sanitizers (make test SANITIZE=1) a report fails the
+        # test even though the daemon kept serving.
+        text = open(os.path.join(self.dir, "serve.log"), errors="replace").read()
+        assert "ERROR: AddressSanitizer" not in text, text[-4000:]
+        assert "ERROR: LeakSanitizer" not in text, text[-4000:]
+        assert "runtime error:" not in text, text[-4000:]
+        if sig == signal.SIGTERM:
+            assert self.proc.returncode == 0, text[-2000:]
 
 
 @pytest.fixture
