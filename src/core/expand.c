@@ -1,0 +1,46 @@
+/* expand.c - $(VAR) expansion with Kubernetes' exact rules. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expand.h"
+#include "xalloc.h"
+
+void
+expand_vars(const char *s, const struct strmap *vars, struct strbuf *out)
+{
+	const char *p = s;
+
+	while (*p) {
+		if (p[0] != '$' || p[1] == '\0') {
+			strbuf_addch(out, *p++);
+			continue;
+		}
+		if (p[1] == '$') { /* "$$" -> "$" */
+			strbuf_addch(out, '$');
+			p += 2;
+			continue;
+		}
+		if (p[1] == '(') {
+			const char *close = strchr(p + 2, ')');
+
+			if (close) {
+				char *name = xstrndup(p + 2,
+						      (size_t)(close - p - 2));
+				const char *v = strmap_get(vars, name);
+
+				if (v && *name)
+					strbuf_addstr(out, v);
+				else /* undefined: kept as written */
+					strbuf_add(out, p,
+						   (size_t)(close - p + 1));
+				free(name);
+				p = close + 1;
+				continue;
+			}
+			/* no closing paren: the rest is literal */
+			strbuf_addstr(out, p);
+			return;
+		}
+		strbuf_addch(out, *p++); /* "$x": kept */
+	}
+}
