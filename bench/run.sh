@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh - runs the planner benchmark, then hyperfine on `drover plan`.
+# run.sh - runs the planner benchmark, hyperfine on `drover plan`, then
+# the API benchmark (bench/api/run.sh: drover serve next to etcd).
 # Usage: bench/run.sh BUILD_DIR   (a Release build: `make bench` makes one)
 set -e
 build=${1:?usage: bench/run.sh BUILD_DIR}
@@ -17,3 +18,7 @@ if command -v hyperfine >/dev/null 2>&1; then
 else
 	echo "== hyperfine not installed (scripts/deps.sh bench): skipped"
 fi
+
+echo
+echo "== bench/api: drover serve vs etcd on 127.0.0.1"
+"$root/bench/api/run.sh" "$build"

@@ -56,6 +56,12 @@ struct http_server {
 static void run_listener(struct listener *l);
 
 static void
+on_timer(uv_timer_t *t)
+{
+	run_listener(t->data);
+}
+
+static void
 log_cb(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
@@ -65,14 +71,18 @@ log_cb(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/* Re-arms the listener's timer: at once while a resumed connection waits
+ * for MHD_run (MHD does not count it in its timeout), else from
+ * MHD_get_timeout. */
 static void
 schedule(struct listener *l)
 {
 	MHD_UNSIGNED_LONG_LONG to;
 
-	if (MHD_get_timeout(l->d, &to) == MHD_YES)
-		uv_timer_start(&l->timer, (void (*)(uv_timer_t *))run_listener,
-			       to, 0);
+	if (l->pending_run)
+		uv_timer_start(&l->timer, on_timer, 0, 0);
+	else if (MHD_get_timeout(l->d, &to) == MHD_YES)
+		uv_timer_start(&l->timer, on_timer, to, 0);
 	else
 		uv_timer_stop(&l->timer);
 }
@@ -80,6 +90,7 @@ schedule(struct listener *l)
 static void
 run_listener(struct listener *l)
 {
+	l->pending_run = false;
 	MHD_run(l->d);
 	schedule(l);
 }
@@ -101,8 +112,8 @@ resume(struct conn *c)
 	if (c->suspended) {
 		c->suspended = false;
 		MHD_resume_connection(c->c);
-		uv_timer_start(&c->l->timer,
-			       (void (*)(uv_timer_t *))run_listener, 0, 0);
+		c->l->pending_run = true;
+		uv_timer_start(&c->l->timer, on_timer, 0, 0);
 	}
 }
 

@@ -566,3 +566,35 @@ def test_node_scheduling_and_graceful_delete(api):
                                      if c["type"] == "PodScheduled"])(
         api.req("GET", CORE + "/pods/cordoned").json()), what="Unschedulable")
     assert "1 node(s) were unschedulable" in c[0]["message"]
+
+
+def test_watch_event_arrives_without_further_requests(api):
+    """An event must reach a suspended watch at once, not with the next
+    request; a watch the client abandoned must not break later writes."""
+    api.req("POST", APPS + "/deployments", deployment("live", replicas=0))
+    rv = api.req("GET", APPS + "/deployments/live").json()["metadata"]["resourceVersion"]
+    # an abandoned watch
+    h = {"Authorization": "Bearer " + api.token}
+    with requests.get(api.url(APPS + "/deployments"),
+                      params={"watch": "true", "resourceVersion": rv},
+                      headers=h, stream=True, timeout=5) as r:
+        assert r.status_code == 200
+    got = []
+
+    def watcher():
+        got.extend(read_events(api, APPS + "/deployments",
+                               {"watch": "true", "resourceVersion": rv,
+                                "fieldSelector": "metadata.name=live"}, 1))
+    t = threading.Thread(target=watcher)
+    t.start()
+    time.sleep(0.2)  # let the watch become idle (suspended); no condition to poll
+    sent = time.monotonic()
+    for i in range(2):
+        r = api.req("PATCH", APPS + "/deployments/live",
+                    {"metadata": {"labels": {"n": str(i)}}},
+                    ct="application/merge-patch+json")
+        assert r.status_code == 200
+        if i == 0:
+            t.join(3)
+            assert got and time.monotonic() - sent < 2.5
+    assert got[0]["type"] == "MODIFIED"
