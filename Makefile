@@ -71,7 +71,8 @@ fuzz:
 		tests/fuzz/corpus-work tests/fuzz/corpus
 
 format:
-	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
+		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c
 
 clean:
 	rm -rf build build-asan $(BENCH_BUILD) build-fuzz

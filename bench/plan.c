@@ -11,16 +11,16 @@
 #include "sim.h"
 #include "xalloc.h"
 
-#define T0 ((dtime)1767225600000) /* 2026-01-01T00:00:00Z */
+#define T0  ((dtime)1767225600000) /* 2026-01-01T00:00:00Z */
 #define NOW (T0 + DTIME_SEC(3600))
 
-#define SYNC_PODS 100000    /* pods in the plan_deploy worlds */
-#define SYNC_OLD_RS 10	    /* old ReplicaSets they are spread over */
-#define SIM_REPLICAS 10000  /* replicas of the simulated rollout */
-#define RS_PODS 10000	    /* pods of the plan_rs world */
-#define RS_SCALE_DOWN 500   /* and how many it loses */
-#define SYNC_TARGET_MS 5.0  /* targets, printed next to the figures */
-#define SIM_TARGET_MS 1000.0
+#define SYNC_PODS      100000 /* pods in the plan_deploy worlds */
+#define SYNC_OLD_RS    10     /* old ReplicaSets they are spread over */
+#define SIM_REPLICAS   10000  /* replicas of the simulated rollout */
+#define RS_PODS        10000  /* pods of the plan_rs world */
+#define RS_SCALE_DOWN  500    /* and how many it loses */
+#define SYNC_TARGET_MS 5.0    /* targets, printed next to the figures */
+#define SIM_TARGET_MS  1000.0
 
 /* A world: one Deployment, its ReplicaSets and their pods. */
 struct world {
@@ -181,9 +181,9 @@ world_init(struct world *w, const char *strategy, bool drained)
 			world_add_pods(w, rs, (size_t)per);
 	}
 	if (drained) {
-		struct replicaset *cur = rs_new(&w->d, "web-new", "web:new",
-						SYNC_PODS, SYNC_OLD_RS + 1,
-						SYNC_OLD_RS * 60);
+		struct replicaset *cur =
+		    rs_new(&w->d, "web-new", "web:new", SYNC_PODS,
+			   SYNC_OLD_RS + 1, SYNC_OLD_RS * 60);
 
 		w->rs[w->nrs++] = cur;
 		world_add_pods(w, cur, SYNC_PODS);
@@ -312,8 +312,8 @@ bench_sim(void)
 	deployment_init(&d, SIM_REPLICAS, "RollingUpdate");
 	old = rs_new(&d, "web-old", "web:old", SIM_REPLICAS, 1, 0);
 	t0 = now_ms();
-	if (sim_run(&d, (const struct replicaset *const *)&old, 1, NULL, 0,
-		    &o, &r) != 0) {
+	if (sim_run(&d, (const struct replicaset *const *)&old, 1, NULL, 0, &o,
+		    &r) != 0) {
 		fprintf(stderr, "bench: sim_run refused the world\n");
 		exit(1);
 	}

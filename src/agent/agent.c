@@ -67,21 +67,20 @@ fill_status(struct agent *a, struct node *n)
 	strmap_set(&st->capacity, "pods", "110");
 	strmap_set(&st->allocatable, "pods", "110");
 	if (st->addresses.n == 0) {
-		ad = anylist_push((struct anylist *)&st->addresses,
-				  sizeof(*ad));
+		ad =
+		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
 		ad->type = xstrdup("InternalIP");
 		ad->address = xstrdup("127.0.0.1");
-		ad = anylist_push((struct anylist *)&st->addresses,
-				  sizeof(*ad));
+		ad =
+		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
 		ad->type = xstrdup("Hostname");
 		ad->address = xstrdup(a->node);
 	}
 	if (uname(&un) == 0 && st->node_info.kernel_version == NULL) {
 		st->node_info.kernel_version = xstrdup(un.release);
 		st->node_info.operating_system = xstrdup("linux");
-		st->node_info.architecture =
-		    xstrdup(!strcmp(un.machine, "x86_64") ? "amd64"
-							   : un.machine);
+		st->node_info.architecture = xstrdup(
+		    !strcmp(un.machine, "x86_64") ? "amd64" : un.machine);
 		st->node_info.kubelet_version = xstrdup("drover-agent");
 		read_line("/etc/machine-id", buf, sizeof(buf));
 		st->node_info.machine_id = xstrdup(buf);
@@ -177,8 +176,8 @@ agent_start(const struct agent_config *cfg)
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	snprintf(query, sizeof(query),
 		 "watch=true&fieldSelector=spec.nodeName%%3D%s", a->node);
-	a->wpod = cfg->client->ops->watch(cfg->client, path, query, on_pod, a,
-					  &r);
+	a->wpod =
+	    cfg->client->ops->watch(cfg->client, path, query, on_pod, a, &r);
 	client_resp_release(&r);
 	log_info("agent: node %s registered", a->node);
 	return a;

@@ -177,8 +177,7 @@ route_parse(const char *path, struct route *rt)
 	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale") &&
 	    strcmp(rt->sub, "binding"))
 		return -1;
-	if (rt->sub && !strcmp(rt->sub, "binding") &&
-	    rt->res->kid != KIND_POD)
+	if (rt->sub && !strcmp(rt->sub, "binding") && rt->res->kid != KIND_POD)
 		return -1;
 	if (rt->sub && !strcmp(rt->sub, "scale") && !rt->res->has_scale)
 		return -1;

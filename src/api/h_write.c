@@ -729,10 +729,11 @@ h_bind(struct api *a, struct route *rt, const struct api_req *req,
 	}
 	p = o.obj;
 	if (p->spec.node_name && *p->spec.node_name) {
-		snprintf(msg, sizeof(msg),
-			 "Operation cannot be fulfilled on pods/binding \"%s\": "
-			 "pod %s is already assigned to node \"%s\"",
-			 rt->name, rt->name, p->spec.node_name);
+		snprintf(
+		    msg, sizeof(msg),
+		    "Operation cannot be fulfilled on pods/binding \"%s\": "
+		    "pod %s is already assigned to node \"%s\"",
+		    rt->name, rt->name, p->spec.node_name);
 		resp_status(resp, 409, "Conflict", msg, rt->res, rt->name,
 			    NULL);
 	} else if (p->metadata.deletion_timestamp) {

@@ -193,8 +193,12 @@ run_once(struct plan_args *a, struct object_list *objs,
 	 const struct deployment *d, const struct replicaset **rs, size_t nrs,
 	 const struct pod **pods, size_t npods, dtime now)
 {
-	struct plan_deploy_in in = {.d = d, .rs = rs, .nrs = nrs,
-				    .pods = pods, .npods = npods, .now = now};
+	struct plan_deploy_in in = {.d = d,
+				    .rs = rs,
+				    .nrs = nrs,
+				    .pods = pods,
+				    .npods = npods,
+				    .now = now};
 	struct plan_deploy_out out;
 	size_t i;
 
@@ -222,8 +226,8 @@ run_once(struct plan_args *a, struct object_list *objs,
 		    objsj, encode(kind_by_id(KIND_DEPLOYMENT), &out.d));
 		for (i = 0; i < out.nrs; i++)
 			json_array_append_new(
-			    objsj, encode(kind_by_id(KIND_REPLICASET),
-					  out.rs[i]));
+			    objsj,
+			    encode(kind_by_id(KIND_REPLICASET), out.rs[i]));
 		json_object_set_new(j, "objects", objsj);
 		print_json(j, a->output);
 		json_decref(j);
@@ -266,15 +270,14 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 			const struct sim_step *s = &r.steps[i];
 
 			json_array_append_new(
-			    steps,
-			    json_pack("{sosos{sIsIsIsI}}", "t",
-				      seconds_json(s->t_ms), "actions",
-				      actions_json(&s->actions), "pods",
-				      "total", (json_int_t)s->pods.total,
-				      "available",
-				      (json_int_t)s->pods.available, "old",
-				      (json_int_t)s->pods.old, "new",
-				      (json_int_t)s->pods.new_));
+			    steps, json_pack("{sosos{sIsIsIsI}}", "t",
+					     seconds_json(s->t_ms), "actions",
+					     actions_json(&s->actions), "pods",
+					     "total", (json_int_t)s->pods.total,
+					     "available",
+					     (json_int_t)s->pods.available,
+					     "old", (json_int_t)s->pods.old,
+					     "new", (json_int_t)s->pods.new_));
 		}
 		json_object_set_new(j, "steps", steps);
 		json_object_set_new(j, "durationSeconds",
@@ -362,7 +365,8 @@ plan_run(int argc, char **argv)
 		return 2;
 	}
 	if (a.now && dtime_parse(a.now, &now)) {
-		fprintf(stderr, "error: --now: \"%s\" is not an RFC 3339 time\n",
+		fprintf(stderr,
+			"error: --now: \"%s\" is not an RFC 3339 time\n",
 			a.now);
 		return 2;
 	}

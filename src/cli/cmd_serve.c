@@ -9,5 +9,6 @@ serve_run(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_serve_entry = {
-    "serve", "drover serve [--data-dir DIR] [--socket PATH] [--listen ADDR:PORT]",
+    "serve",
+    "drover serve [--data-dir DIR] [--socket PATH] [--listen ADDR:PORT]",
     "run the control plane on this host", serve_run};

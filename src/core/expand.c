@@ -24,8 +24,8 @@ expand_vars(const char *s, const struct strmap *vars, struct strbuf *out)
 			const char *close = strchr(p + 2, ')');
 
 			if (close) {
-				char *name = xstrndup(p + 2,
-						      (size_t)(close - p - 2));
+				char *name =
+				    xstrndup(p + 2, (size_t)(close - p - 2));
 				const char *v = strmap_get(vars, name);
 
 				if (v && *name)

@@ -198,7 +198,7 @@ struct pod_template {
 
 struct condition {
 	char *type;
-	char *status; /* "True", "False", "Unknown" */
+	char *status;              /* "True", "False", "Unknown" */
 	dtime last_heartbeat_time; /* Node conditions */
 	dtime last_probe_time;
 	dtime last_update_time;

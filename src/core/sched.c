@@ -58,8 +58,7 @@ const struct node *
 sched_pick(const struct sched_in *in, struct strbuf *why)
 {
 	static const struct taint unsched = {
-	    .key = "node.kubernetes.io/unschedulable",
-	    .effect = "NoSchedule"};
+	    .key = "node.kubernetes.io/unschedulable", .effect = "NoSchedule"};
 	const struct node *best = NULL;
 	int64_t best_pref = 0, best_pods = 0;
 	size_t counts[WHY_N] = {0}, i, j;
@@ -108,8 +107,8 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 		    (pref == best_pref &&
 		     (pods < best_pods ||
 		      (pods == best_pods &&
-		       strcmp(s0(n->metadata.name),
-			      s0(best->metadata.name)) < 0)))) {
+		       strcmp(s0(n->metadata.name), s0(best->metadata.name)) <
+			   0)))) {
 			best = n;
 			best_pref = pref;
 			best_pods = pods;
@@ -125,8 +124,8 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 	strbuf_addch(why, ':');
 	j = 0;
 	if (counts[WHY_NOT_READY])
-		strbuf_addf(why, "%s %zu node(s) were not ready", j++ ? "," : "",
-			    counts[WHY_NOT_READY]);
+		strbuf_addf(why, "%s %zu node(s) were not ready",
+			    j++ ? "," : "", counts[WHY_NOT_READY]);
 	if (counts[WHY_UNSCHEDULABLE])
 		strbuf_addf(why, "%s %zu node(s) were unschedulable",
 			    j++ ? "," : "", counts[WHY_UNSCHEDULABLE]);
@@ -136,7 +135,8 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 			    "affinity/selector",
 			    j++ ? "," : "", counts[WHY_SELECTOR]);
 	if (counts[WHY_TAINT])
-		strbuf_addf(why, "%s %zu node(s) had untolerated taint {%s: %s}",
+		strbuf_addf(why,
+			    "%s %zu node(s) had untolerated taint {%s: %s}",
 			    j++ ? "," : "", counts[WHY_TAINT],
 			    s0(first_taint->key), s0(first_taint->value));
 	strbuf_addch(why, '.');

@@ -685,9 +685,9 @@ validate_node(const struct node *n, struct fielderr_list *errs)
 		else if (strcmp(t->effect, "NoSchedule") &&
 			 strcmp(t->effect, "PreferNoSchedule") &&
 			 strcmp(t->effect, "NoExecute"))
-			fielderr_addf_str(errs, FE_NOT_SUPPORTED, path,
-					  t->effect,
-					  "supported values: \"NoSchedule\", "
-					  "\"PreferNoSchedule\", \"NoExecute\"");
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED, path, t->effect,
+			    "supported values: \"NoSchedule\", "
+			    "\"PreferNoSchedule\", \"NoExecute\"");
 	}
 }

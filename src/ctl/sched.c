@@ -78,8 +78,8 @@ static int
 unschedulable(struct ctl_sched *c, struct object *po, const char *why)
 {
 	struct pod *p = po->obj;
-	struct condition *cur = condition_find(&p->status.conditions,
-					       "PodScheduled");
+	struct condition *cur =
+	    condition_find(&p->status.conditions, "PodScheduled");
 	struct condition cond = {.type = "PodScheduled",
 				 .status = "False",
 				 .reason = "Unschedulable",
@@ -138,13 +138,13 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		if (((struct pod *)pods.v[i].obj)->spec.node_name &&
 		    !((struct pod *)pods.v[i].obj)->metadata.deletion_timestamp)
 			pp[k++] = pods.v[i].obj;
-	chosen = sched_pick(
-	    &(struct sched_in){po.obj, np, nodes.n, pp, k}, &why);
+	chosen =
+	    sched_pick(&(struct sched_in){po.obj, np, nodes.n, pp, k}, &why);
 	if (chosen) {
-		json_t *b = json_pack("{sssss{ss}s{ssss}}", "apiVersion", "v1",
-				      "kind", "Binding", "metadata", "name",
-				      name, "target", "kind", "Node", "name",
-				      chosen->metadata.name);
+		json_t *b =
+		    json_pack("{sssss{ss}s{ssss}}", "apiVersion", "v1", "kind",
+			      "Binding", "metadata", "name", name, "target",
+			      "kind", "Node", "name", chosen->metadata.name);
 		struct client_resp resp;
 
 		kube_path(path, sizeof(path), KIND_POD, ns, name, "binding");
