@@ -314,6 +314,16 @@ resp_invalid(struct api_resp *resp, const struct resource *res,
 		strbuf_addch(&m, ']');
 	resp_status(resp, 422, "Invalid", m.buf, res, name, errs);
 	strbuf_release(&m);
+	/* NotFound and friends name the resource ("deployments"); Invalid
+	 * names the Kind ("Deployment"), as in Kubernetes. */
+	{
+		json_t *st = json_loads(resp->body, 0, NULL);
+
+		json_object_set_new(json_object_get(st, "details"), "kind",
+				    json_string(res->kind));
+		api_resp_release(resp);
+		resp_json(resp, 422, st);
+	}
 }
 
 json_t *

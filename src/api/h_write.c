@@ -358,6 +358,26 @@ commit(struct api *a, struct route *rt, struct object *o,
 	free(text);
 }
 
+/* apps/v1 forbids changing the selector of a Deployment or ReplicaSet. */
+static bool
+selector_changed(const struct object *a, const struct object *b)
+{
+	const struct label_selector *x = NULL, *y = NULL;
+
+	if (a->k->id == KIND_DEPLOYMENT) {
+		x = ((const struct deployment *)a->obj)->spec.selector;
+		y = ((const struct deployment *)b->obj)->spec.selector;
+	} else if (a->k->id == KIND_REPLICASET) {
+		x = ((const struct replicaset *)a->obj)->spec.selector;
+		y = ((const struct replicaset *)b->obj)->spec.selector;
+	} else {
+		return false;
+	}
+	if (!x || !y)
+		return x != y;
+	return !schema_equal(&schema_label_selector, x, y);
+}
+
 /* The update path shared by PUT and PATCH: body is the whole new object
  * (or a Scale for the scale subresource). */
 static void
@@ -469,6 +489,19 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 	nm->deletion_grace_period_seconds = om->deletion_grace_period_seconds;
 	if (default_and_validate(res, &nw, resp))
 		goto out;
+	if (selector_changed(&old, &nw)) {
+		struct fielderr_list e = {0};
+		json_t *sel = json_object_get(json_object_get(body, "spec"),
+					      "selector");
+		char *v = json_dumps(sel, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		fielderr_add(&e, FE_INVALID, "spec.selector", v ? v : "null",
+			     "field is immutable");
+		free(v);
+		resp_invalid(resp, res, rt->name, &e);
+		fielderr_list_release(&e);
+		goto out;
+	}
 	nm->generation = om->generation;
 	if (!field_equal(s, nw.obj, old.obj, "spec") ||
 	    (res->kid == KIND_DEPLOYMENT &&

@@ -14,6 +14,13 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_apply_entry;
+extern const struct cmd_entry cmd_get_entry;
+extern const struct cmd_entry cmd_describe_entry;
+extern const struct cmd_entry cmd_delete_entry;
+extern const struct cmd_entry cmd_scale_entry;
+extern const struct cmd_entry cmd_set_entry;
+extern const struct cmd_entry cmd_rollout_entry;
 
 #define DROVER_VERSION "0.1.0"
 

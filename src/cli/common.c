@@ -18,10 +18,10 @@ struct cli_globals cli_g;
 static char default_socket[4096];
 
 static const struct cli_kind kinds[] = {
-    {KIND_DEPLOYMENT, "Deployment", "deployment", "deployments", "apps",
-     "v1", "deploy"},
-    {KIND_REPLICASET, "ReplicaSet", "replicaset", "replicasets", "apps",
-     "v1", "rs"},
+    {KIND_DEPLOYMENT, "Deployment", "deployment", "deployments", "apps", "v1",
+     "deploy"},
+    {KIND_REPLICASET, "ReplicaSet", "replicaset", "replicasets", "apps", "v1",
+     "rs"},
     {KIND_POD, "Pod", "pod", "pods", "", "v1", "po"},
 };
 
@@ -172,8 +172,7 @@ cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len)
 void
 cli_kind_qualified_plural(const struct cli_kind *k, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "",
-		 k->group);
+	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "", k->group);
 }
 
 int
@@ -258,9 +257,10 @@ cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
 				dn ? dn : "");
 		else
 			fprintf(stderr, "The request is invalid:\n");
-		json_array_foreach(causes, i, cause) {
-			const char *f = json_string_value(
-			    json_object_get(cause, "field"));
+		json_array_foreach(causes, i, cause)
+		{
+			const char *f =
+			    json_string_value(json_object_get(cause, "field"));
 			const char *m = json_string_value(
 			    json_object_get(cause, "message"));
 
@@ -360,7 +360,8 @@ cli_owned_rs(struct client *c, const char *ns, const char *uid,
 	}
 	*out = xcalloc(json_array_size(json_object_get(r.body, "items")) + 1,
 		       sizeof(**out));
-	json_array_foreach(json_object_get(r.body, "items"), i, item) {
+	json_array_foreach(json_object_get(r.body, "items"), i, item)
+	{
 		struct object o = {0};
 		const struct owner_ref *ref;
 
@@ -410,4 +411,37 @@ cli_urlencode(const char *s)
 		}
 	}
 	return strbuf_detach(&sb);
+}
+
+int64_t
+cli_parse_duration(const char *s)
+{
+	int64_t total = 0;
+	char *end;
+
+	if (*s == '\0')
+		return -1;
+	while (*s) {
+		double v = strtod(s, &end);
+
+		if (end == s)
+			return -1;
+		s = end;
+		if (!strncmp(s, "ms", 2)) {
+			total += (int64_t)v;
+			s += 2;
+		} else if (*s == 's' || *s == '\0') {
+			total += (int64_t)(v * 1000);
+			s += *s ? 1 : 0;
+		} else if (*s == 'm') {
+			total += (int64_t)(v * 60000);
+			s++;
+		} else if (*s == 'h') {
+			total += (int64_t)(v * 3600000);
+			s++;
+		} else {
+			return -1;
+		}
+	}
+	return total;
 }

@@ -15,10 +15,10 @@
 
 /* The flags every client verb takes, wherever they appear. */
 struct cli_globals {
-	const char *server;	/* unix socket path or http:// URL */
-	const char *token;	/* bearer token or NULL */
-	const char *ns;		/* namespace, "default" unless given */
-	bool ns_given;		/* -n was on the command line */
+	const char *server; /* unix socket path or http:// URL */
+	const char *token;  /* bearer token or NULL */
+	const char *ns;     /* namespace, "default" unless given */
+	bool ns_given;      /* -n was on the command line */
 };
 
 extern struct cli_globals cli_g;
@@ -50,8 +50,7 @@ const struct cli_kind *cli_kind_by_id(enum kind_id id);
 /* "deployment.apps" or "pod" (kubectl's resource-with-group, singular). */
 void cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len);
 /* "deployments.apps" or "pods". */
-void cli_kind_qualified_plural(const struct cli_kind *k, char *buf,
-			       size_t len);
+void cli_kind_qualified_plural(const struct cli_kind *k, char *buf, size_t len);
 /* Splits "KIND/NAME" (kind and name both non-empty); 0 on success, -1
  * with "error: ..." printed. *name points into arg. */
 int cli_kind_slash_name(const char *arg, const struct cli_kind **k,
@@ -59,8 +58,8 @@ int cli_kind_slash_name(const char *arg, const struct cli_kind **k,
 
 /* API path of an object (name NULL: the collection; ns NULL: all
  * namespaces; sub NULL: the object itself). */
-void cli_path(char *buf, size_t len, const struct cli_kind *k,
-	      const char *ns, const char *name, const char *sub);
+void cli_path(char *buf, size_t len, const struct cli_kind *k, const char *ns,
+	      const char *name, const char *sub);
 
 /* Prints a failed response as kubectl does ("Error from server
  * (NotFound): ...", the field-by-field form of an Invalid Status, or
@@ -89,6 +88,10 @@ void cli_rs_free(struct replicaset **v, size_t n);
 /* Decodes a served object into its model struct (kind must match);
  * 0, or -1 with "error: ..." printed. Free with object_release(). */
 int cli_decode(json_t *j, enum kind_id id, struct object *o);
+
+/* Parses "30s", "2m", "1h", "500ms", "1m30s" or a bare number of
+ * seconds into milliseconds; -1 if it does not parse. */
+int64_t cli_parse_duration(const char *s);
 
 /* Percent-encodes a query value; the caller frees the result. */
 char *cli_urlencode(const char *s);

@@ -360,6 +360,17 @@ plan_rs_out_release(struct plan_rs_out *out)
 }
 
 void
+rs_controller_ref(const struct replicaset *rs, struct owner_ref *ref)
+{
+	ref->api_version = xstrdup("apps/v1");
+	ref->kind = xstrdup("ReplicaSet");
+	ref->name = xstrdup(rs->metadata.name);
+	ref->uid = xstrdup(rs->metadata.uid ? rs->metadata.uid : "");
+	ref->controller.set = ref->controller.v = true;
+	ref->block_owner_deletion.set = ref->block_owner_deletion.v = true;
+}
+
+void
 rs_new_pod(const struct replicaset *rs, struct pod *p)
 {
 	struct owner_ref *ref;
@@ -375,11 +386,6 @@ rs_new_pod(const struct replicaset *rs, struct pod *p)
 		    &rs->spec.template.metadata.annotations);
 	ref = anylist_push((struct anylist *)&p->metadata.owner_references,
 			   sizeof(*ref));
-	ref->api_version = xstrdup("apps/v1");
-	ref->kind = xstrdup("ReplicaSet");
-	ref->name = xstrdup(rs->metadata.name);
-	ref->uid = xstrdup(rs->metadata.uid ? rs->metadata.uid : "");
-	ref->controller.set = ref->controller.v = true;
-	ref->block_owner_deletion.set = ref->block_owner_deletion.v = true;
+	rs_controller_ref(rs, ref);
 	schema_copy(&schema_pod_spec, &p->spec, &rs->spec.template.spec);
 }

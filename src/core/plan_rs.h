@@ -53,6 +53,8 @@ dtime pod_ready_time(const struct pod *p); /* Ready lastTransitionTime */
  * and annotations, a controller ownerReference to rs. The caller (or the
  * API server) gives it its name. */
 void rs_new_pod(const struct replicaset *rs, struct pod *p);
+/* The controller ownerReference of a pod of rs (ref zeroed by caller). */
+void rs_controller_ref(const struct replicaset *rs, struct owner_ref *ref);
 
 /* The qsort comparator of the victim ranking, exposed for tests: pods
  * that should go first sort first. */

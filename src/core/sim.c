@@ -82,6 +82,25 @@ add_pod(struct world *w, struct spod *sp)
 	w->pods[w->npods++] = sp;
 }
 
+/* A new pod of rs, named and given a uid like the API server would, on
+ * the one simulated node, created at `created`. */
+static struct spod *
+new_pod(struct world *w, const struct replicaset *rs, dtime created)
+{
+	struct spod *sp = xcalloc(1, sizeof(*sp));
+	char name[512], suf[8], uid[64];
+
+	rs_new_pod(rs, &sp->p);
+	pod_suffix(w, rs->metadata.name, suf);
+	snprintf(name, sizeof(name), "%s-%s", rs->metadata.name, suf);
+	sp->p.metadata.name = xstrdup(name);
+	new_uid(w, "pod", uid, sizeof(uid));
+	sp->p.metadata.uid = xstrdup(uid);
+	sp->p.metadata.creation_timestamp = created;
+	sp->p.spec.node_name = xstrdup("node-1");
+	return sp;
+}
+
 static void
 add_rs(struct world *w, struct replicaset *rs)
 {
@@ -109,7 +128,7 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 		const struct pod *const *pods, size_t npods)
 {
 	size_t i, j;
-	char uid[64], name[512], suf[8];
+	char uid[64];
 
 	for (i = 0; i < nrs; i++) {
 		struct replicaset *c = xmalloc(sizeof(*c));
@@ -133,18 +152,9 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 		if (has)
 			continue;
 		for (k = 0; k < c->status.replicas; k++) {
-			struct spod *sp = xcalloc(1, sizeof(*sp));
+			struct spod *sp =
+			    new_pod(w, c, c->metadata.creation_timestamp);
 
-			rs_new_pod(c, &sp->p);
-			pod_suffix(w, c->metadata.name, suf);
-			snprintf(name, sizeof(name), "%s-%s", c->metadata.name,
-				 suf);
-			sp->p.metadata.name = xstrdup(name);
-			new_uid(w, "pod", uid, sizeof(uid));
-			sp->p.metadata.uid = xstrdup(uid);
-			sp->p.metadata.creation_timestamp =
-			    c->metadata.creation_timestamp;
-			sp->p.spec.node_name = xstrdup("node-1");
 			if (k < c->status.available_replicas)
 				set_ready(&sp->p,
 					  c->metadata.creation_timestamp
@@ -321,7 +331,6 @@ run_rs_controllers(struct world *w)
 	const struct pod **ptrs = pod_ptrs(w);
 	size_t npods = w->npods, i, nrs = w->nrs;
 	bool changed = false;
-	char name[512], suf[8], uid[64];
 
 	w->rs_wake = 0;
 	for (i = 0; i < nrs; i++) {
@@ -339,11 +348,7 @@ run_rs_controllers(struct world *w)
 			    (struct anylist *)&p->metadata.owner_references,
 			    sizeof(*ref));
 
-			ref->api_version = xstrdup("apps/v1");
-			ref->kind = xstrdup("ReplicaSet");
-			ref->name = xstrdup(rs->metadata.name);
-			ref->uid = xstrdup(rs->metadata.uid);
-			ref->controller.set = ref->controller.v = true;
+			rs_controller_ref(rs, ref);
 			changed = true;
 		}
 		for (k = 0; k < out.nvictims; k++) {
@@ -351,17 +356,8 @@ run_rs_controllers(struct world *w)
 			changed = true;
 		}
 		for (c = 0; c < out.create; c++) {
-			struct spod *sp = xcalloc(1, sizeof(*sp));
+			struct spod *sp = new_pod(w, rs, w->now);
 
-			rs_new_pod(rs, &sp->p);
-			pod_suffix(w, rs->metadata.name, suf);
-			snprintf(name, sizeof(name), "%s-%s", rs->metadata.name,
-				 suf);
-			sp->p.metadata.name = xstrdup(name);
-			new_uid(w, "pod", uid, sizeof(uid));
-			sp->p.metadata.uid = xstrdup(uid);
-			sp->p.metadata.creation_timestamp = w->now;
-			sp->p.spec.node_name = xstrdup("node-1");
 			sp->p.status.phase = xstrdup("Pending");
 			if (w->ready_ms >= 0)
 				sp->ready_at = w->now + w->ready_ms;

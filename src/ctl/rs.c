@@ -126,13 +126,7 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		    (struct anylist *)&p->metadata.owner_references,
 		    sizeof(*ref));
 
-		ref->api_version = xstrdup("apps/v1");
-		ref->kind = xstrdup("ReplicaSet");
-		ref->name = xstrdup(rs->metadata.name);
-		ref->uid = xstrdup(rs->metadata.uid);
-		ref->controller.set = ref->controller.v = true;
-		ref->block_owner_deletion.set = ref->block_owner_deletion.v =
-		    true;
+		rs_controller_ref(rs, ref);
 		if ((st = kube_update(c->cfg.client, po, NULL)) != 200)
 			fail = st;
 	}

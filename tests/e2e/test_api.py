@@ -166,8 +166,18 @@ def test_crud_generation_and_conflicts(api):
     r = api.req("PUT", APPS + "/deployments/web", d)
     assert r.status_code == 409 and r.json()["reason"] == "Conflict"
     assert "the object has been modified" in r.json()["message"]
-    # name mismatch
+    # the selector of a Deployment is immutable
     d["metadata"]["resourceVersion"] = ""
+    sel = d["spec"]["selector"]
+    d["spec"]["selector"] = {"matchLabels": {"app": "web", "x": "y"}}
+    d["spec"]["template"]["metadata"]["labels"]["x"] = "y"
+    r = api.req("PUT", APPS + "/deployments/web", d)
+    assert r.status_code == 422
+    assert r.json()["details"]["causes"][0]["field"] == "spec.selector"
+    assert r.json()["details"]["kind"] == "Deployment"
+    assert "field is immutable" in r.json()["message"]
+    d["spec"]["selector"] = sel
+    # name mismatch
     d["metadata"]["name"] = "other"
     assert api.req("PUT", APPS + "/deployments/web", d).status_code == 400
     # 404

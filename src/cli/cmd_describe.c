@@ -1,0 +1,424 @@
+/* cmd_describe.c - `drover describe`: kubectl's multi-line descriptions of
+ * deployments, replicasets and pods.
+ *
+ *   drover describe KIND [NAME...] | KIND/NAME...
+ *
+ * Without a name, every object of the kind in the namespace is
+ * described. The text is built as tabwriter input (cells end in '\t')
+ * and aligned like kubectl's describe output. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "common.h"
+#include "deploy_util.h"
+#include "object.h"
+
+static const char usage_text[] =
+    "usage: drover describe KIND [NAME...]\n"
+    "       drover describe KIND/NAME...\n"
+    "\n"
+    "KIND: deployments (deploy), replicasets (rs), pods (po).\n"
+    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+
+/* RFC 1123 with a numeric zone, local time: kubectl's timestamps. */
+static void
+add_time(struct strbuf *sb, dtime t)
+{
+	time_t s = (time_t)(t / 1000);
+	struct tm tm;
+	char buf[64];
+
+	if (t == 0) {
+		strbuf_addstr(sb, "<unset>");
+		return;
+	}
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	strbuf_addstr(sb, buf);
+}
+
+static void
+add_map(struct strbuf *sb, const char *title, const struct strmap *m,
+	const char *sep)
+{
+	size_t i, shown = 0;
+
+	strbuf_addf(sb, "%s:\t", title);
+	for (i = 0; i < m->n; i++) {
+		if (!strcmp(m->v[i].key, ANN_LAST_APPLIED))
+			continue;
+		if (shown++)
+			strbuf_addstr(sb, "\t");
+		strbuf_addf(sb, "%s%s%s\n", m->v[i].key, sep, m->v[i].value);
+	}
+	if (shown == 0)
+		strbuf_addstr(sb, "<none>\n");
+}
+
+static void
+add_meta(struct strbuf *sb, const struct object_meta *m, bool created)
+{
+	strbuf_addf(sb, "Name:\t%s\n", m->name ? m->name : "");
+	strbuf_addf(sb, "Namespace:\t%s\n", m->namespace ? m->namespace : "");
+	if (created) {
+		strbuf_addstr(sb, "CreationTimestamp:\t");
+		add_time(sb, m->creation_timestamp);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void
+add_intstr(struct strbuf *sb, const struct intstr *v)
+{
+	if (v->type == INTSTR_STRING)
+		strbuf_addstr(sb, v->sval);
+	else
+		strbuf_addf(sb, "%lld", (long long)v->ival);
+}
+
+static void
+rs_list(struct strbuf *sb, struct replicaset **v, size_t n)
+{
+	size_t i;
+
+	if (n == 0) {
+		strbuf_addstr(sb, "<none>");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s (%lld/%lld replicas created)",
+			    i ? ", " : "", v[i]->metadata.name,
+			    (long long)v[i]->status.replicas,
+			    (long long)rs_replicas(v[i]));
+}
+
+static void
+describe_deployment(struct client *c, const struct deployment *d,
+		    struct strbuf *sb)
+{
+	const struct deployment_status *st = &d->status;
+	struct replicaset **rs = NULL, **olds, *new_rs = NULL;
+	size_t nrs = 0, nold = 0, i;
+
+	add_meta(sb, &d->metadata, true);
+	add_map(sb, "Labels", &d->metadata.labels, "=");
+	add_map(sb, "Annotations", &d->metadata.annotations, ": ");
+	strbuf_addstr(sb, "Selector:\t");
+	cli_selector_string(d->spec.selector, sb);
+	strbuf_addf(sb,
+		    "\nReplicas:\t%lld desired | %lld updated | %lld total | "
+		    "%lld available | %lld unavailable\n",
+		    (long long)deploy_replicas(d),
+		    (long long)st->updated_replicas, (long long)st->replicas,
+		    (long long)st->available_replicas,
+		    (long long)st->unavailable_replicas);
+	strbuf_addf(sb, "StrategyType:\t%s\n",
+		    d->spec.strategy.type ? d->spec.strategy.type : "");
+	strbuf_addf(sb, "MinReadySeconds:\t%lld\n",
+		    (long long)d->spec.min_ready_seconds);
+	if (d->spec.strategy.rolling_update) {
+		strbuf_addstr(sb, "RollingUpdateStrategy:\t");
+		add_intstr(sb,
+			   &d->spec.strategy.rolling_update->max_unavailable);
+		strbuf_addstr(sb, " max unavailable, ");
+		add_intstr(sb, &d->spec.strategy.rolling_update->max_surge);
+		strbuf_addstr(sb, " max surge\n");
+	}
+	cli_describe_template(&d->spec.template, sb);
+	if (st->conditions.n) {
+		strbuf_addstr(sb, "Conditions:\n  Type\tStatus\tReason\n"
+				  "  ----\t------\t------\n");
+		for (i = 0; i < st->conditions.n; i++)
+			strbuf_addf(sb, "  %s \t%s\t%s\n",
+				    st->conditions.v[i].type,
+				    st->conditions.v[i].status,
+				    st->conditions.v[i].reason
+					? st->conditions.v[i].reason
+					: "");
+	}
+	if (cli_owned_rs(c, d->metadata.namespace, d->metadata.uid, &rs,
+			 &nrs) == 0) {
+		olds = calloc(nrs + 1, sizeof(*olds));
+		for (i = 0; i < nrs; i++) {
+			if (new_rs == NULL && rs_matches_template(d, rs[i]))
+				new_rs = rs[i];
+			else if (rs_replicas(rs[i]) != 0)
+				olds[nold++] = rs[i];
+		}
+		strbuf_addstr(sb, "OldReplicaSets:\t");
+		rs_list(sb, olds, nold);
+		strbuf_addstr(sb, "\nNewReplicaSet:\t");
+		rs_list(sb, &new_rs, new_rs ? 1 : 0);
+		strbuf_addch(sb, '\n');
+		free(olds);
+		cli_rs_free(rs, nrs);
+	}
+	strbuf_addstr(sb, "Events:\t<none>\n");
+}
+
+/* Counts the pods of a selector by phase: kubectl's "Pods Status". */
+static void
+pod_phases(struct client *c, const char *ns, const struct label_selector *sel,
+	   int64_t counts[4])
+{
+	const struct cli_kind *k = cli_kind_by_id(KIND_POD);
+	struct client_resp r;
+	struct strbuf s = STRBUF_INIT, q = STRBUF_INIT;
+	char path[1024], *e;
+	json_t *it;
+	size_t i;
+
+	memset(counts, 0, 4 * sizeof(counts[0]));
+	cli_selector_string(sel, &s);
+	e = cli_urlencode(strcmp(s.buf, "<none>") ? s.buf : "");
+	strbuf_addf(&q, "labelSelector=%s", e);
+	free(e);
+	cli_path(path, sizeof(path), k, ns, NULL, NULL);
+	client_request(c, "GET", path, q.buf, NULL, NULL, &r);
+	json_array_foreach(json_object_get(r.body, "items"), i, it)
+	{
+		const char *ph = json_string_value(
+		    json_object_get(json_object_get(it, "status"), "phase"));
+
+		if (ph && !strcmp(ph, "Running"))
+			counts[0]++;
+		else if (ph && !strcmp(ph, "Succeeded"))
+			counts[2]++;
+		else if (ph && !strcmp(ph, "Failed"))
+			counts[3]++;
+		else
+			counts[1]++;
+	}
+	client_resp_release(&r);
+	strbuf_release(&s);
+	strbuf_release(&q);
+}
+
+static void
+add_controlled_by(struct strbuf *sb, const struct object_meta *m)
+{
+	const struct owner_ref *ref = meta_controller_ref(m);
+
+	if (ref)
+		strbuf_addf(sb, "Controlled By:\t%s/%s\n", ref->kind,
+			    ref->name);
+}
+
+static void
+describe_replicaset(struct client *c, const struct replicaset *rs,
+		    struct strbuf *sb)
+{
+	int64_t n[4];
+	size_t i;
+
+	add_meta(sb, &rs->metadata, false);
+	strbuf_addstr(sb, "Selector:\t");
+	cli_selector_string(rs->spec.selector, sb);
+	strbuf_addch(sb, '\n');
+	add_map(sb, "Labels", &rs->metadata.labels, "=");
+	add_map(sb, "Annotations", &rs->metadata.annotations, ": ");
+	add_controlled_by(sb, &rs->metadata);
+	strbuf_addf(sb, "Replicas:\t%lld current / %lld desired\n",
+		    (long long)rs->status.replicas, (long long)rs_replicas(rs));
+	pod_phases(c, rs->metadata.namespace, rs->spec.selector, n);
+	strbuf_addf(sb,
+		    "Pods Status:\t%lld Running / %lld Waiting / %lld "
+		    "Succeeded / %lld Failed\n",
+		    (long long)n[0], (long long)n[1], (long long)n[2],
+		    (long long)n[3]);
+	cli_describe_template(&rs->spec.template, sb);
+	if (rs->status.conditions.n) {
+		strbuf_addstr(sb, "Conditions:\n  Type\tStatus\tReason\n"
+				  "  ----\t------\t------\n");
+		for (i = 0; i < rs->status.conditions.n; i++)
+			strbuf_addf(sb, "  %s \t%s\t%s\n",
+				    rs->status.conditions.v[i].type,
+				    rs->status.conditions.v[i].status,
+				    rs->status.conditions.v[i].reason
+					? rs->status.conditions.v[i].reason
+					: "");
+	}
+	strbuf_addstr(sb, "Events:\t<none>\n");
+}
+
+static void
+describe_pod(const struct pod *p, struct strbuf *sb)
+{
+	const struct pod_status *st = &p->status;
+	struct pod_template t = {0};
+	size_t i;
+
+	add_meta(sb, &p->metadata, false);
+	strbuf_addstr(sb, "Priority:\t0\n");
+	strbuf_addf(sb, "Service Account:\t%s\n",
+		    p->spec.service_account_name ? p->spec.service_account_name
+						 : "default");
+	strbuf_addf(sb, "Node:\t%s\n",
+		    p->spec.node_name && *p->spec.node_name ? p->spec.node_name
+							    : "<none>");
+	if (st->start_time) {
+		strbuf_addstr(sb, "Start Time:\t");
+		add_time(sb, st->start_time);
+		strbuf_addch(sb, '\n');
+	}
+	add_map(sb, "Labels", &p->metadata.labels, "=");
+	add_map(sb, "Annotations", &p->metadata.annotations, ": ");
+	if (p->metadata.deletion_timestamp) {
+		strbuf_addstr(sb, "Status:\tTerminating (lasts <unknown>)\n");
+	} else {
+		strbuf_addf(sb, "Status:\t%s\n",
+			    st->phase ? st->phase : "Pending");
+	}
+	if (st->reason)
+		strbuf_addf(sb, "Reason:\t%s\n", st->reason);
+	if (st->message)
+		strbuf_addf(sb, "Message:\t%s\n", st->message);
+	strbuf_addf(sb, "IP:\t%s\n", st->pod_ip ? st->pod_ip : "");
+	add_controlled_by(sb, &p->metadata);
+	/* The containers, as in a template, then the pod's own state. */
+	t.spec = p->spec;
+	{
+		struct strbuf tmp = STRBUF_INIT;
+		const char *c;
+
+		cli_describe_template(&t, &tmp);
+		/* drop the "Pod Template:" and "  Labels:" lines */
+		c = strstr(tmp.buf, "  Containers:");
+		strbuf_addstr(sb, c ? c : tmp.buf);
+		strbuf_release(&tmp);
+	}
+	if (st->conditions.n) {
+		strbuf_addstr(sb, "Conditions:\n  Type\tStatus\n");
+		for (i = 0; i < st->conditions.n; i++)
+			strbuf_addf(sb, "  %s \t%s \n",
+				    st->conditions.v[i].type,
+				    st->conditions.v[i].status);
+	}
+	strbuf_addstr(sb, "QoS Class:\tBestEffort\n");
+	strbuf_addstr(sb, "Events:\t<none>\n");
+}
+
+static int
+describe_obj(struct client *c, const struct cli_kind *k, json_t *j)
+{
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	struct object o = {0};
+
+	if (cli_decode(j, k->id, &o))
+		return 1;
+	switch (k->id) {
+	case KIND_DEPLOYMENT:
+		describe_deployment(c, o.obj, &text);
+		break;
+	case KIND_REPLICASET:
+		describe_replicaset(c, o.obj, &text);
+		break;
+	case KIND_POD:
+		describe_pod(o.obj, &text);
+		break;
+	default:
+		add_meta(&text, object_meta(&o), true);
+		break;
+	}
+	cli_tabwrite(text.buf, 0, 2, &out);
+	fputs(out.buf, stdout);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	object_release(&o);
+	return 0;
+}
+
+static int
+describe_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct cli_kind *k = NULL;
+	struct client *c;
+	json_t *j, *it;
+	size_t n;
+	int ch, rc, i, shown = 0;
+
+	if ((rc = cli_globals_parse(&argc, argv)))
+		return rc;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (ch == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "error: you must specify the type of resource "
+				"to describe\n");
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	c = cli_client();
+	if (!strchr(argv[optind], '/')) {
+		if ((k = cli_kind_find(argv[optind])) == NULL) {
+			c->ops->free(c);
+			return cli_error("the server doesn't have a resource "
+					 "type \"%s\"",
+					 argv[optind]);
+		}
+		optind++;
+		if (optind == argc) {
+			struct client_resp r;
+			char path[1024];
+
+			cli_path(path, sizeof(path), k, cli_g.ns, NULL, NULL);
+			client_request(c, "GET", path, NULL, NULL, NULL, &r);
+			if (r.status != 200)
+				rc = cli_resp_error(&r, k, NULL);
+			else if (json_array_size(
+				     json_object_get(r.body, "items")) == 0)
+				fprintf(stderr,
+					"No resources found in %s "
+					"namespace.\n",
+					cli_g.ns);
+			json_array_foreach(json_object_get(r.body, "items"), n,
+					   it)
+			{
+				if (shown++)
+					putchar('\n');
+				if (describe_obj(c, k, it))
+					rc = 1;
+			}
+			client_resp_release(&r);
+			c->ops->free(c);
+			return rc;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		const struct cli_kind *ki = k;
+		const char *name = argv[i];
+
+		if (k == NULL && cli_kind_slash_name(argv[i], &ki, &name)) {
+			rc = 1;
+			continue;
+		}
+		if (cli_get(c, ki, cli_g.ns, name, &j)) {
+			rc = 1;
+			continue;
+		}
+		if (shown++)
+			putchar('\n');
+		if (describe_obj(c, ki, j))
+			rc = 1;
+		json_decref(j);
+	}
+	c->ops->free(c);
+	return rc;
+}
+
+const struct cmd_entry cmd_describe_entry = {
+    "describe", usage_text, "show the details of objects", describe_run};

@@ -1,0 +1,398 @@
+/* print.c - output helpers of the client verbs: Go's tabwriter, kubectl's
+ * ages, selectors and labels, sorted JSON/YAML, the pod template block. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "xalloc.h"
+#include "yaml_out.h"
+
+/* ---- tabwriter ---- */
+
+struct tw_line {
+	char **cell;
+	size_t n;
+};
+
+struct tw {
+	struct tw_line *line;
+	size_t nlines;
+	size_t minwidth, padding;
+	size_t widths[64];
+	size_t nwidths;
+	struct strbuf *out;
+};
+
+/* Display width: UTF-8 code points. */
+static size_t
+text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+static void
+tw_write_lines(struct tw *t, size_t line0, size_t line1)
+{
+	size_t i, j, w;
+
+	for (i = line0; i < line1; i++) {
+		struct tw_line *l = &t->line[i];
+
+		for (j = 0; j < l->n; j++) {
+			strbuf_addstr(t->out, l->cell[j]);
+			if (j < t->nwidths && j + 1 < l->n) {
+				for (w = text_width(l->cell[j]);
+				     w < t->widths[j]; w++)
+					strbuf_addch(t->out, ' ');
+			}
+		}
+		strbuf_addch(t->out, '\n');
+	}
+}
+
+/* text/tabwriter's format(): a column block is a run of lines that have
+ * a cell in this column; its width is the widest cell plus padding. */
+static void
+tw_format(struct tw *t, size_t line0, size_t line1)
+{
+	size_t column = t->nwidths, this;
+
+	for (this = line0; this < line1; this ++) {
+		size_t width = t->minwidth;
+
+		if (column + 1 >= t->line[this].n)
+			continue;
+		tw_write_lines(t, line0, this);
+		line0 = this;
+		for (; this < line1; this ++) {
+			struct tw_line *l = &t->line[this];
+			size_t w;
+
+			if (column + 1 >= l->n)
+				break;
+			w = text_width(l->cell[column]) + t->padding;
+			if (w > width)
+				width = w;
+		}
+		if (t->nwidths < 64)
+			t->widths[t->nwidths++] = width;
+		tw_format(t, line0, this);
+		t->nwidths--;
+		line0 = this;
+	}
+	tw_write_lines(t, line0, line1);
+}
+
+void
+cli_tabwrite(const char *text, size_t minwidth, size_t padding,
+	     struct strbuf *out)
+{
+	struct tw t = {.minwidth = minwidth, .padding = padding, .out = out};
+	size_t alloc = 0, i, j;
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *s = xstrndup(p, len), *c;
+		struct tw_line l = {0};
+		size_t ncell = 0;
+
+		for (c = s;;) {
+			char *tab = strchr(c, '\t');
+
+			ALLOC_GROW(l.cell, l.n + 1, ncell);
+			if (tab)
+				*tab = '\0';
+			l.cell[l.n++] = xstrdup(c);
+			if (!tab)
+				break;
+			c = tab + 1;
+		}
+		free(s);
+		ALLOC_GROW(t.line, t.nlines + 1, alloc);
+		t.line[t.nlines++] = l;
+		p = nl ? nl + 1 : p + len;
+	}
+	tw_format(&t, 0, t.nlines);
+	for (i = 0; i < t.nlines; i++) {
+		for (j = 0; j < t.line[i].n; j++)
+			free(t.line[i].cell[j]);
+		free(t.line[i].cell);
+	}
+	free(t.line);
+}
+
+/* ---- ages ---- */
+
+void
+cli_age(dtime since, dtime now, char *buf, size_t len)
+{
+	int64_t d = now - since, s, m, h;
+
+	if (since == 0) {
+		snprintf(buf, len, "<unknown>");
+		return;
+	}
+	s = d / 1000;
+	if (s < -1) {
+		snprintf(buf, len, "<invalid>");
+		return;
+	}
+	if (s < 0)
+		s = 0;
+	if (s < 120) {
+		snprintf(buf, len, "%llds", (long long)s);
+		return;
+	}
+	m = s / 60;
+	if (m < 10) {
+		if (s % 60 == 0)
+			snprintf(buf, len, "%lldm", (long long)m);
+		else
+			snprintf(buf, len, "%lldm%llds", (long long)m,
+				 (long long)(s % 60));
+		return;
+	}
+	if (m < 180) {
+		snprintf(buf, len, "%lldm", (long long)m);
+		return;
+	}
+	h = m / 60;
+	if (h < 8) {
+		if (m % 60 == 0)
+			snprintf(buf, len, "%lldh", (long long)h);
+		else
+			snprintf(buf, len, "%lldh%lldm", (long long)h,
+				 (long long)(m % 60));
+	} else if (h < 48) {
+		snprintf(buf, len, "%lldh", (long long)h);
+	} else if (h < 24 * 8) {
+		if (h % 24 == 0)
+			snprintf(buf, len, "%lldd", (long long)(h / 24));
+		else
+			snprintf(buf, len, "%lldd%lldh", (long long)(h / 24),
+				 (long long)(h % 24));
+	} else if (h < 24 * 365 * 2) {
+		snprintf(buf, len, "%lldd", (long long)(h / 24));
+	} else if (h < 24 * 365 * 8) {
+		int64_t dy = (h / 24) % 365;
+
+		if (dy == 0)
+			snprintf(buf, len, "%lldy", (long long)(h / 24 / 365));
+		else
+			snprintf(buf, len, "%lldy%lldd",
+				 (long long)(h / 24 / 365), (long long)dy);
+	} else {
+		snprintf(buf, len, "%lldy", (long long)(h / 24 / 365));
+	}
+}
+
+/* ---- JSON and YAML ---- */
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A copy of j with every object's keys in sorted order (jansson keeps
+ * insertion order, and yaml_emit follows it). */
+static json_t *
+sorted_copy(json_t *j)
+{
+	if (json_is_object(j)) {
+		json_t *o = json_object(), *v;
+		const char *key, **keys;
+		size_t n = json_object_size(j), i = 0;
+
+		keys = xcalloc(n + 1, sizeof(*keys));
+		json_object_foreach(j, key, v) keys[i++] = key;
+		qsort(keys, n, sizeof(*keys), cmp_str);
+		for (i = 0; i < n; i++)
+			json_object_set_new(
+			    o, keys[i],
+			    sorted_copy(json_object_get(j, keys[i])));
+		free(keys);
+		return o;
+	}
+	if (json_is_array(j)) {
+		json_t *a = json_array(), *v;
+		size_t i;
+
+		json_array_foreach(j, i, v)
+		    json_array_append_new(a, sorted_copy(v));
+		return a;
+	}
+	return json_incref(j);
+}
+
+void
+cli_print_json(json_t *j, const char *format)
+{
+	json_t *s = sorted_copy(j);
+
+	if (!strcmp(format, "yaml")) {
+		struct strbuf sb = STRBUF_INIT;
+
+		yaml_emit(s, &sb);
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+	} else {
+		char *text = json_dumps(s, JSON_INDENT(4));
+
+		puts(text);
+		free(text);
+	}
+	json_decref(s);
+}
+
+/* ---- labels and selectors ---- */
+
+void
+cli_labels_string(const struct strmap *m, struct strbuf *sb)
+{
+	size_t i;
+
+	if (m->n == 0) {
+		strbuf_addstr(sb, "<none>");
+		return;
+	}
+	for (i = 0; i < m->n; i++)
+		strbuf_addf(sb, "%s%s=%s", i ? "," : "", m->v[i].key,
+			    m->v[i].value);
+}
+
+void
+cli_selector_string(const struct label_selector *s, struct strbuf *sb)
+{
+	size_t start = sb->len, i, j;
+
+	if (s == NULL) {
+		strbuf_addstr(sb, "<none>");
+		return;
+	}
+	for (i = 0; i < s->match_labels.n; i++)
+		strbuf_addf(sb, "%s%s=%s", i ? "," : "",
+			    s->match_labels.v[i].key,
+			    s->match_labels.v[i].value);
+	for (i = 0; i < s->match_expressions.n; i++) {
+		const struct selector_req *r = &s->match_expressions.v[i];
+		const char *op = r->operator? r->operator: "";
+
+		if (sb->len > start)
+			strbuf_addch(sb, ',');
+		if (!strcmp(op, "Exists")) {
+			strbuf_addstr(sb, r->key);
+		} else if (!strcmp(op, "DoesNotExist")) {
+			strbuf_addf(sb, "!%s", r->key);
+		} else {
+			strbuf_addf(sb, "%s %s (", r->key,
+				    !strcmp(op, "In") ? "in" : "notin");
+			for (j = 0; j < r->values.n; j++)
+				strbuf_addf(sb, "%s%s", j ? "," : "",
+					    r->values.v[j]);
+			strbuf_addch(sb, ')');
+		}
+	}
+	if (sb->len == start)
+		strbuf_addstr(sb, "<none>");
+}
+
+/* ---- kubectl describe: the pod template ---- */
+
+static void
+describe_map(struct strbuf *sb, const char *indent, const char *title,
+	     const struct strmap *m, const char *sep)
+{
+	size_t i, shown = 0;
+
+	strbuf_addf(sb, "%s%s:\t", indent, title);
+	for (i = 0; i < m->n; i++) {
+		if (!strcmp(m->v[i].key, ANN_LAST_APPLIED))
+			continue;
+		if (shown++)
+			strbuf_addf(sb, "%s\t", indent);
+		strbuf_addf(sb, "%s%s%s\n", m->v[i].key, sep, m->v[i].value);
+	}
+	if (shown == 0)
+		strbuf_addstr(sb, "<none>\n");
+}
+
+static void
+describe_ports(struct strbuf *sb, const struct container *c, bool host)
+{
+	size_t i, start = sb->len;
+
+	for (i = 0; i < c->ports.n; i++) {
+		const struct container_port *p = &c->ports.v[i];
+
+		if (sb->len > start)
+			strbuf_addstr(sb, ", ");
+		strbuf_addf(
+		    sb, "%lld/%s",
+		    (long long)(host ? p->host_port : p->container_port),
+		    p->protocol ? p->protocol : "TCP");
+	}
+	if (sb->len == start)
+		strbuf_addstr(sb, "<none>");
+}
+
+void
+cli_describe_template(const struct pod_template *t, struct strbuf *sb)
+{
+	size_t i, j;
+
+	strbuf_addstr(sb, "Pod Template:\n");
+	describe_map(sb, "  ", "Labels", &t->metadata.labels, "=");
+	if (t->metadata.annotations.n)
+		describe_map(sb, "  ", "Annotations", &t->metadata.annotations,
+			     ": ");
+	if (t->spec.service_account_name)
+		strbuf_addf(sb, "  Service Account:\t%s\n",
+			    t->spec.service_account_name);
+	strbuf_addf(sb, "  Containers:%s\n",
+		    t->spec.containers.n ? "" : " <none>");
+	for (i = 0; i < t->spec.containers.n; i++) {
+		const struct container *c = &t->spec.containers.v[i];
+
+		strbuf_addf(sb, "   %s:\n", c->name ? c->name : "");
+		strbuf_addf(sb, "    Image:\t%s\n", c->image ? c->image : "");
+		strbuf_addf(sb, "    Port%s:\t", c->ports.n > 1 ? "s" : "");
+		describe_ports(sb, c, false);
+		strbuf_addf(sb, "\n    Host Port%s:\t",
+			    c->ports.n > 1 ? "s" : "");
+		describe_ports(sb, c, true);
+		strbuf_addch(sb, '\n');
+		if (c->command.n) {
+			strbuf_addstr(sb, "    Command:\n");
+			for (j = 0; j < c->command.n; j++)
+				strbuf_addf(sb, "      %s\n", c->command.v[j]);
+		}
+		if (c->args.n) {
+			strbuf_addstr(sb, "    Args:\n");
+			for (j = 0; j < c->args.n; j++)
+				strbuf_addf(sb, "      %s\n", c->args.v[j]);
+		}
+		if (c->env.n == 0) {
+			strbuf_addstr(sb, "    Environment:\t<none>\n");
+		} else {
+			strbuf_addstr(sb, "    Environment:\n");
+			for (j = 0; j < c->env.n; j++)
+				strbuf_addf(
+				    sb, "      %s:\t%s\n", c->env.v[j].name,
+				    c->env.v[j].value ? c->env.v[j].value : "");
+		}
+		strbuf_addstr(sb, "    Mounts:\t<none>\n");
+	}
+	strbuf_addstr(sb, "  Volumes:\t<none>\n");
+	if (t->spec.node_selector.n)
+		describe_map(sb, "  ", "Node-Selectors", &t->spec.node_selector,
+			     "=");
+}
