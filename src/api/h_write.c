@@ -491,8 +491,8 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 		goto out;
 	if (selector_changed(&old, &nw)) {
 		struct fielderr_list e = {0};
-		json_t *sel = json_object_get(json_object_get(body, "spec"),
-					      "selector");
+		json_t *sel =
+		    json_object_get(json_object_get(body, "spec"), "selector");
 		char *v = json_dumps(sel, JSON_COMPACT | JSON_ENCODE_ANY);
 
 		fielderr_add(&e, FE_INVALID, "spec.selector", v ? v : "null",
