@@ -10,6 +10,8 @@
 #include "agent.h"
 #include "kube.h"
 #include "log.h"
+#include "object.h"
+#include "runtime.h"
 #include "xalloc.h"
 
 struct agent {
@@ -17,6 +19,12 @@ struct agent {
 	char *node;
 	uv_timer_t heartbeat;
 	struct client_watch *wpod;
+	struct runtime *rt;
+	/* Work deferred out of callbacks: "S ns/name" (status) and
+	 * "D ns/name" (finish a deletion) keys, run on the next loop turn. */
+	struct strlist todo;
+	uv_timer_t kick;
+	int closing;
 };
 
 static void
@@ -128,22 +136,28 @@ on_heartbeat(uv_timer_t *t)
 		log_warn("agent: node %s: heartbeat failed", a->node);
 }
 
-/* Pods bound here: with no runtime yet, a pod being deleted has no
- * process to stop, so its deletion is finished at once. */
+static void on_kick(uv_timer_t *t);
+
 static void
-on_pod(void *arg, json_t *ev)
+defer(struct agent *a, char op, const char *ns, const char *name)
 {
-	struct agent *a = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
-	const char *type = json_string_value(json_object_get(ev, "type"));
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%c %s/%s", op, ns, name);
+	for (i = 0; i < a->todo.n; i++)
+		if (!strcmp(a->todo.v[i], key))
+			return;
+	strlist_push(&a->todo, key);
+	uv_timer_start(&a->kick, on_kick, 0, 0);
+}
+
+static void
+finish_delete(struct agent *a, const char *ns, const char *name)
+{
 	struct client_resp r;
 	char path[600];
 
-	if (ev == NULL || !type || !ns || !name || !strcmp(type, "DELETED") ||
-	    json_object_get(md, "deletionTimestamp") == NULL)
-		return;
 	kube_path(path, sizeof(path), KIND_POD, ns, name, NULL);
 	client_request(a->cfg.client, "DELETE", path, "gracePeriodSeconds=0",
 		       NULL, NULL, &r);
@@ -151,6 +165,109 @@ on_pod(void *arg, json_t *ev)
 		log_warn("agent: finishing the deletion of %s/%s: HTTP %d", ns,
 			 name, r.status);
 	client_resp_release(&r);
+}
+
+/* Writes the runtime's view of a pod into its status (if it changed). */
+static void
+write_status(struct agent *a, const char *ns, const char *name)
+{
+	struct object o;
+	struct pod *p;
+	struct pod_status before;
+
+	if (kube_get(a->cfg.client, KIND_POD, ns, name, &o))
+		return;
+	p = o.obj;
+	schema_copy(schema_pod.fields[4].sub, &before, &p->status);
+	if (runtime_status(a->rt, p, &p->status) &&
+	    !schema_equal(schema_pod.fields[4].sub, &before, &p->status) &&
+	    kube_update(a->cfg.client, &o, "status") == 409)
+		defer(a, 'S', ns, name); /* raced with a writer: again */
+	schema_release(schema_pod.fields[4].sub, &before);
+	object_release(&o);
+}
+
+static void
+on_kick(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+	struct strlist todo = a->todo;
+	char ns[256], name[300];
+	size_t i;
+
+	memset(&a->todo, 0, sizeof(a->todo));
+	for (i = 0; i < todo.n; i++) {
+		const char *k = todo.v[i] + 2, *slash = strchr(k, '/');
+
+		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+		snprintf(name, sizeof(name), "%s", slash + 1);
+		if (todo.v[i][0] == 'D')
+			finish_delete(a, ns, name);
+		else
+			write_status(a, ns, name);
+	}
+	strlist_release(&todo);
+}
+
+static void
+on_runtime_change(void *arg, const char *ns, const char *name, bool stopped)
+{
+	struct agent *a = arg;
+
+	defer(a, stopped ? 'D' : 'S', ns, name);
+}
+
+/* Pods bound here. Without a runtime a pod being deleted has no process
+ * to stop, so its deletion is finished at once. */
+static void
+on_pod(void *arg, json_t *ev)
+{
+	struct agent *a = arg;
+	json_t *obj = json_object_get(ev, "object");
+	json_t *md = json_object_get(obj, "metadata");
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	const char *uid = json_string_value(json_object_get(md, "uid"));
+	bool deleting = json_object_get(md, "deletionTimestamp") != NULL;
+	struct fielderr_list errs = {0};
+	struct object o;
+
+	if (ev == NULL || !type || !ns || !name || !uid)
+		return;
+	if (a->rt == NULL) {
+		if (deleting && strcmp(type, "DELETED"))
+			defer(a, 'D', ns, name);
+		return;
+	}
+	if (!strcmp(type, "DELETED")) {
+		runtime_stop(a->rt, uid, 0); /* force-deleted: kill */
+		return;
+	}
+	if (deleting) {
+		json_t *g = json_object_get(md, "deletionGracePeriodSeconds");
+
+		if (runtime_stop(a->rt, uid, g ? json_integer_value(g) : 30))
+			defer(a, 'D', ns, name);
+		return;
+	}
+	if (object_decode(obj, false, &o, &errs) == 0) {
+		struct pod *p = o.obj;
+
+		/* NEEDSWORK: live restore. A pod that ran before this agent
+		 * started is not re-adopted (and not started twice). */
+		if (p->status.container_statuses.n == 0 ||
+		    runtime_knows(a->rt, uid)) {
+			runtime_ensure(a->rt, p);
+			defer(a, 'S', ns, name);
+		} else if (!strcmp(type, "ADDED")) {
+			log_warn("agent: %s/%s ran before this agent started; "
+				 "not re-adopted",
+				 ns, name);
+		}
+		object_release(&o);
+	}
+	fielderr_list_release(&errs);
 }
 
 struct agent *
@@ -162,10 +279,23 @@ agent_start(const struct agent_config *cfg)
 
 	a->cfg = *cfg;
 	a->node = xstrdup(cfg->node_name);
+	uv_timer_init(cfg->loop, &a->kick);
+	a->kick.data = a;
+	if (cfg->pod_dir) {
+		struct runtime_config rc = {
+		    .loop = cfg->loop,
+		    .log_dir = cfg->pod_dir,
+		    .node_name = a->node,
+		    .now = cfg->now,
+		    .changed = on_runtime_change,
+		    .arg = a,
+		};
+
+		a->rt = runtime_new(&rc);
+	}
 	if (register_node(a)) {
 		log_error("agent: cannot register node %s", a->node);
-		free(a->node);
-		free(a);
+		agent_stop(a);
 		return NULL;
 	}
 	uv_timer_init(cfg->loop, &a->heartbeat);
@@ -188,6 +318,9 @@ on_closed(uv_handle_t *h)
 {
 	struct agent *a = h->data;
 
+	if (--a->closing)
+		return;
+	strlist_release(&a->todo);
 	free(a->node);
 	free(a);
 }
@@ -197,7 +330,15 @@ agent_stop(struct agent *a)
 {
 	if (a == NULL)
 		return;
-	a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
-	uv_timer_stop(&a->heartbeat);
-	uv_close((uv_handle_t *)&a->heartbeat, on_closed);
+	if (a->wpod)
+		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
+	if (a->rt)
+		runtime_free(a->rt);
+	a->closing = 1;
+	uv_close((uv_handle_t *)&a->kick, on_closed);
+	if (a->heartbeat.loop) {
+		a->closing++;
+		uv_timer_stop(&a->heartbeat);
+		uv_close((uv_handle_t *)&a->heartbeat, on_closed);
+	}
 }

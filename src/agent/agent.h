@@ -3,9 +3,11 @@
  * to it. It is a client of the API only (in-process inside `drover
  * serve`, over HTTP for remote hosts later).
  *
- * This version has no process runtime yet: a pod bound here is accepted
- * but not started, and a pod being deleted is finished at once (there is
- * no process to stop). */
+ * With the process runtime (runtime.h; opt-in until live restore lands)
+ * the pods bound here run as processes: the agent starts them, reports
+ * their status, stops them gracefully when they are deleted and then
+ * finishes the deletion. Without it, pods are objects only: a pod being
+ * deleted is finished at once. */
 #ifndef DROVER_AGENT_H
 #define DROVER_AGENT_H
 
@@ -20,6 +22,7 @@ struct agent_config {
 	const char *node_name;
 	dtime (*now)(void);
 	unsigned heartbeat_ms; /* 0: 10 s */
+	const char *pod_dir;   /* NULL: no process runtime */
 };
 
 struct agent;

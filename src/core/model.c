@@ -349,7 +349,8 @@ static const struct field cstatus_f[] = {
     F(container_status, "containerID", FT_STR, container_id, O, NULL),
     F(container_status, "started", FT_OPTBOOL, started, O, NULL),
 };
-static const struct schema cstatus_s = SCHEMA(container_status, cstatus_f);
+const struct schema schema_container_status =
+    SCHEMA(container_status, cstatus_f);
 
 static const struct field pod_ip_f[] = {
     F(pod_ip, "ip", FT_STR, ip, O, NULL),
@@ -366,7 +367,7 @@ static const struct field pstatus_f[] = {
     F(pod_status, "podIPs", FT_LIST, pod_ips, O, &pod_ip_s),
     F(pod_status, "startTime", FT_TIME, start_time, O, NULL),
     F(pod_status, "containerStatuses", FT_LIST, container_statuses, O,
-      &cstatus_s),
+      &schema_container_status),
 };
 static const struct schema pstatus_s = SCHEMA(pod_status, pstatus_f);
 

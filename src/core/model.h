@@ -405,6 +405,7 @@ extern const struct schema schema_deployment;
 extern const struct schema schema_replicaset;
 extern const struct schema schema_pod;
 extern const struct schema schema_node;
+extern const struct schema schema_container_status;
 
 /* Well-known names. */
 #define ANN_REVISION            "deployment.kubernetes.io/revision"

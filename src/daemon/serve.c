@@ -25,12 +25,15 @@
 static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
     "[--listen ADDR:PORT]\n"
-    "                    [--node-name NAME] [--watch-history N]\n"
+    "                    [--node-name NAME] [--runtime none|process]\n"
+    "                    [--watch-history N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
     "token (written to DIR/token), the controllers, the scheduler and the\n"
-    "agent of this node (NAME, default the host name). Watches can resume\n"
+    "agent of this node (NAME, default the host name). With --runtime\n"
+    "process the agent runs pods as processes (logs in DIR/pods); the\n"
+    "default, none, keeps pods as objects only. Watches can resume\n"
     "from any of the last N writes (default 100000); older: 410 Gone.\n";
 
 struct serve {
@@ -179,6 +182,7 @@ serve_main(int argc, char **argv)
 	    {"listen", required_argument, NULL, 'l'},
 	    {"watch-history", required_argument, NULL, 'w'},
 	    {"node-name", required_argument, NULL, 'N'},
+	    {"runtime", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -188,7 +192,8 @@ serve_main(int argc, char **argv)
 	struct ctl_config cc = {0};
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
-	const char *node_name = NULL;
+	const char *node_name = NULL, *runtime = "none";
+	char pod_dir[600];
 	char hostname[256];
 	struct agent_config agc = {0};
 	int c, port = 0;
@@ -208,6 +213,17 @@ serve_main(int argc, char **argv)
 			break;
 		case 'N':
 			node_name = optarg;
+			break;
+		case 'R':
+			runtime = optarg;
+			if (strcmp(runtime, "none") &&
+			    strcmp(runtime, "process")) {
+				fprintf(stderr,
+					"error: --runtime: \"%s\": expected "
+					"process or none\n",
+					runtime);
+				return 2;
+			}
 			break;
 		case 'w':
 			history = atol(optarg);
@@ -305,6 +321,10 @@ serve_main(int argc, char **argv)
 	agc.client = s.client;
 	agc.node_name = node_name;
 	agc.now = now_plain;
+	if (!strcmp(runtime, "process")) {
+		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
+		agc.pod_dir = pod_dir;
+	}
 	s.agent = agent_start(&agc);
 	if (s.agent == NULL) {
 		fprintf(stderr, "error: cannot register node %s\n", node_name);

@@ -38,9 +38,10 @@ def wait_for(pred, timeout=10.0, what="condition"):
 class Daemon:
     """One `drover serve` on a temporary data dir, TCP on a free port."""
 
-    def __init__(self, data_dir, history=None):
+    def __init__(self, data_dir, history=None, extra=None):
         self.dir = data_dir
         self.history = history
+        self.extra = extra or []
         self.proc = None
         self.start()
 
@@ -53,6 +54,7 @@ class Daemon:
                 "--listen", "127.0.0.1:%d" % self.port]
         if self.history:
             args += ["--watch-history", str(self.history)]
+        args += self.extra
         self.log = open(os.path.join(self.dir, "serve.log"), "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
         wait_for(lambda: os.path.exists(os.path.join(self.dir, "token")) and

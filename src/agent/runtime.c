@@ -1,0 +1,645 @@
+/* runtime.c - containers as process groups (see runtime.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "expand.h"
+#include "log.h"
+#include "runtime.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#define BACKOFF_START_MS 10000
+#define BACKOFF_MAX_MS   300000
+#define BACKOFF_RESET_MS 600000
+
+struct rpod;
+
+struct rcont {
+	struct rpod *pod;
+	const struct container *spec; /* in pod->pod */
+	uv_process_t *proc;           /* NULL unless running */
+	int pid;
+	bool started_ever;
+	dtime started_at;
+	int64_t restarts;
+	/* the last termination */
+	bool terminated;
+	int64_t exit_code;
+	int64_t signal;
+	dtime term_started, term_finished;
+	/* waiting */
+	const char *waiting; /* reason, static, or NULL */
+	char *waiting_msg;
+	uv_timer_t *backoff;
+	int64_t backoff_ms;
+};
+
+struct rpod {
+	struct runtime *rt;
+	struct pod pod; /* the pod as it was started */
+	struct rcont *c;
+	size_t n;
+	bool stopping;
+	uv_timer_t *kill;
+	dtime start_time;
+	struct rpod *next;
+};
+
+struct runtime {
+	struct runtime_config cfg;
+	struct rpod *pods;
+};
+
+static void
+free_handle(uv_handle_t *h)
+{
+	free(h);
+}
+
+static struct rpod *
+find(struct runtime *rt, const char *uid)
+{
+	struct rpod *p;
+
+	for (p = rt->pods; p; p = p->next)
+		if (!strcmp(p->pod.metadata.uid, uid))
+			return p;
+	return NULL;
+}
+
+static void
+notify(struct rpod *p, bool stopped)
+{
+	p->rt->cfg.changed(p->rt->cfg.arg, p->pod.metadata.namespace,
+			   p->pod.metadata.name, stopped);
+}
+
+/* The value of a downward-API field for this pod. */
+static const char *
+field_ref(struct rpod *p, const char *path)
+{
+	if (!strcmp(path, "metadata.name"))
+		return p->pod.metadata.name;
+	if (!strcmp(path, "metadata.namespace"))
+		return p->pod.metadata.namespace;
+	if (!strcmp(path, "metadata.uid"))
+		return p->pod.metadata.uid;
+	if (!strcmp(path, "spec.nodeName"))
+		return p->rt->cfg.node_name;
+	if (!strcmp(path, "status.podIP") || !strcmp(path, "status.hostIP"))
+		return "127.0.0.1";
+	if (!strcmp(path, "spec.serviceAccountName"))
+		return p->pod.spec.service_account_name
+			   ? p->pod.spec.service_account_name
+			   : "default";
+	return "";
+}
+
+/* Environment of a container: Kubernetes' order (each value may refer to
+ * the ones before it), then DROVER_IMAGE. vars receives every variable
+ * for the expansion of command and args. */
+static char **
+build_env(struct rcont *c, struct strmap *vars)
+{
+	const struct container *s = c->spec;
+	struct strlist out = {0};
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	strmap_set(vars, "PATH",
+		   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:"
+		   "/bin");
+	strmap_set(vars, "HOSTNAME", c->pod->pod.metadata.name);
+	for (i = 0; i < s->env.n; i++) {
+		const struct env_var *e = &s->env.v[i];
+
+		strbuf_reset(&sb);
+		if (e->value_from && e->value_from->field_ref)
+			strbuf_addstr(
+			    &sb,
+			    field_ref(c->pod,
+				      e->value_from->field_ref->field_path
+					  ? e->value_from->field_ref->field_path
+					  : ""));
+		else
+			expand_vars(e->value ? e->value : "", vars, &sb);
+		strmap_set(vars, e->name, sb.buf);
+	}
+	strmap_set(vars, "DROVER_IMAGE", s->image ? s->image : "");
+	for (i = 0; i < vars->n; i++) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s=%s", vars->v[i].key, vars->v[i].value);
+		strlist_push(&out, sb.buf);
+	}
+	strbuf_release(&sb);
+	out.v = xrealloc(out.v, (out.n + 1) * sizeof(char *));
+	out.v[out.n] = NULL; /* execve's terminator */
+	return out.v;
+}
+
+static void
+free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return path && path[0] == '/' && stat(path, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+static bool
+is_exec(const char *path)
+{
+	struct stat st;
+
+	return path && path[0] == '/' && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static void set_waiting(struct rcont *c, const char *reason, const char *msg);
+static void on_exit_cb(uv_process_t *h, int64_t status, int sig);
+
+static int
+open_log(struct rcont *c)
+{
+	struct rpod *p = c->pod;
+	char dir[1024], path[1200];
+
+	snprintf(dir, sizeof(dir), "%s/%s_%s_%s", p->rt->cfg.log_dir,
+		 p->pod.metadata.namespace, p->pod.metadata.name,
+		 p->pod.metadata.uid);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.log", dir, c->spec->name);
+	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+static void
+spawn(struct rcont *c)
+{
+	const struct container *s = c->spec;
+	struct strmap vars = {0};
+	struct strlist argv = {0};
+	struct strbuf sb = STRBUF_INIT;
+	uv_process_options_t o = {0};
+	uv_stdio_container_t stdio[3];
+	char **env, path[1024];
+	const char *image_dir = is_dir(s->image) ? s->image : NULL;
+	size_t i;
+	int fd, r;
+
+	env = build_env(c, &vars);
+	if (s->command.n == 0) {
+		if (!is_exec(s->image)) {
+			set_waiting(c, "CreateContainerConfigError",
+				    "no command, and the image is not an "
+				    "executable path");
+			goto out;
+		}
+		strlist_push(&argv, s->image); /* the image is the program */
+	}
+	for (i = 0; i < s->command.n + s->args.n; i++) {
+		const char *a = i < s->command.n ? s->command.v[i]
+						 : s->args.v[i - s->command.n];
+
+		strbuf_reset(&sb);
+		expand_vars(a, &vars, &sb);
+		strlist_push(&argv, sb.buf);
+	}
+	if (image_dir && argv.v[0][0] != '/' && strchr(argv.v[0], '/')) {
+		snprintf(path, sizeof(path), "%s/%s", image_dir, argv.v[0]);
+		free(argv.v[0]);
+		argv.v[0] = xstrdup(path);
+	}
+	fd = open_log(c);
+	if (fd < 0) {
+		set_waiting(c, "CreateContainerError", strerror(errno));
+		goto out;
+	}
+	argv.v = xrealloc(argv.v, (argv.n + 1) * sizeof(char *));
+	argv.v[argv.n] = NULL;
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = fd;
+	stdio[2].flags = UV_INHERIT_FD;
+	stdio[2].data.fd = fd;
+	o.exit_cb = on_exit_cb;
+	o.file = argv.v[0];
+	o.args = argv.v;
+	o.env = env;
+	o.cwd = s->working_dir && *s->working_dir ? s->working_dir
+		: image_dir                       ? image_dir
+						  : "/";
+	o.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
+	o.stdio_count = 3;
+	o.stdio = stdio;
+	c->proc = xcalloc(1, sizeof(*c->proc));
+	c->proc->data = c;
+	r = uv_spawn(c->pod->rt->cfg.loop, c->proc, &o);
+	close(fd);
+	if (r) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
+			 uv_strerror(r));
+		uv_close((uv_handle_t *)c->proc, free_handle);
+		c->proc = NULL;
+		set_waiting(c, "RunContainerError", msg);
+		goto out;
+	}
+	c->pid = c->proc->pid;
+	c->started_ever = true;
+	c->started_at = c->pod->rt->cfg.now();
+	c->waiting = NULL;
+	free(c->waiting_msg);
+	c->waiting_msg = NULL;
+	log_info("agent: started %s/%s container %s, pid %d",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 s->name, c->pid);
+out:
+	strbuf_release(&sb);
+	strlist_release(&argv);
+	free_strv(env);
+	strmap_release(&vars);
+}
+
+static void
+set_waiting(struct rcont *c, const char *reason, const char *msg)
+{
+	c->waiting = reason;
+	free(c->waiting_msg);
+	c->waiting_msg = xstrdup(msg);
+	log_warn("agent: %s/%s container %s: %s: %s",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 c->spec->name, reason, msg);
+}
+
+static bool
+pod_idle(const struct rpod *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->c[i].proc)
+			return false;
+	return true;
+}
+
+static void
+on_backoff(uv_timer_t *t)
+{
+	struct rcont *c = t->data;
+
+	uv_close((uv_handle_t *)c->backoff, free_handle);
+	c->backoff = NULL;
+	if (c->pod->stopping)
+		return;
+	c->restarts++;
+	spawn(c);
+	notify(c->pod, false);
+}
+
+static void
+on_exit_cb(uv_process_t *h, int64_t status, int sig)
+{
+	struct rcont *c = h->data;
+	struct rpod *p = c->pod;
+	const char *policy =
+	    p->pod.spec.restart_policy ? p->pod.spec.restart_policy : "Always";
+	dtime now = p->rt->cfg.now();
+	bool restart;
+
+	c->terminated = true;
+	c->exit_code = sig ? 128 + sig : status;
+	c->signal = sig;
+	c->term_started = c->started_at;
+	c->term_finished = now;
+	uv_close((uv_handle_t *)h, free_handle);
+	c->proc = NULL;
+	log_info("agent: %s/%s container %s exited (status %lld, signal %d)",
+		 p->pod.metadata.namespace, p->pod.metadata.name, c->spec->name,
+		 (long long)status, sig);
+	if (p->stopping) {
+		if (pod_idle(p)) {
+			if (p->kill) {
+				uv_timer_stop(p->kill);
+				uv_close((uv_handle_t *)p->kill, free_handle);
+				p->kill = NULL;
+			}
+			notify(p, true);
+		}
+		return;
+	}
+	restart = !strcmp(policy, "Always") ||
+		  (!strcmp(policy, "OnFailure") && c->exit_code != 0);
+	if (restart) {
+		/* The first restart is immediate; then 10 s doubling to
+		 * 5 min, reset after 10 min of running. */
+		if (now - c->started_at >= BACKOFF_RESET_MS)
+			c->backoff_ms = 0;
+		if (c->backoff_ms == 0) {
+			c->backoff_ms = BACKOFF_START_MS;
+			c->restarts++;
+			spawn(c);
+		} else {
+			char msg[300];
+
+			snprintf(
+			    msg, sizeof(msg),
+			    "back-off %llds restarting failed container=%s "
+			    "pod=%s",
+			    (long long)(c->backoff_ms / 1000), c->spec->name,
+			    p->pod.metadata.name);
+			c->waiting = "CrashLoopBackOff";
+			free(c->waiting_msg);
+			c->waiting_msg = xstrdup(msg);
+			c->backoff = xcalloc(1, sizeof(*c->backoff));
+			uv_timer_init(p->rt->cfg.loop, c->backoff);
+			c->backoff->data = c;
+			uv_timer_start(c->backoff, on_backoff,
+				       (uint64_t)c->backoff_ms, 0);
+			c->backoff_ms *= 2;
+			if (c->backoff_ms > BACKOFF_MAX_MS)
+				c->backoff_ms = BACKOFF_MAX_MS;
+		}
+	}
+	notify(p, false);
+}
+
+struct runtime *
+runtime_new(const struct runtime_config *cfg)
+{
+	struct runtime *rt = xcalloc(1, sizeof(*rt));
+
+	rt->cfg = *cfg;
+	mkdir(cfg->log_dir, 0700);
+	return rt;
+}
+
+int
+runtime_ensure(struct runtime *rt, const struct pod *pod)
+{
+	struct rpod *p = find(rt, pod->metadata.uid);
+	size_t i;
+
+	if (p == NULL) {
+		p = xcalloc(1, sizeof(*p));
+		p->rt = rt;
+		pod_copy(&p->pod, pod);
+		p->n = p->pod.spec.containers.n;
+		p->c = xcalloc(p->n + 1, sizeof(*p->c));
+		for (i = 0; i < p->n; i++) {
+			p->c[i].pod = p;
+			p->c[i].spec = &p->pod.spec.containers.v[i];
+		}
+		p->start_time = rt->cfg.now();
+		p->next = rt->pods;
+		rt->pods = p;
+	}
+	if (p->stopping)
+		return -1;
+	for (i = 0; i < p->n; i++)
+		if (!p->c[i].started_ever && !p->c[i].proc && !p->c[i].waiting)
+			spawn(&p->c[i]);
+	return 0;
+}
+
+static void
+on_kill(uv_timer_t *t)
+{
+	struct rpod *p = t->data;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->c[i].proc) {
+			log_info("agent: %s/%s: grace period over, SIGKILL",
+				 p->pod.metadata.namespace,
+				 p->pod.metadata.name);
+			kill(-p->c[i].pid, SIGKILL);
+		}
+}
+
+static void
+forget(struct runtime *rt, struct rpod *p)
+{
+	struct rpod **pp;
+	size_t i;
+
+	for (pp = &rt->pods; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	for (i = 0; i < p->n; i++) {
+		if (p->c[i].backoff) {
+			uv_timer_stop(p->c[i].backoff);
+			uv_close((uv_handle_t *)p->c[i].backoff, free_handle);
+		}
+		free(p->c[i].waiting_msg);
+	}
+	free(p->c);
+	pod_release(&p->pod);
+	free(p);
+}
+
+bool
+runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
+{
+	struct rpod *p = find(rt, uid);
+	size_t i;
+
+	if (p == NULL)
+		return true;
+	if (!p->stopping) {
+		p->stopping = true;
+		for (i = 0; i < p->n; i++) {
+			if (p->c[i].backoff) {
+				uv_timer_stop(p->c[i].backoff);
+				uv_close((uv_handle_t *)p->c[i].backoff,
+					 free_handle);
+				p->c[i].backoff = NULL;
+			}
+			if (p->c[i].proc)
+				kill(-p->c[i].pid,
+				     grace_s > 0 ? SIGTERM : SIGKILL);
+		}
+		if (!pod_idle(p)) {
+			p->kill = xcalloc(1, sizeof(*p->kill));
+			uv_timer_init(rt->cfg.loop, p->kill);
+			p->kill->data = p;
+			uv_timer_start(
+			    p->kill, on_kill,
+			    (uint64_t)(grace_s > 0 ? grace_s : 0) * 1000, 0);
+		}
+	}
+	if (pod_idle(p)) {
+		forget(rt, p);
+		return true;
+	}
+	return false;
+}
+
+static void
+cond(struct pod_status *st, const char *type, bool ok, dtime now)
+{
+	struct condition *cur = condition_find(&st->conditions, type);
+	const char *s = ok ? "True" : "False";
+	struct condition c = {.type = (char *)type,
+			      .status = (char *)s,
+			      .last_transition_time = now};
+
+	if (cur && cur->status && !strcmp(cur->status, s))
+		return; /* keep its transition time */
+	condition_remove(&st->conditions, type);
+	condition_append(&st->conditions, &c);
+}
+
+static struct state_terminated *
+terminated_of(const struct rcont *c)
+{
+	struct state_terminated *t = xcalloc(1, sizeof(*t));
+	char id[64];
+
+	t->exit_code = c->exit_code;
+	t->signal = c->signal;
+	t->reason = xstrdup(c->exit_code == 0 ? "Completed" : "Error");
+	t->started_at = c->term_started;
+	t->finished_at = c->term_finished;
+	snprintf(id, sizeof(id), "drover://%d", c->pid);
+	t->container_id = xstrdup(id);
+	return t;
+}
+
+bool
+runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
+{
+	struct rpod *p = find(rt, pod->metadata.uid);
+	bool all_ready = true, any_running = false, all_done = true,
+	     all_ok = true;
+	dtime now = rt->cfg.now();
+	size_t i;
+
+	if (p == NULL)
+		return false;
+	/* container statuses are rebuilt from scratch */
+	while (st->container_statuses.n)
+		schema_release(
+		    &schema_container_status,
+		    &st->container_statuses.v[--st->container_statuses.n]);
+	for (i = 0; i < p->n; i++) {
+		struct rcont *c = &p->c[i];
+		struct container_status *cs = anylist_push(
+		    (struct anylist *)&st->container_statuses, sizeof(*cs));
+		char id[64];
+
+		cs->name = xstrdup(c->spec->name);
+		cs->image = xstrdup(c->spec->image);
+		cs->image_id = xstrdup("");
+		cs->restart_count = c->restarts;
+		cs->started.set = true;
+		cs->started.v = c->proc != NULL;
+		if (c->proc) {
+			snprintf(id, sizeof(id), "drover://%d", c->pid);
+			cs->container_id = xstrdup(id);
+			cs->state.running =
+			    xcalloc(1, sizeof(*cs->state.running));
+			cs->state.running->started_at = c->started_at;
+			cs->ready = true; /* NEEDSWORK: readiness probes */
+			any_running = true;
+			all_done = false;
+		} else if (c->waiting || !c->started_ever) {
+			cs->state.waiting =
+			    xcalloc(1, sizeof(*cs->state.waiting));
+			cs->state.waiting->reason = xstrdup(
+			    c->waiting ? c->waiting : "ContainerCreating");
+			cs->state.waiting->message = xstrdup(c->waiting_msg);
+			all_done = false;
+		} else {
+			cs->state.terminated = terminated_of(c);
+			if (c->exit_code != 0)
+				all_ok = false;
+		}
+		if (c->terminated && !cs->state.terminated)
+			cs->last_state.terminated = terminated_of(c);
+		if (!cs->ready)
+			all_ready = false;
+	}
+	free(st->phase);
+	st->phase = xstrdup(any_running ? "Running"
+			    : all_done  ? (all_ok ? "Succeeded" : "Failed")
+					: "Pending");
+	free(st->host_ip);
+	st->host_ip = xstrdup("127.0.0.1");
+	free(st->pod_ip);
+	st->pod_ip = xstrdup("127.0.0.1");
+	if (st->pod_ips.n == 0) {
+		struct pod_ip *ip =
+		    anylist_push((struct anylist *)&st->pod_ips, sizeof(*ip));
+
+		ip->ip = xstrdup("127.0.0.1");
+	}
+	if (!st->start_time)
+		st->start_time = p->start_time;
+	cond(st, "PodScheduled", true, now);
+	cond(st, "Initialized", true, now);
+	cond(st, "ContainersReady", all_ready && p->n, now);
+	cond(st, "Ready", all_ready && p->n, now);
+	return true;
+}
+
+bool
+runtime_knows(struct runtime *rt, const char *uid)
+{
+	return find(rt, uid) != NULL;
+}
+
+size_t
+runtime_pods(const struct runtime *rt)
+{
+	size_t n = 0;
+	const struct rpod *p;
+
+	for (p = rt->pods; p; p = p->next)
+		n++;
+	return n;
+}
+
+void
+runtime_free(struct runtime *rt)
+{
+	/* Processes keep running: they belong to their own sessions and
+	 * outlive the agent (see NEEDSWORK in runtime.h). */
+	while (rt->pods) {
+		struct rpod *p = rt->pods;
+		size_t i;
+
+		for (i = 0; i < p->n; i++)
+			if (p->c[i].proc) {
+				p->c[i].proc->data = NULL;
+				uv_close((uv_handle_t *)p->c[i].proc,
+					 free_handle);
+				p->c[i].proc = NULL;
+			}
+		if (p->kill) {
+			uv_timer_stop(p->kill);
+			uv_close((uv_handle_t *)p->kill, free_handle);
+		}
+		forget(rt, p);
+	}
+	free(rt);
+}

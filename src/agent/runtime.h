@@ -1,0 +1,68 @@
+/* runtime.h - pods as supervised processes (the process runtime of the
+ * node agent).
+ *
+ * Each container is its own process group (a new session), started with
+ * argv from command/args after Kubernetes' $(VAR) expansion, its env
+ * (values and the downward fields), its workingDir, and stdout/stderr
+ * appended to a log file (files, not pipes, so that a process outlives
+ * the agent). What `image` means for a process:
+ *   - an absolute path to a directory: the release root; the working
+ *     directory defaults to it and a command[0] such as "bin/web" (with
+ *     a slash, not absolute) is found in it;
+ *   - an absolute path to an executable file, with no command: the program;
+ *   - anything else names the release only: command is required.
+ * The image is exported as DROVER_IMAGE in every case.
+ *
+ * Stopping: SIGTERM to the process group, SIGKILL after the grace period.
+ * Restarts follow restartPolicy with Kubernetes' back-off (10 s doubling
+ * to 5 min, reset after 10 min running) and the CrashLoopBackOff reason.
+ *
+ * NEEDSWORK: no probes, no host ports and no live restore yet: processes
+ * survive an agent restart (own sessions, log files) but are not
+ * re-adopted, so the runtime is opt-in (`drover serve --runtime=process`)
+ * until adoption lands.
+ *
+ * Ownership: the runtime borrows the loop; every process handle is freed
+ * from its close callback; runtime_free() needs the loop to run once
+ * more. */
+#ifndef DROVER_AGENT_RUNTIME_H
+#define DROVER_AGENT_RUNTIME_H
+
+#include <uv.h>
+
+#include "dtime.h"
+#include "model.h"
+
+struct runtime;
+
+struct runtime_config {
+	uv_loop_t *loop;
+	const char *log_dir; /* per-pod directories are created below */
+	const char *node_name;
+	dtime (*now)(void);
+	/* Called when a pod's status changed (a process started or exited)
+	 * or when a stopped pod's last process is gone (stopped = true). */
+	void (*changed)(void *arg, const char *ns, const char *name,
+			bool stopped);
+	void *arg;
+};
+
+struct runtime *runtime_new(const struct runtime_config *cfg);
+void runtime_free(struct runtime *rt);
+
+/* Makes sure the pod's containers run (starts what has not started).
+ * Returns 0, or -1 if the pod is already being stopped. */
+int runtime_ensure(struct runtime *rt, const struct pod *p);
+/* Stops the pod: SIGTERM now, SIGKILL after grace_s. Returns true when
+ * nothing of it runs any more (then `changed(stopped)` is not called). */
+bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
+/* Fills the runtime part of a pod's status (phase, containerStatuses,
+ * conditions, IPs, startTime). Returns false if the pod is unknown. */
+bool runtime_status(struct runtime *rt, const struct pod *p,
+		    struct pod_status *st);
+/* True if the runtime started (and still tracks) the pod with this uid. */
+bool runtime_knows(struct runtime *rt, const char *uid);
+/* Number of pods known, for tests and the heartbeat. */
+size_t runtime_pods(const struct runtime *rt);
+
+#endif

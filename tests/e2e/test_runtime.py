@@ -1,0 +1,197 @@
+"""test_runtime.py - pods as real processes (`drover serve --runtime
+process`) with the example service: env and $(VAR) expansion, the
+downward API, log files, a rolling update replacing processes within the
+budget, graceful stop (SIGTERM, then SIGKILL after the grace period),
+restarts with CrashLoopBackOff, and no process left behind."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+
+from test_api import APPS, CORE, Daemon, Observer, wait_for
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE = os.environ.get("DROVER_EXAMPLE_WEB", os.path.join(
+    os.path.dirname(os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))),
+    "examples", "service", "drover-example-web"))
+
+
+@pytest.fixture
+def rt():
+    if not os.path.exists(EXAMPLE):
+        pytest.fail("example service not built: " + EXAMPLE)
+    with tempfile.TemporaryDirectory() as d:
+        dm = Daemon(d, extra=["--runtime", "process"])
+        try:
+            yield dm
+        finally:
+            # Services outlive the daemon by design: stop them through the
+            # API first, then check that every process is gone.
+            pids = all_pids(dm)
+            for d in dm.req("GET", APPS + "/deployments").json()["items"]:
+                dm.req("DELETE", APPS + "/deployments/" + d["metadata"]["name"])
+            for p in dm.req("GET", CORE + "/pods").json()["items"]:
+                dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
+                       params={"gracePeriodSeconds": "1"})
+            try:
+                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+                         timeout=15, what="every pod to go")
+                for pid in pids:
+                    wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
+            finally:
+                dm.kill()
+                for pid in pids:  # never leave a process behind
+                    if alive(pid):
+                        os.killpg(pid, signal.SIGKILL)
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def pids_of(pod):
+    out = []
+    for cs in pod.get("status", {}).get("containerStatuses", []):
+        cid = cs.get("containerID", "")
+        if cid.startswith("drover://") and "running" in cs.get("state", {}):
+            out.append(int(cid[len("drover://"):]))
+    return out
+
+
+def all_pids(dm):
+    pods = dm.req("GET", "/api/v1/pods").json().get("items", [])
+    return [p for pod in pods for p in pids_of(pod)]
+
+
+def environ(pid):
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        return dict(kv.split("=", 1) for kv in f.read().decode().split("\0") if "=" in kv)
+
+
+def web(version, replicas=3, **extra_env):
+    env = [{"name": "VERSION", "value": version},
+           {"name": "MYPORT", "value": "0"},
+           {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]
+    env += [{"name": k, "value": v} for k, v in extra_env.items()]
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web"},
+            "spec": {"replicas": replicas,
+                     "selector": {"matchLabels": {"app": "web"}},
+                     "strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"terminationGracePeriodSeconds": 5,
+                                           "containers": [{
+                                               "name": "web", "image": "web:" + version,
+                                               "command": [EXAMPLE],
+                                               "args": ["--port", "$(MYPORT)"],
+                                               "env": env}]}}}}
+
+
+def running_pods(dm):
+    pods = [p for p in dm.req("GET", CORE + "/pods").json()["items"]
+            if not p["metadata"].get("deletionTimestamp")]
+    return pods
+
+
+def rolled_out(dm, version, n):
+    d = dm.req("GET", APPS + "/deployments/web").json()
+    st = d.get("status", {})
+    pods = running_pods(dm)
+    return (st.get("updatedReplicas") == n and st.get("availableReplicas") == n and
+            st.get("replicas") == n and len(pods) == n and
+            all(p["spec"]["containers"][0]["image"] == "web:" + version and
+                p["status"].get("phase") == "Running" for p in pods))
+
+
+def test_processes_env_logs_and_rolling_update(rt):
+    assert rt.req("POST", APPS + "/deployments", web("v1")).status_code == 201
+    wait_for(lambda: rolled_out(rt, "v1", 3), timeout=20, what="v1 to run")
+    v1 = running_pods(rt)
+    old_pids = []
+    for pod in v1:
+        pid = pids_of(pod)[0]
+        old_pids.append(pid)
+        assert os.getpgid(pid) == pid  # its own process group
+        env = environ(pid)
+        assert env["VERSION"] == "v1"
+        assert env["POD"] == pod["metadata"]["name"]
+        assert env["DROVER_IMAGE"] == "web:v1"
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            assert f.read().split(b"\0")[1:3] == [b"--port", b"0"]  # $(MYPORT)
+        log = os.path.join(rt.dir, "pods", "default_%s_%s" % (
+            pod["metadata"]["name"], pod["metadata"]["uid"]), "web.log")
+        wait_for(lambda: "listening on" in open(log).read(), what="the log")
+    obs = Observer(rt, "web")
+    try:
+        r = rt.req("PUT", APPS + "/deployments/web", dict(
+            web("v2"), metadata={"name": "web",
+                                 "resourceVersion": rt.req("GET", APPS + "/deployments/web")
+                                 .json()["metadata"]["resourceVersion"]}))
+        assert r.status_code == 200, r.text
+        wait_for(lambda: rolled_out(rt, "v2", 3), timeout=30, what="v2 to run")
+    finally:
+        obs.close()
+    assert max(n for n, _ in obs.samples) <= 4  # replicas + maxSurge
+    assert min(r for _, r in obs.samples) >= 3  # maxUnavailable 0
+    for pid in old_pids:  # old processes stopped gracefully
+        wait_for(lambda: not alive(pid), what="old pid %d to exit" % pid)
+    for pod in running_pods(rt):
+        assert environ(pids_of(pod)[0])["VERSION"] == "v2"
+
+
+def test_graceful_stop_then_sigkill(rt):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stubborn"},
+           "spec": {"terminationGracePeriodSeconds": 1,
+                    "containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+                                    "args": ["--port", "0"],
+                                    "env": [{"name": "IGNORE_SIGTERM", "value": "1"}]}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+    p = wait_for(lambda: (lambda x: x if pids_of(x) else None)(
+        rt.req("GET", CORE + "/pods/stubborn").json()), what="the pod to run")
+    pid = pids_of(p)[0]
+    t0 = time.monotonic()
+    assert rt.req("DELETE", CORE + "/pods/stubborn").status_code == 200
+    wait_for(lambda: rt.req("GET", CORE + "/pods/stubborn").status_code == 404,
+             timeout=10, what="the pod to go")
+    assert not alive(pid)
+    assert time.monotonic() - t0 >= 0.9  # it waited for the grace period
+
+
+def test_restart_and_crash_loop_backoff(rt):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "crashy"},
+           "spec": {"containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+                                    "args": ["--port", "0"],
+                                    "env": [{"name": "CRASH_AFTER_MS", "value": "50"}]}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+
+    def backoff():
+        p = rt.req("GET", CORE + "/pods/crashy").json()
+        for cs in p.get("status", {}).get("containerStatuses", []):
+            w = cs.get("state", {}).get("waiting")
+            if w and w.get("reason") == "CrashLoopBackOff":
+                return cs
+    cs = wait_for(backoff, timeout=10, what="CrashLoopBackOff")
+    assert cs["restartCount"] >= 1
+    assert cs["lastState"]["terminated"]["exitCode"] == 3
+    assert "back-off 10s restarting failed container=c pod=crashy" in cs["state"]["waiting"]["message"]
+
+
+def test_missing_program_is_reported(rt):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nocmd"},
+           "spec": {"containers": [{"name": "c", "image": "web:1"}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+
+    def waiting():
+        p = rt.req("GET", CORE + "/pods/nocmd").json()
+        for cs in p.get("status", {}).get("containerStatuses", []):
+            return cs.get("state", {}).get("waiting")
+    w = wait_for(waiting, what="a waiting reason")
+    assert w["reason"] == "CreateContainerConfigError"
