@@ -8,8 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "expand.h"
 #include "log.h"
+#include "probe.h"
 #include "runtime.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -19,6 +23,25 @@
 #define BACKOFF_RESET_MS 600000
 
 struct rpod;
+struct rcont;
+
+enum probe_kind { PK_STARTUP, PK_READINESS, PK_LIVENESS, PK_N };
+
+/* A check in flight points here; if the prober goes away first the
+ * ticket is cancelled and the callback only frees it. */
+struct ticket {
+	struct prober *p;
+	bool cancelled;
+};
+
+struct prober {
+	struct rcont *c;
+	enum probe_kind kind;
+	const struct probe *spec;
+	uv_timer_t *timer;
+	struct ticket *inflight;
+	int64_t successes, failures;
+};
 
 struct rcont {
 	struct rpod *pod;
@@ -38,6 +61,11 @@ struct rcont {
 	char *waiting_msg;
 	uv_timer_t *backoff;
 	int64_t backoff_ms;
+	struct container_port_list ports; /* declared, with host ports */
+	struct prober probes[PK_N];
+	bool ready;         /* readiness (or running, without a probe) */
+	bool started;       /* startup probe passed (or none) */
+	uv_timer_t *killer; /* SIGKILL after a liveness kill's grace */
 };
 
 struct rpod {
@@ -80,6 +108,60 @@ notify(struct rpod *p, bool stopped)
 			   p->pod.metadata.name, stopped);
 }
 
+/* A free TCP port on 127.0.0.1, chosen by the kernel. */
+static int
+alloc_port(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static void
+alloc_ports(struct rcont *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->spec->ports.n; i++) {
+		const struct container_port *d = &c->spec->ports.v[i];
+		struct container_port *p =
+		    anylist_push((struct anylist *)&c->ports, sizeof(*p));
+
+		p->name = xstrdup(d->name);
+		p->container_port = d->container_port;
+		p->protocol = xstrdup(d->protocol ? d->protocol : "TCP");
+		p->host_port = d->host_port ? d->host_port : alloc_port();
+		p->host_ip = xstrdup("127.0.0.1");
+	}
+}
+
+/* The host port behind a probe's port: a declared port by number or
+ * name; an undeclared number is used as it is. */
+static int
+host_port(const struct rcont *c, const struct intstr *port)
+{
+	size_t i;
+
+	for (i = 0; i < c->ports.n; i++) {
+		const struct container_port *p = &c->ports.v[i];
+
+		if ((port->type == INTSTR_INT &&
+		     p->container_port == port->ival) ||
+		    (port->type == INTSTR_STRING && p->name &&
+		     !strcmp(p->name, port->sval)))
+			return (int)p->host_port;
+	}
+	return port->type == INTSTR_INT ? (int)port->ival : 0;
+}
+
 /* The value of a downward-API field for this pod. */
 static const char *
 field_ref(struct rpod *p, const char *path)
@@ -116,6 +198,25 @@ build_env(struct rcont *c, struct strmap *vars)
 		   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:"
 		   "/bin");
 	strmap_set(vars, "HOSTNAME", c->pod->pod.metadata.name);
+	for (i = 0; i < c->ports.n; i++) {
+		char name[128], val[16];
+		size_t k;
+
+		snprintf(val, sizeof(val), "%lld",
+			 (long long)c->ports.v[i].host_port);
+		if (i == 0)
+			strmap_set(vars, "PORT", val);
+		if (c->ports.v[i].name && *c->ports.v[i].name) {
+			snprintf(name, sizeof(name), "PORT_%s",
+				 c->ports.v[i].name);
+			for (k = 0; name[k]; k++)
+				name[k] = name[k] == '-' ? '_'
+					  : (name[k] >= 'a' && name[k] <= 'z')
+					      ? (char)(name[k] - 32)
+					      : name[k];
+			strmap_set(vars, name, val);
+		}
+	}
 	for (i = 0; i < s->env.n; i++) {
 		const struct env_var *e = &s->env.v[i];
 
@@ -173,6 +274,230 @@ is_exec(const char *path)
 
 static void set_waiting(struct rcont *c, const char *reason, const char *msg);
 static void on_exit_cb(uv_process_t *h, int64_t status, int sig);
+
+/* ---- probes ---- */
+
+static void on_probe_result(void *arg, bool ok, const char *why);
+
+static void
+close_timer(uv_timer_t **t)
+{
+	if (*t) {
+		uv_timer_stop(*t);
+		uv_close((uv_handle_t *)*t, free_handle);
+		*t = NULL;
+	}
+}
+
+static void
+prober_stop(struct prober *p)
+{
+	close_timer(&p->timer);
+	if (p->inflight) {
+		p->inflight->cancelled = true;
+		p->inflight = NULL;
+	}
+	p->spec = NULL;
+	p->successes = p->failures = 0;
+}
+
+static void
+probers_stop(struct rcont *c)
+{
+	int k;
+
+	for (k = 0; k < PK_N; k++)
+		prober_stop(&c->probes[k]);
+	close_timer(&c->killer);
+}
+
+static int64_t
+opt(const struct opt_int *o, int64_t def)
+{
+	return o->set ? o->v : def;
+}
+
+static void
+on_probe_tick(uv_timer_t *t)
+{
+	struct prober *p = t->data;
+	struct rcont *c = p->c;
+	const struct probe *sp = p->spec;
+	struct probe_target tg = {0};
+	struct strmap vars = {0};
+	char **env = NULL, **argv = NULL;
+	enum probe_type type;
+	size_t i;
+
+	if (p->inflight || c->proc == NULL)
+		return; /* the previous check is still running */
+	if (sp->exec && sp->exec->command.n) {
+		type = PROBE_EXEC;
+		env = build_env(c, &vars);
+		argv = xcalloc(sp->exec->command.n + 1, sizeof(*argv));
+		for (i = 0; i < sp->exec->command.n; i++)
+			argv[i] = sp->exec->command.v[i];
+		tg.argv = argv;
+		tg.env = env;
+		tg.cwd = c->spec->working_dir && *c->spec->working_dir
+			     ? c->spec->working_dir
+			     : "/";
+	} else if (sp->http_get) {
+		type = PROBE_HTTP;
+		tg.host = sp->http_get->host;
+		tg.port = host_port(c, &sp->http_get->port);
+		tg.path = sp->http_get->path;
+	} else if (sp->tcp_socket) {
+		type = PROBE_TCP;
+		tg.host = sp->tcp_socket->host;
+		tg.port = host_port(c, &sp->tcp_socket->port);
+	} else {
+		return;
+	}
+	p->inflight = xcalloc(1, sizeof(*p->inflight));
+	p->inflight->p = p;
+	probe_check(c->pod->rt->cfg.loop, type, &tg,
+		    (unsigned)opt(&sp->timeout_seconds, 1) * 1000,
+		    on_probe_result, p->inflight);
+	if (env) {
+		for (i = 0; env[i]; i++)
+			free(env[i]);
+		free(env);
+		strmap_release(&vars);
+	}
+	free(argv); /* the strings belong to the spec */
+}
+
+static void
+prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
+{
+	struct prober *p = &c->probes[kind];
+	uint64_t delay = (uint64_t)opt(&sp->initial_delay_seconds, 0) * 1000;
+	uint64_t period = (uint64_t)opt(&sp->period_seconds, 10) * 1000;
+
+	p->c = c;
+	p->kind = kind;
+	p->spec = sp;
+	p->successes = p->failures = 0;
+	p->timer = xcalloc(1, sizeof(*p->timer));
+	uv_timer_init(c->pod->rt->cfg.loop, p->timer);
+	p->timer->data = p;
+	uv_timer_start(p->timer, on_probe_tick, delay, period ? period : 1000);
+}
+
+/* Readiness and liveness start once the startup probe has passed. */
+static void
+probers_after_startup(struct rcont *c)
+{
+	c->started = true;
+	if (c->spec->readiness_probe)
+		prober_start(c, PK_READINESS, c->spec->readiness_probe);
+	else
+		c->ready = true;
+	if (c->spec->liveness_probe)
+		prober_start(c, PK_LIVENESS, c->spec->liveness_probe);
+}
+
+static void
+probers_start(struct rcont *c)
+{
+	c->ready = false;
+	c->started = false;
+	if (c->spec->startup_probe)
+		prober_start(c, PK_STARTUP, c->spec->startup_probe);
+	else
+		probers_after_startup(c);
+}
+
+static void
+on_killer(uv_timer_t *t)
+{
+	struct rcont *c = t->data;
+
+	if (c->proc)
+		kill(-c->pid, SIGKILL);
+}
+
+/* A failed liveness or startup probe: stop the container (it restarts
+ * by its policy, from the exit callback). */
+static void
+kill_container(struct rcont *c, const struct probe *sp, const char *what)
+{
+	int64_t grace =
+	    opt(&sp->termination_grace_period_seconds,
+		opt(&c->pod->pod.spec.termination_grace_period_seconds, 30));
+
+	log_info("agent: %s/%s container %s: %s probe failed, restarting",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 c->spec->name, what);
+	prober_stop(&c->probes[PK_STARTUP]);
+	prober_stop(&c->probes[PK_READINESS]);
+	prober_stop(&c->probes[PK_LIVENESS]);
+	c->ready = false;
+	if (c->proc == NULL || c->killer)
+		return;
+	kill(-c->pid, grace > 0 ? SIGTERM : SIGKILL);
+	c->killer = xcalloc(1, sizeof(*c->killer));
+	uv_timer_init(c->pod->rt->cfg.loop, c->killer);
+	c->killer->data = c;
+	uv_timer_start(c->killer, on_killer, (uint64_t)grace * 1000, 0);
+}
+
+static void
+on_probe_result(void *arg, bool ok, const char *why)
+{
+	struct ticket *t = arg;
+	struct prober *p = t->p;
+	struct rcont *c;
+	const struct probe *sp;
+	bool was;
+
+	if (t->cancelled) {
+		free(t);
+		return;
+	}
+	free(t);
+	p->inflight = NULL;
+	c = p->c;
+	sp = p->spec;
+	(void)why;
+	if (ok) {
+		p->successes++;
+		p->failures = 0;
+	} else {
+		p->failures++;
+		p->successes = 0;
+	}
+	switch (p->kind) {
+	case PK_STARTUP:
+		if (ok && p->successes >= opt(&sp->success_threshold, 1)) {
+			prober_stop(p);
+			probers_after_startup(c);
+			notify(c->pod, false);
+		} else if (!ok &&
+			   p->failures >= opt(&sp->failure_threshold, 3)) {
+			kill_container(c, sp, "startup");
+		}
+		break;
+	case PK_READINESS:
+		was = c->ready;
+		if (ok && p->successes >= opt(&sp->success_threshold, 1))
+			c->ready = true;
+		else if (!ok && p->failures >= opt(&sp->failure_threshold, 3))
+			c->ready = false;
+		if (was != c->ready)
+			notify(c->pod, false);
+		break;
+	case PK_LIVENESS:
+		if (!ok && p->failures >= opt(&sp->failure_threshold, 3)) {
+			kill_container(c, sp, "liveness");
+			notify(c->pod, false);
+		}
+		break;
+	default:
+		break;
+	}
+}
 
 static int
 open_log(struct rcont *c)
@@ -268,6 +593,7 @@ spawn(struct rcont *c)
 	c->waiting = NULL;
 	free(c->waiting_msg);
 	c->waiting_msg = NULL;
+	probers_start(c);
 	log_info("agent: started %s/%s container %s, pid %d",
 		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
 		 s->name, c->pid);
@@ -324,6 +650,8 @@ on_exit_cb(uv_process_t *h, int64_t status, int sig)
 	dtime now = p->rt->cfg.now();
 	bool restart;
 
+	probers_stop(c);
+	c->ready = false;
 	c->terminated = true;
 	c->exit_code = sig ? 128 + sig : status;
 	c->signal = sig;
@@ -406,6 +734,7 @@ runtime_ensure(struct runtime *rt, const struct pod *pod)
 		for (i = 0; i < p->n; i++) {
 			p->c[i].pod = p;
 			p->c[i].spec = &p->pod.spec.containers.v[i];
+			alloc_ports(&p->c[i]);
 		}
 		p->start_time = rt->cfg.now();
 		p->next = rt->pods;
@@ -450,7 +779,11 @@ forget(struct runtime *rt, struct rpod *p)
 			uv_timer_stop(p->c[i].backoff);
 			uv_close((uv_handle_t *)p->c[i].backoff, free_handle);
 		}
+		probers_stop(&p->c[i]);
 		free(p->c[i].waiting_msg);
+		schema_release(
+		    &schema_container_status,
+		    &(struct container_status){.ports = p->c[i].ports});
 	}
 	free(p->c);
 	pod_release(&p->pod);
@@ -474,6 +807,8 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 					 free_handle);
 				p->c[i].backoff = NULL;
 			}
+			probers_stop(&p->c[i]);
+			p->c[i].ready = false;
 			if (p->c[i].proc)
 				kill(-p->c[i].pid,
 				     grace_s > 0 ? SIGTERM : SIGKILL);
@@ -552,14 +887,22 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 		cs->image_id = xstrdup("");
 		cs->restart_count = c->restarts;
 		cs->started.set = true;
-		cs->started.v = c->proc != NULL;
+		cs->started.v = c->proc != NULL && c->started;
+		{
+			struct container_status tmp = {.ports = c->ports}, cp;
+
+			schema_copy(&schema_container_status, &cp, &tmp);
+			cs->ports = cp.ports;
+			cp.ports = (struct container_port_list){0};
+			schema_release(&schema_container_status, &cp);
+		}
 		if (c->proc) {
 			snprintf(id, sizeof(id), "drover://%d", c->pid);
 			cs->container_id = xstrdup(id);
 			cs->state.running =
 			    xcalloc(1, sizeof(*cs->state.running));
 			cs->state.running->started_at = c->started_at;
-			cs->ready = true; /* NEEDSWORK: readiness probes */
+			cs->ready = c->ready && c->started;
 			any_running = true;
 			all_done = false;
 		} else if (c->waiting || !c->started_ever) {

@@ -17,10 +17,12 @@
  * Restarts follow restartPolicy with Kubernetes' back-off (10 s doubling
  * to 5 min, reset after 10 min running) and the CrashLoopBackOff reason.
  *
- * NEEDSWORK: no probes, no host ports and no live restore yet: processes
- * survive an agent restart (own sessions, log files) but are not
- * re-adopted, so the runtime is opt-in (`drover serve --runtime=process`)
- * until adoption lands.
+ * Ports: each declared port gets a host port (PORT, PORT_<NAME>), stable
+ * for the pod's life. Probes (probe.h): startup, readiness, liveness.
+ *
+ * NEEDSWORK: no live restore yet: processes survive an agent restart (own
+ * sessions, log files) but are not re-adopted, so the runtime is opt-in
+ * (`drover serve --runtime process`) until adoption lands.
  *
  * Ownership: the runtime borrows the loop; every process handle is freed
  * from its close callback; runtime_free() needs the loop to run once

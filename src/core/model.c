@@ -348,6 +348,7 @@ static const struct field cstatus_f[] = {
     F(container_status, "imageID", FT_STR, image_id, 0, NULL),
     F(container_status, "containerID", FT_STR, container_id, O, NULL),
     F(container_status, "started", FT_OPTBOOL, started, O, NULL),
+    F(container_status, "ports", FT_LIST, ports, O, &container_port_s),
 };
 const struct schema schema_container_status =
     SCHEMA(container_status, cstatus_f);

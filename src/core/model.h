@@ -315,6 +315,8 @@ struct container_status {
 	char *image_id;
 	char *container_id;
 	struct opt_bool started;
+	/* drover: the host ports allocated for the declared ports */
+	struct container_port_list ports;
 };
 LIST_OF(container_status);
 
