@@ -244,29 +244,25 @@ on_pod(void *arg, json_t *ev)
 		runtime_stop(a->rt, uid, 0); /* force-deleted: kill */
 		return;
 	}
+	if (object_decode(obj, false, &o, &errs)) {
+		fielderr_list_release(&errs);
+		return;
+	}
+	/* A pod that ran before this agent started: take its processes
+	 * back (live restore) before anything else happens to it. */
+	if (!runtime_knows(a->rt, uid) &&
+	    ((struct pod *)o.obj)->status.container_statuses.n)
+		runtime_adopt(a->rt, o.obj);
 	if (deleting) {
 		json_t *g = json_object_get(md, "deletionGracePeriodSeconds");
 
 		if (runtime_stop(a->rt, uid, g ? json_integer_value(g) : 30))
 			defer(a, 'D', ns, name);
-		return;
+	} else {
+		runtime_ensure(a->rt, o.obj);
+		defer(a, 'S', ns, name);
 	}
-	if (object_decode(obj, false, &o, &errs) == 0) {
-		struct pod *p = o.obj;
-
-		/* NEEDSWORK: live restore. A pod that ran before this agent
-		 * started is not re-adopted (and not started twice). */
-		if (p->status.container_statuses.n == 0 ||
-		    runtime_knows(a->rt, uid)) {
-			runtime_ensure(a->rt, p);
-			defer(a, 'S', ns, name);
-		} else if (!strcmp(type, "ADDED")) {
-			log_warn("agent: %s/%s ran before this agent started; "
-				 "not re-adopted",
-				 ns, name);
-		}
-		object_release(&o);
-	}
+	object_release(&o);
 	fielderr_list_release(&errs);
 }
 

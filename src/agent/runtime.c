@@ -14,6 +14,7 @@
 #include "expand.h"
 #include "log.h"
 #include "probe.h"
+#include "proc.h"
 #include "runtime.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -46,8 +47,11 @@ struct prober {
 struct rcont {
 	struct rpod *pod;
 	const struct container *spec; /* in pod->pod */
-	uv_process_t *proc;           /* NULL unless running */
-	int pid;
+	uv_process_t *proc;           /* our child, while it runs */
+	uv_poll_t *watch;             /* an adopted process: its pidfd */
+	bool running;                 /* proc or watch */
+	int pid;                      /* also its process group */
+	uint64_t start_ticks;
 	bool started_ever;
 	dtime started_at;
 	int64_t restarts;
@@ -125,10 +129,12 @@ alloc_port(void)
 	return port;
 }
 
+/* Host ports for the declared ports: the ones prev reports (a pod being
+ * re-adopted keeps its ports), else new ones. */
 static void
-alloc_ports(struct rcont *c)
+alloc_ports(struct rcont *c, const struct container_status *prev)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < c->spec->ports.n; i++) {
 		const struct container_port *d = &c->spec->ports.v[i];
@@ -138,8 +144,14 @@ alloc_ports(struct rcont *c)
 		p->name = xstrdup(d->name);
 		p->container_port = d->container_port;
 		p->protocol = xstrdup(d->protocol ? d->protocol : "TCP");
-		p->host_port = d->host_port ? d->host_port : alloc_port();
 		p->host_ip = xstrdup("127.0.0.1");
+		p->host_port = d->host_port;
+		for (j = 0; prev && !p->host_port && j < prev->ports.n; j++)
+			if (prev->ports.v[j].container_port ==
+			    d->container_port)
+				p->host_port = prev->ports.v[j].host_port;
+		if (!p->host_port)
+			p->host_port = alloc_port();
 	}
 }
 
@@ -329,7 +341,7 @@ on_probe_tick(uv_timer_t *t)
 	enum probe_type type;
 	size_t i;
 
-	if (p->inflight || c->proc == NULL)
+	if (p->inflight || !c->running)
 		return; /* the previous check is still running */
 	if (sp->exec && sp->exec->command.n) {
 		type = PROBE_EXEC;
@@ -414,7 +426,7 @@ on_killer(uv_timer_t *t)
 {
 	struct rcont *c = t->data;
 
-	if (c->proc)
+	if (c->running)
 		kill(-c->pid, SIGKILL);
 }
 
@@ -434,7 +446,7 @@ kill_container(struct rcont *c, const struct probe *sp, const char *what)
 	prober_stop(&c->probes[PK_READINESS]);
 	prober_stop(&c->probes[PK_LIVENESS]);
 	c->ready = false;
-	if (c->proc == NULL || c->killer)
+	if (!c->running || c->killer)
 		return;
 	kill(-c->pid, grace > 0 ? SIGTERM : SIGKILL);
 	c->killer = xcalloc(1, sizeof(*c->killer));
@@ -588,6 +600,9 @@ spawn(struct rcont *c)
 		goto out;
 	}
 	c->pid = c->proc->pid;
+	c->running = true;
+	if (proc_start_time(c->pid, &c->start_ticks))
+		c->start_ticks = 0;
 	c->started_ever = true;
 	c->started_at = c->pod->rt->cfg.now();
 	c->waiting = NULL;
@@ -621,7 +636,7 @@ pod_idle(const struct rpod *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (p->c[i].proc)
+		if (p->c[i].running)
 			return false;
 	return true;
 }
@@ -640,16 +655,46 @@ on_backoff(uv_timer_t *t)
 	notify(c->pod, false);
 }
 
+static void container_exited(struct rcont *c, int64_t status, int sig);
+
 static void
 on_exit_cb(uv_process_t *h, int64_t status, int sig)
 {
 	struct rcont *c = h->data;
+
+	uv_close((uv_handle_t *)h, free_handle);
+	c->proc = NULL;
+	container_exited(c, status, sig);
+}
+
+/* An adopted process is not our child: its exit is seen through its
+ * pidfd, and its exit status is not ours to read (reported as 255). */
+static void
+on_pidfd(uv_poll_t *h, int status, int events)
+{
+	struct rcont *c = h->data;
+	int fd;
+
+	(void)status;
+	(void)events;
+	if (uv_fileno((uv_handle_t *)h, &fd) == 0)
+		close(fd);
+	uv_poll_stop(h);
+	uv_close((uv_handle_t *)h, free_handle);
+	c->watch = NULL;
+	container_exited(c, 255, 0);
+}
+
+static void
+container_exited(struct rcont *c, int64_t status, int sig)
+{
 	struct rpod *p = c->pod;
 	const char *policy =
 	    p->pod.spec.restart_policy ? p->pod.spec.restart_policy : "Always";
 	dtime now = p->rt->cfg.now();
 	bool restart;
 
+	c->running = false;
 	probers_stop(c);
 	c->ready = false;
 	c->terminated = true;
@@ -657,8 +702,6 @@ on_exit_cb(uv_process_t *h, int64_t status, int sig)
 	c->signal = sig;
 	c->term_started = c->started_at;
 	c->term_finished = now;
-	uv_close((uv_handle_t *)h, free_handle);
-	c->proc = NULL;
 	log_info("agent: %s/%s container %s exited (status %lld, signal %d)",
 		 p->pod.metadata.namespace, p->pod.metadata.name, c->spec->name,
 		 (long long)status, sig);
@@ -719,33 +762,124 @@ runtime_new(const struct runtime_config *cfg)
 	return rt;
 }
 
+static const struct container_status *
+status_of(const struct pod *pod, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pod->status.container_statuses.n; i++)
+		if (!strcmp(pod->status.container_statuses.v[i].name, name))
+			return &pod->status.container_statuses.v[i];
+	return NULL;
+}
+
+static struct rpod *
+new_rpod(struct runtime *rt, const struct pod *pod)
+{
+	struct rpod *p = xcalloc(1, sizeof(*p));
+	size_t i;
+
+	p->rt = rt;
+	pod_copy(&p->pod, pod);
+	p->n = p->pod.spec.containers.n;
+	p->c = xcalloc(p->n + 1, sizeof(*p->c));
+	for (i = 0; i < p->n; i++) {
+		p->c[i].pod = p;
+		p->c[i].spec = &p->pod.spec.containers.v[i];
+		alloc_ports(&p->c[i], status_of(pod, p->c[i].spec->name));
+	}
+	p->start_time =
+	    pod->status.start_time ? pod->status.start_time : rt->cfg.now();
+	p->next = rt->pods;
+	rt->pods = p;
+	return p;
+}
+
 int
 runtime_ensure(struct runtime *rt, const struct pod *pod)
 {
 	struct rpod *p = find(rt, pod->metadata.uid);
 	size_t i;
 
-	if (p == NULL) {
-		p = xcalloc(1, sizeof(*p));
-		p->rt = rt;
-		pod_copy(&p->pod, pod);
-		p->n = p->pod.spec.containers.n;
-		p->c = xcalloc(p->n + 1, sizeof(*p->c));
-		for (i = 0; i < p->n; i++) {
-			p->c[i].pod = p;
-			p->c[i].spec = &p->pod.spec.containers.v[i];
-			alloc_ports(&p->c[i]);
-		}
-		p->start_time = rt->cfg.now();
-		p->next = rt->pods;
-		rt->pods = p;
-	}
+	if (p == NULL)
+		p = new_rpod(rt, pod);
 	if (p->stopping)
 		return -1;
 	for (i = 0; i < p->n; i++)
-		if (!p->c[i].started_ever && !p->c[i].proc && !p->c[i].waiting)
+		if (!p->c[i].started_ever && !p->c[i].running &&
+		    !p->c[i].waiting)
 			spawn(&p->c[i]);
 	return 0;
+}
+
+/* "drover://PID-STARTTICKS" */
+static int
+parse_id(const char *id, int *pid, uint64_t *ticks)
+{
+	unsigned long long t;
+
+	if (id == NULL || sscanf(id, "drover://%d-%llu", pid, &t) != 2)
+		return -1;
+	*ticks = t;
+	return 0;
+}
+
+bool
+runtime_adopt(struct runtime *rt, const struct pod *pod)
+{
+	struct rpod *p = find(rt, pod->metadata.uid);
+	size_t i;
+
+	if (p)
+		return true;
+	p = new_rpod(rt, pod);
+	for (i = 0; i < p->n; i++) {
+		struct rcont *c = &p->c[i];
+		const struct container_status *cs =
+		    status_of(pod, c->spec->name);
+		int pid, fd = -1;
+		uint64_t ticks;
+
+		if (cs == NULL)
+			continue;
+		c->restarts = cs->restart_count;
+		if (cs->state.terminated) {
+			const struct state_terminated *t = cs->state.terminated;
+
+			c->started_ever = c->terminated = true;
+			c->exit_code = t->exit_code;
+			c->signal = t->signal;
+			c->term_started = t->started_at;
+			c->term_finished = t->finished_at;
+			continue;
+		}
+		if (!cs->state.running ||
+		    parse_id(cs->container_id, &pid, &ticks))
+			continue; /* waiting: ensure() starts it */
+		c->started_ever = true;
+		c->pid = pid;
+		c->start_ticks = ticks;
+		c->started_at = cs->state.running->started_at;
+		fd = proc_adopt(pid, ticks);
+		if (fd < 0) {
+			log_info("agent: %s/%s container %s: pid %d is gone",
+				 pod->metadata.namespace, pod->metadata.name,
+				 c->spec->name, pid);
+			c->running = true; /* so that it exits, by policy */
+			container_exited(c, 255, 0);
+			continue;
+		}
+		c->running = true;
+		c->watch = xcalloc(1, sizeof(*c->watch));
+		uv_poll_init(rt->cfg.loop, c->watch, fd);
+		c->watch->data = c;
+		uv_poll_start(c->watch, UV_READABLE, on_pidfd);
+		probers_start(c);
+		log_info("agent: re-adopted %s/%s container %s, pid %d",
+			 pod->metadata.namespace, pod->metadata.name,
+			 c->spec->name, pid);
+	}
+	return true;
 }
 
 static void
@@ -755,7 +889,7 @@ on_kill(uv_timer_t *t)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (p->c[i].proc) {
+		if (p->c[i].running) {
 			log_info("agent: %s/%s: grace period over, SIGKILL",
 				 p->pod.metadata.namespace,
 				 p->pod.metadata.name);
@@ -809,7 +943,7 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 			}
 			probers_stop(&p->c[i]);
 			p->c[i].ready = false;
-			if (p->c[i].proc)
+			if (p->c[i].running)
 				kill(-p->c[i].pid,
 				     grace_s > 0 ? SIGTERM : SIGKILL);
 		}
@@ -855,7 +989,8 @@ terminated_of(const struct rcont *c)
 	t->reason = xstrdup(c->exit_code == 0 ? "Completed" : "Error");
 	t->started_at = c->term_started;
 	t->finished_at = c->term_finished;
-	snprintf(id, sizeof(id), "drover://%d", c->pid);
+	snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,
+		 (unsigned long long)c->start_ticks);
 	t->container_id = xstrdup(id);
 	return t;
 }
@@ -887,7 +1022,7 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 		cs->image_id = xstrdup("");
 		cs->restart_count = c->restarts;
 		cs->started.set = true;
-		cs->started.v = c->proc != NULL && c->started;
+		cs->started.v = c->running && c->started;
 		{
 			struct container_status tmp = {.ports = c->ports}, cp;
 
@@ -896,8 +1031,9 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 			cp.ports = (struct container_port_list){0};
 			schema_release(&schema_container_status, &cp);
 		}
-		if (c->proc) {
-			snprintf(id, sizeof(id), "drover://%d", c->pid);
+		if (c->running) {
+			snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,
+				 (unsigned long long)c->start_ticks);
 			cs->container_id = xstrdup(id);
 			cs->state.running =
 			    xcalloc(1, sizeof(*cs->state.running));
@@ -971,13 +1107,24 @@ runtime_free(struct runtime *rt)
 		struct rpod *p = rt->pods;
 		size_t i;
 
-		for (i = 0; i < p->n; i++)
+		for (i = 0; i < p->n; i++) {
 			if (p->c[i].proc) {
 				p->c[i].proc->data = NULL;
 				uv_close((uv_handle_t *)p->c[i].proc,
 					 free_handle);
 				p->c[i].proc = NULL;
 			}
+			if (p->c[i].watch) {
+				int fd;
+
+				if (uv_fileno((uv_handle_t *)p->c[i].watch,
+					      &fd) == 0)
+					close(fd);
+				uv_close((uv_handle_t *)p->c[i].watch,
+					 free_handle);
+				p->c[i].watch = NULL;
+			}
+		}
 		if (p->kill) {
 			uv_timer_stop(p->kill);
 			uv_close((uv_handle_t *)p->kill, free_handle);

@@ -20,9 +20,8 @@
  * Ports: each declared port gets a host port (PORT, PORT_<NAME>), stable
  * for the pod's life. Probes (probe.h): startup, readiness, liveness.
  *
- * NEEDSWORK: no live restore yet: processes survive an agent restart (own
- * sessions, log files) but are not re-adopted, so the runtime is opt-in
- * (`drover serve --runtime process`) until adoption lands.
+ * Live restore: processes live in their own sessions and write to files,
+ * so they survive the agent; runtime_adopt() takes them back.
  *
  * Ownership: the runtime borrows the loop; every process handle is freed
  * from its close callback; runtime_free() needs the loop to run once
@@ -55,6 +54,12 @@ void runtime_free(struct runtime *rt);
 /* Makes sure the pod's containers run (starts what has not started).
  * Returns 0, or -1 if the pod is already being stopped. */
 int runtime_ensure(struct runtime *rt, const struct pod *p);
+/* Takes over a pod that ran before this runtime started (live restore):
+ * each container reported running is re-adopted if its pid is alive and
+ * started when the status says (pidfd + start time, never a pid alone);
+ * one that died meanwhile is handled by the restart policy; host ports are
+ * kept. Returns true. */
+bool runtime_adopt(struct runtime *rt, const struct pod *p);
 /* Stops the pod: SIGTERM now, SIGKILL after grace_s. Returns true when
  * nothing of it runs any more (then `changed(stopped)` is not called). */
 bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);

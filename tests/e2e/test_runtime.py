@@ -62,7 +62,7 @@ def pids_of(pod):
     for cs in pod.get("status", {}).get("containerStatuses", []):
         cid = cs.get("containerID", "")
         if cid.startswith("drover://") and "running" in cs.get("state", {}):
-            out.append(int(cid[len("drover://"):]))
+            out.append(int(cid[len("drover://"):].split("-")[0]))
     return out
 
 

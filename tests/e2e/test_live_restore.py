@@ -1,0 +1,82 @@
+"""test_live_restore.py - killing `drover serve` with SIGKILL kills no
+service: on restart the agent re-adopts every process (pidfd and start
+time), never starts a duplicate, restarts what died meanwhile by its
+policy, and a rollout in flight completes."""
+import os
+import signal
+import subprocess
+import tempfile
+
+import pytest
+
+from test_api import APPS, CORE, Daemon, wait_for
+from test_probes import complete, deployment, put_template
+from test_runtime import EXAMPLE, alive, all_pids, pids_of
+
+
+def example_pids():
+    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True,
+                         text=True).stdout
+    return sorted(int(l.split()[0]) for l in out.splitlines()
+                  if l.split()[1:2] == [EXAMPLE])
+
+
+@pytest.fixture
+def box():
+    with tempfile.TemporaryDirectory() as d:
+        dm = Daemon(d, extra=["--runtime", "process"])
+        before = set(example_pids())
+        dm.before = before
+        try:
+            yield dm
+        finally:
+            for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+                dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+            try:
+                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+                         timeout=20, what="every pod to go")
+            finally:
+                dm.kill()
+                for pid in set(example_pids()) - before:
+                    os.killpg(pid, signal.SIGKILL)  # never leave one behind
+                    pytest.fail("process %d was left behind" % pid)
+
+
+def test_sigkill_restart_readopts_and_rollout_completes(box):
+    assert box.req("POST", APPS + "/deployments",
+                   deployment("v1", replicas=3)).status_code == 201
+    wait_for(lambda: complete(box, "v1", 3), timeout=30, what="v1")
+    pids = sorted(all_pids(box))
+    assert len(pids) == 3
+    box.kill(signal.SIGKILL)
+    assert all(alive(p) for p in pids)  # the services outlived the daemon
+    # one service dies while the daemon is down
+    victim = pids[0]
+    os.killpg(victim, signal.SIGKILL)
+    wait_for(lambda: not alive(victim), what="the victim to die")
+    box.start()
+    # the other two are re-adopted (same pids), the dead one restarted
+    def settled():
+        now = sorted(all_pids(box))
+        return now if len(now) == 3 and victim not in now else None
+    now = wait_for(settled, timeout=20, what="adoption and restart")
+    assert set(pids[1:]) <= set(now)
+    assert sorted(set(example_pids()) - box.before) == now  # no duplicate
+    restarted = [p for p in box.req("GET", CORE + "/pods").json()["items"]
+                 if p["status"]["containerStatuses"][0]["restartCount"] >= 1]
+    assert len(restarted) == 1
+    # a rollout, with another SIGKILL in the middle of it
+    put_template(box, deployment("v2", replicas=3, env={"START_DELAY_MS": "400"}))
+    wait_for(lambda: any(p["spec"]["containers"][0]["image"] == "web:v2"
+                         for p in box.req("GET", CORE + "/pods").json()["items"]),
+             timeout=20, what="the first v2 pod")
+    box.kill(signal.SIGKILL)
+    box.start()
+    wait_for(lambda: complete(box, "v2", 3), timeout=40, what="v2 after restart")
+    final = sorted(all_pids(box))
+    assert len(final) == 3
+    # no duplicates: once the old pods are gone, the processes of this
+    # test are exactly the pods' processes
+    mine = lambda: sorted(set(example_pids()) - box.before)
+    wait_for(lambda: mine() == final, timeout=20,
+             what="exactly the pods' processes")
