@@ -2,7 +2,8 @@
 #
 #   make run            install what is missing, build, show a planned
 #                       rollout, then run `drover serve` (SQLite, the
-#                       default data directory; SERVE_FLAGS=... to change)
+#                       default data directory, the process runtime) with
+#                       the example service deployed (SERVE_FLAGS=...)
 #   make test           install, build, run every test (unit, golden, fuzz
 #                       regressions, layering)
 #   make test SANITIZE=1  the same under AddressSanitizer + UBSan
@@ -34,9 +35,7 @@ build: deps
 run: build
 	./$(BUILD)/drover plan --simulate -f examples/plan/rolling-10.yaml -o text
 	@echo
-	@echo "starting drover serve (Ctrl-C stops it); in another shell:"
-	@echo "  ./$(BUILD)/drover apply -f examples/web.yaml"
-	./$(BUILD)/drover serve $(SERVE_FLAGS)
+	scripts/run.sh $(BUILD) $(SERVE_FLAGS)
 
 demo: build
 	./$(BUILD)/drover plan --simulate -f examples/plan/rolling-10.yaml -o text
