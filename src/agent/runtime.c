@@ -86,6 +86,7 @@ struct rpod {
 struct runtime {
 	struct runtime_config cfg;
 	struct rpod *pods;
+	uv_timer_t *rotate;
 };
 
 static void
@@ -511,11 +512,14 @@ on_probe_result(void *arg, bool ok, const char *why)
 	}
 }
 
+/* The log of a container: DIR/<ns>_<pod>_<uid>/<container>.log. A
+ * restart first moves the last run's log to <container>.previous.log
+ * (`drover logs --previous`). */
 static int
 open_log(struct rcont *c)
 {
 	struct rpod *p = c->pod;
-	char dir[1024], path[1200];
+	char dir[1024], path[1200], prev[1300];
 
 	snprintf(dir, sizeof(dir), "%s/%s_%s_%s", p->rt->cfg.log_dir,
 		 p->pod.metadata.namespace, p->pod.metadata.name,
@@ -523,7 +527,57 @@ open_log(struct rcont *c)
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s.log", dir, c->spec->name);
+	if (c->started_ever) {
+		snprintf(prev, sizeof(prev), "%s/%s.previous.log", dir,
+			 c->spec->name);
+		rename(path, prev);
+	}
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* Size rotation, copy-and-truncate: the process keeps its O_APPEND
+ * descriptor and goes on writing at the new end. */
+static void
+rotate_logs(struct runtime *rt)
+{
+	struct rpod *p;
+	size_t i;
+
+	for (p = rt->pods; p; p = p->next)
+		for (i = 0; i < p->n; i++) {
+			char path[1200], old[1300], buf[65536];
+			struct stat st;
+			ssize_t n;
+			int in, out;
+
+			snprintf(path, sizeof(path), "%s/%s_%s_%s/%s.log",
+				 rt->cfg.log_dir, p->pod.metadata.namespace,
+				 p->pod.metadata.name, p->pod.metadata.uid,
+				 p->c[i].spec->name);
+			if (stat(path, &st) || st.st_size < RUNTIME_LOG_MAX)
+				continue;
+			snprintf(old, sizeof(old), "%s.1", path);
+			in = open(path, O_RDWR | O_CLOEXEC);
+			out =
+			    open(old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				 0600);
+			while (in >= 0 && out >= 0 &&
+			       (n = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)n) != n)
+					break;
+			if (in >= 0 && ftruncate(in, 0) != 0)
+				log_warn("agent: cannot truncate %s", path);
+			if (in >= 0)
+				close(in);
+			if (out >= 0)
+				close(out);
+		}
+}
+
+static void
+on_rotate(uv_timer_t *t)
+{
+	rotate_logs(t->data);
 }
 
 static void
@@ -759,6 +813,10 @@ runtime_new(const struct runtime_config *cfg)
 
 	rt->cfg = *cfg;
 	mkdir(cfg->log_dir, 0700);
+	rt->rotate = xcalloc(1, sizeof(*rt->rotate));
+	uv_timer_init(cfg->loop, rt->rotate);
+	rt->rotate->data = rt;
+	uv_timer_start(rt->rotate, on_rotate, 10000, 10000);
 	return rt;
 }
 
@@ -1131,5 +1189,7 @@ runtime_free(struct runtime *rt)
 		}
 		forget(rt, p);
 	}
+	uv_timer_stop(rt->rotate);
+	uv_close((uv_handle_t *)rt->rotate, free_handle);
 	free(rt);
 }

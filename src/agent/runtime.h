@@ -36,6 +36,9 @@
 
 struct runtime;
 
+/* A container log is copied to <log>.1 and truncated past this size. */
+#define RUNTIME_LOG_MAX (10 * 1024 * 1024)
+
 struct runtime_config {
 	uv_loop_t *loop;
 	const char *log_dir; /* per-pod directories are created below */

@@ -175,9 +175,11 @@ route_parse(const char *path, struct route *rt)
 	if (i < n)
 		return -1;
 	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale") &&
-	    strcmp(rt->sub, "binding"))
+	    strcmp(rt->sub, "binding") && strcmp(rt->sub, "log"))
 		return -1;
-	if (rt->sub && !strcmp(rt->sub, "binding") && rt->res->kid != KIND_POD)
+	if (rt->sub &&
+	    (!strcmp(rt->sub, "binding") || !strcmp(rt->sub, "log")) &&
+	    rt->res->kid != KIND_POD)
 		return -1;
 	if (rt->sub && !strcmp(rt->sub, "scale") && !rt->res->has_scale)
 		return -1;
@@ -508,7 +510,9 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 		return;
 	}
 	query_parse(req->query, &q);
-	if (!strcmp(m, "GET") && rt.name)
+	if (!strcmp(m, "GET") && rt.sub && !strcmp(rt.sub, "log"))
+		h_log(a, &rt, &q, resp);
+	else if (!strcmp(m, "GET") && rt.name)
 		h_get(a, &rt, &q, resp);
 	else if (!strcmp(m, "GET"))
 		h_list(a, &rt, &q, resp);

@@ -32,6 +32,9 @@ struct api_config {
 	/* Fills buf with n random bytes (uids, generated names). */
 	void (*random)(void *arg, unsigned char *buf, size_t n);
 	void *arg;
+	/* Where the agent of this host keeps pod logs (pods/NAME/log), or
+	 * NULL. */
+	const char *pod_dir;
 };
 
 struct api_req {
@@ -47,6 +50,7 @@ struct api_resp {
 	int status;
 	char *body;               /* JSON, NUL-terminated */
 	const char *content_type; /* static */
+	int64_t log_end;          /* pods/log: the offset after the body */
 };
 
 struct api;

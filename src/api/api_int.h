@@ -72,6 +72,8 @@ void h_discovery(struct api *a, const struct api_req *req,
 		 struct api_resp *resp);
 void h_get(struct api *a, struct route *rt, const struct query *q,
 	   struct api_resp *resp);
+void h_log(struct api *a, struct route *rt, const struct query *q,
+	   struct api_resp *resp);
 void h_list(struct api *a, struct route *rt, const struct query *q,
 	    struct api_resp *resp);
 void h_create(struct api *a, struct route *rt, const struct api_req *req,

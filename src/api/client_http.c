@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client_http.h"
 #include "strbuf.h"
@@ -92,6 +93,45 @@ http_request(struct client *cl, const char *method, const char *path,
 	out->body = resp.len ? json_loadb(resp.buf, resp.len, 0, NULL) : NULL;
 	strbuf_release(&resp);
 	return 0;
+}
+
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+	int64_t *off = arg;
+	static const char h[] = "X-Drover-Log-Offset:";
+
+	if (size * n > sizeof(h) && !strncasecmp(p, h, sizeof(h) - 1))
+		*off = strtoll(p + sizeof(h) - 1, NULL, 10);
+	return size * n;
+}
+
+int
+client_http_get_text(struct client *cl, const char *path, const char *query,
+		     struct strbuf *text, int64_t *offset, char *err,
+		     size_t errlen)
+{
+	struct http *h = (struct http *)cl;
+	struct curl_slist *hdrs = NULL;
+	long code = 0;
+	CURLcode rc;
+
+	*offset = -1;
+	setup(h, h->curl, "GET", path, query, &hdrs, NULL);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, text);
+	curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, offset);
+	rc = curl_easy_perform(h->curl);
+	curl_slist_free_all(hdrs);
+	if (rc != CURLE_OK) {
+		snprintf(err, errlen, "cannot reach the drover API at %s: %s",
+			 h->unix_path ? h->unix_path : h->base_url,
+			 curl_easy_strerror(rc));
+		return 0;
+	}
+	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &code);
+	return (int)code;
 }
 
 struct stream {

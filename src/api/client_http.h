@@ -6,7 +6,10 @@
 #ifndef DROVER_API_CLIENT_HTTP_H
 #define DROVER_API_CLIENT_HTTP_H
 
+#include <stdint.h>
+
 #include "client.h"
+#include "strbuf.h"
 
 struct client *client_http_new(const char *server, const char *token);
 /* Blocking watch: returns when cb asked to stop (*stop set) or the stream
@@ -15,5 +18,12 @@ int client_http_watch_blocking(struct client *c, const char *path,
 			       const char *query, client_watch_cb cb, void *arg,
 			       volatile int *stop, long timeout_ms,
 			       struct client_resp *out);
+
+/* A GET whose answer is not JSON (pods/log): the body in text, and the
+ * X-Drover-Log-Offset header in *offset (-1 if absent). Returns the HTTP
+ * status, 0 if the server could not be reached (err filled). */
+int client_http_get_text(struct client *c, const char *path, const char *query,
+			 struct strbuf *text, int64_t *offset, char *err,
+			 size_t errlen);
 
 #endif

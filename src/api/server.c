@@ -232,13 +232,23 @@ queue_plain(struct MHD_Connection *conn, unsigned code, const char *ct,
 static int
 queue_api(struct MHD_Connection *conn, struct api_resp *resp)
 {
-	int r = queue_plain(conn, (unsigned)resp->status,
-			    resp->content_type ? resp->content_type
-					       : "application/json",
-			    resp->body ? resp->body : "");
+	const char *body = resp->body ? resp->body : "";
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+	    strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	char off[32];
+	int ret;
 
+	MHD_add_response_header(r, "Content-Type",
+				resp->content_type ? resp->content_type
+						   : "application/json");
+	if (resp->log_end) {
+		snprintf(off, sizeof(off), "%lld", (long long)resp->log_end);
+		MHD_add_response_header(r, "X-Drover-Log-Offset", off);
+	}
+	ret = MHD_queue_response(conn, (unsigned)resp->status, r);
+	MHD_destroy_response(r);
 	api_resp_release(resp);
-	return r;
+	return ret;
 }
 
 /* Re-encodes the (decoded) query arguments as a query string. */

@@ -14,6 +14,7 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_serve_entry;
+extern const struct cmd_entry cmd_logs_entry;
 extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_get_entry;
 extern const struct cmd_entry cmd_describe_entry;

@@ -5,9 +5,10 @@
 #include "cli.h"
 
 static const struct cmd_entry *const verbs[] = {
-    &cmd_serve_entry,  &cmd_apply_entry,   &cmd_get_entry, &cmd_describe_entry,
-    &cmd_delete_entry, &cmd_scale_entry,   &cmd_set_entry, &cmd_rollout_entry,
-    &cmd_plan_entry,   &cmd_version_entry,
+    &cmd_serve_entry,    &cmd_apply_entry,   &cmd_get_entry,
+    &cmd_describe_entry, &cmd_delete_entry,  &cmd_scale_entry,
+    &cmd_set_entry,      &cmd_rollout_entry, &cmd_logs_entry,
+    &cmd_plan_entry,     &cmd_version_entry,
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

@@ -279,6 +279,10 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	s.loop = uv_default_loop();
+	if (!strcmp(runtime, "process")) {
+		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
+		ac.pod_dir = pod_dir;
+	}
 	ac.store = s.store;
 	ac.now = now_cb;
 	ac.random = random_cb;
@@ -321,10 +325,7 @@ serve_main(int argc, char **argv)
 	agc.client = s.client;
 	agc.node_name = node_name;
 	agc.now = now_plain;
-	if (!strcmp(runtime, "process")) {
-		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
-		agc.pod_dir = pod_dir;
-	}
+	agc.pod_dir = ac.pod_dir;
 	s.agent = agent_start(&agc);
 	if (s.agent == NULL) {
 		fprintf(stderr, "error: cannot register node %s\n", node_name);

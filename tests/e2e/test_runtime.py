@@ -195,3 +195,39 @@ def test_missing_program_is_reported(rt):
             return cs.get("state", {}).get("waiting")
     w = wait_for(waiting, what="a waiting reason")
     assert w["reason"] == "CreateContainerConfigError"
+
+
+def test_logs_current_previous_tail_follow(rt):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "talky"},
+           "spec": {"containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+                                    "args": ["--port", "0"],
+                                    "env": [{"name": "CRASH_AFTER_MS", "value": "200"}]}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+    env = dict(os.environ, DROVER_SERVER=os.path.join(rt.dir, "drover.sock"))
+    bin_ = os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))
+
+    def logs(*args):
+        return subprocess.run([bin_, "logs", *args, "talky"], env=env,
+                              capture_output=True, text=True, timeout=10)
+    wait_for(lambda: "crashing with exit status 3" in logs("--previous").stdout,
+             timeout=10, what="a previous run's log")
+    cur = wait_for(lambda: (lambda r: r.stdout if "listening on" in r.stdout
+                            else None)(logs()), what="the current log")
+    assert cur.startswith("listening on 127.0.0.1:")
+    assert logs("--tail", "1").stdout.count("\n") == 1
+    r = subprocess.run([bin_, "logs", "nope"], env=env, capture_output=True,
+                       text=True, timeout=10)
+    assert r.returncode == 1 and 'pods "nope" not found' in r.stderr
+    # -f prints what the process writes later (the next crash line)
+    p = subprocess.Popen([bin_, "logs", "-f", "talky"], env=env,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        end = time.monotonic() + 15
+        while "crashing" not in seen and time.monotonic() < end:
+            seen += p.stdout.readline()
+        assert "crashing with exit status 3" in seen
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+        p.stdout.close()
