@@ -50,7 +50,8 @@ BENCH_BUILD ?= build-bench
 bench:
 	@scripts/deps.sh build bench
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan \
+		drover-example-web
 	bench/run.sh $(BENCH_BUILD)
 
 # The libraries are instrumented too (fuzzer-no-link): without coverage of

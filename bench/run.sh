@@ -22,3 +22,7 @@ fi
 echo
 echo "== bench/api: drover serve vs etcd on 127.0.0.1"
 "$root/bench/api/run.sh" "$build"
+
+echo
+echo "== bench/rollout: a 50-replica rollout of the example service"
+/usr/bin/python3 "$root/bench/rollout/rollout.py" "$build"

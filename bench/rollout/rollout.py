@@ -1,0 +1,132 @@
+"""rollout.py - bench/rollout: a real 50-replica rollout of the example
+service (`drover serve --runtime process`), timed against the minimum
+`drover plan --simulate` predicts for the same settings, then the
+daemon's RSS with 100 running pods and the binary's size.
+
+usage: /usr/bin/python3 bench/rollout/rollout.py BUILD_DIR"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+build = os.path.abspath(sys.argv[1])
+drover = os.path.join(build, "drover")
+example = os.path.join(build, "examples", "service")
+REPLICAS = 50
+READY_S = 1  # readiness probe: periodSeconds 1, initialDelaySeconds 1
+
+
+def wait_for(pred, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.02)
+    raise SystemExit("bench/rollout: timed out waiting for " + what)
+
+
+def manifest(version, replicas):
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"replicas": replicas,
+                     "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"terminationGracePeriodSeconds": 5,
+                                           "containers": [{
+                                               "name": "web", "image": example,
+                                               "command": ["./drover-example-web"],
+                                               "args": ["--port", "$(PORT)"],
+                                               "env": [{"name": "VERSION", "value": version}],
+                                               "ports": [{"name": "http", "containerPort": 8080}],
+                                               "readinessProbe": {
+                                                   "httpGet": {"path": "/healthz", "port": "http"},
+                                                   "initialDelaySeconds": READY_S,
+                                                   "periodSeconds": READY_S}}]}}}}
+
+
+def main():
+    d = tempfile.mkdtemp(prefix="drover-bench-")
+    sock = os.path.join(d, "drover.sock")
+    log = open(os.path.join(d, "serve.log"), "w")
+    p = subprocess.Popen([drover, "serve", "--data-dir", d, "--runtime", "process"],
+                         stdout=log, stderr=log, start_new_session=True)
+    s = requests.Session()
+
+    def req(method, path, body=None, ct="application/json"):
+        # requests cannot speak to a unix socket: use curl for the API
+        args = ["curl", "-s", "--unix-socket", sock, "-X", method,
+                "-H", "Content-Type: " + ct, "http://x" + path]
+        if body is not None:
+            args += ["-d", json.dumps(body)]
+        out = subprocess.run(args, capture_output=True, text=True).stdout
+        return json.loads(out) if out else {}
+
+    def status():
+        return req("GET", "/apis/apps/v1/namespaces/default/deployments/web").get("status", {})
+
+    def complete(version, n):
+        st = status()
+        pods = [x for x in req("GET", "/api/v1/namespaces/default/pods")["items"]
+                if not x["metadata"].get("deletionTimestamp")]
+        return (st.get("updatedReplicas") == n and st.get("availableReplicas") == n
+                and st.get("replicas") == n and len(pods) == n and
+                all(x["spec"]["containers"][0]["env"][0]["value"] == version for x in pods))
+    try:
+        wait_for(lambda: os.path.exists(sock), 10, "the socket")
+        time.sleep(0.2)
+        req("POST", "/apis/apps/v1/namespaces/default/deployments", manifest("v1", REPLICAS))
+        wait_for(lambda: complete("v1", REPLICAS), 120, "v1")
+        # the prediction, from the stored state, with the same readiness delay
+        dep = req("GET", "/apis/apps/v1/namespaces/default/deployments/web")
+        dep["spec"]["template"] = manifest("v2", REPLICAS)["spec"]["template"]
+        rs = req("GET", "/apis/apps/v1/namespaces/default/replicasets")["items"]
+        for x in rs:
+            x.update(apiVersion="apps/v1", kind="ReplicaSet")
+        state = os.path.join(d, "state.json")
+        json.dump({"apiVersion": "v1", "kind": "List", "items": [dep] + rs}, open(state, "w"))
+        sim = json.loads(subprocess.run(
+            [drover, "plan", "--simulate", "-f", state, "--pod-ready-seconds",
+             str(READY_S), "-o", "json"], capture_output=True, text=True, check=True).stdout)
+        predicted = sim["durationSeconds"]
+        t0 = time.monotonic()
+        dep = req("GET", "/apis/apps/v1/namespaces/default/deployments/web")
+        dep["spec"]["template"] = manifest("v2", REPLICAS)["spec"]["template"]
+        req("PUT", "/apis/apps/v1/namespaces/default/deployments/web", dep)
+        wait_for(lambda: complete("v2", REPLICAS), 300, "v2")
+        wall = time.monotonic() - t0
+        req("PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale",
+            {"spec": {"replicas": 100}}, "application/merge-patch+json")
+        wait_for(lambda: complete("v2", 100), 180, "100 pods")
+        rss = [l for l in open("/proc/%d/status" % p.pid) if l.startswith("VmRSS")][0]
+        rss_kb = int(rss.split()[1])
+        size = os.path.getsize(drover)
+        stripped = os.path.join(d, "drover.stripped")
+        subprocess.run(["strip", "-o", stripped, drover], check=True)
+        ssize = os.path.getsize(stripped)
+        print("bench/rollout (example service, %d replicas, 25%%/25%%, ready %ds after start)"
+              % (REPLICAS, READY_S))
+        print("  rollout wall time           %7.2f s" % wall)
+        print("  drover plan --simulate       %7.2f s  (the minimum for these settings)" % predicted)
+        print("  ratio                        %7.3f    target <= 1.05  %s"
+              % (wall / predicted, "ok" if wall / predicted <= 1.05 else "OVER"))
+        print("  daemon RSS with 100 pods     %7.1f MB  target <= 10 MB  %s"
+              % (rss_kb / 1024.0, "ok" if rss_kb <= 10 * 1024 else "OVER"))
+        print("  binary size                  %7.1f MB  (%.1f MB stripped)"
+              % (size / 1e6, ssize / 1e6))
+    finally:
+        try:
+            req("DELETE", "/apis/apps/v1/namespaces/default/deployments/web")
+            wait_for(lambda: not req("GET", "/api/v1/namespaces/default/pods").get("items"),
+                     60, "the pods to stop")
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=20)
+            subprocess.run(["rm", "-rf", d])
+
+
+main()
