@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "deploy_util.h"
 #include "kube.h"
 #include "log.h"
 #include "plan_deploy.h"
@@ -178,8 +179,11 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		return 0; /* deleted */
 	if (r)
 		return -1;
+	/* Pods matter only to Recreate (it waits for old pods to be gone);
+	 * a RollingUpdate sync takes ReplicaSet status as given. */
 	if (kube_list(c->cfg.client, KIND_REPLICASET, ns, &rs) ||
-	    kube_list(c->cfg.client, KIND_POD, ns, &pods)) {
+	    (!deploy_is_rolling(d.obj) &&
+	     kube_list(c->cfg.client, KIND_POD, ns, &pods))) {
 		object_release(&d);
 		object_list_release(&rs);
 		object_list_release(&pods);

@@ -37,10 +37,14 @@ on_event(void *arg, json_t *ev)
 
 	if (ev == NULL || ns == NULL || type == NULL)
 		return;
-	/* Deletions, objects being deleted, objects that have owners. */
+	/* Owners disappear only through deletions, and finalizers matter
+	 * only on objects being deleted; a new object may name an owner
+	 * that is already gone. Updates of live objects change nothing
+	 * here (and pods are updated all the time). */
 	if (!strcmp(type, "DELETED") ||
 	    json_object_get(md, "deletionTimestamp") ||
-	    json_array_size(json_object_get(md, "ownerReferences")))
+	    (!strcmp(type, "ADDED") &&
+	     json_array_size(json_object_get(md, "ownerReferences"))))
 		queue_add(c->q, ns);
 }
 

@@ -95,37 +95,51 @@ unschedulable(struct ctl_sched *c, struct object *po, const char *why)
 	return kube_update(c->cfg.client, po, "status") == 200 ? 0 : -1;
 }
 
+static bool
+is_pending(const struct pod *p)
+{
+	return (p->spec.node_name == NULL || !*p->spec.node_name) &&
+	       !p->metadata.deletion_timestamp;
+}
+
+static int
+bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
+{
+	json_t *b =
+	    json_pack("{sssss{ss}s{ssss}}", "apiVersion", "v1", "kind",
+		      "Binding", "metadata", "name", p->metadata.name, "target",
+		      "kind", "Node", "name", n->metadata.name);
+	struct client_resp resp;
+	char path[600];
+	int r;
+
+	kube_path(path, sizeof(path), KIND_POD, p->metadata.namespace,
+		  p->metadata.name, "binding");
+	client_request(c->cfg.client, "POST", path, NULL, NULL, b, &resp);
+	json_decref(b);
+	r = resp.status == 201 || resp.status == 409 ? 0 : -1;
+	client_resp_release(&resp);
+	return r;
+}
+
+/* Schedules the key's pod and, while the lists are at hand, every other
+ * pending pod (one list per wave of new pods, not one per pod). */
 static int
 sync_one(void *arg, const char *key, int64_t *requeue)
 {
 	struct ctl_sched *c = arg;
-	struct object po;
 	struct object_list nodes = {0}, pods = {0};
 	const struct node **np;
 	const struct pod **pp;
-	struct strbuf why = STRBUF_INIT;
-	const struct node *chosen;
-	char ns[256], name[256], path[600];
+	char ns[256], name[256];
 	size_t i, k;
-	int r;
+	int r = 0;
 
 	(void)requeue;
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
-	r = kube_get(c->cfg.client, KIND_POD, ns, name, &po);
-	if (r == -1)
-		return 0;
-	if (r)
-		return -1;
-	if ((((struct pod *)po.obj)->spec.node_name &&
-	     *((struct pod *)po.obj)->spec.node_name) ||
-	    ((struct pod *)po.obj)->metadata.deletion_timestamp) {
-		object_release(&po);
-		return 0;
-	}
 	if (kube_list(c->cfg.client, KIND_NODE, NULL, &nodes) ||
 	    kube_list(c->cfg.client, KIND_POD, NULL, &pods)) {
-		object_release(&po);
 		object_list_release(&nodes);
 		object_list_release(&pods);
 		return -1;
@@ -135,31 +149,32 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		np[i] = nodes.v[i].obj;
 	pp = xcalloc(pods.n + 1, sizeof(*pp));
 	for (i = k = 0; i < pods.n; i++)
-		if (((struct pod *)pods.v[i].obj)->spec.node_name &&
+		if (!is_pending(pods.v[i].obj) &&
 		    !((struct pod *)pods.v[i].obj)->metadata.deletion_timestamp)
 			pp[k++] = pods.v[i].obj;
-	chosen =
-	    sched_pick(&(struct sched_in){po.obj, np, nodes.n, pp, k}, &why);
-	if (chosen) {
-		json_t *b =
-		    json_pack("{sssss{ss}s{ssss}}", "apiVersion", "v1", "kind",
-			      "Binding", "metadata", "name", name, "target",
-			      "kind", "Node", "name", chosen->metadata.name);
-		struct client_resp resp;
+	for (i = 0; i < pods.n; i++) {
+		struct pod *p = pods.v[i].obj;
+		struct strbuf why = STRBUF_INIT;
+		const struct node *chosen;
 
-		kube_path(path, sizeof(path), KIND_POD, ns, name, "binding");
-		client_request(c->cfg.client, "POST", path, NULL, NULL, b,
-			       &resp);
-		json_decref(b);
-		r = resp.status == 201 || resp.status == 409 ? 0 : -1;
-		client_resp_release(&resp);
-	} else {
-		r = unschedulable(c, &po, why.buf);
+		if (!is_pending(p))
+			continue;
+		chosen =
+		    sched_pick(&(struct sched_in){p, np, nodes.n, pp, k}, &why);
+		if (chosen && bind_pod(c, p, chosen) == 0) {
+			/* it counts for the spread of the next ones */
+			free(p->spec.node_name);
+			p->spec.node_name = xstrdup(chosen->metadata.name);
+			pp[k++] = p;
+		} else if (chosen) {
+			r = -1;
+		} else if (unschedulable(c, &pods.v[i], why.buf)) {
+			r = -1;
+		}
+		strbuf_release(&why);
 	}
-	strbuf_release(&why);
 	free(np);
 	free(pp);
-	object_release(&po);
 	object_list_release(&nodes);
 	object_list_release(&pods);
 	return r;
