@@ -90,7 +90,8 @@ run_wrk() { # LABEL SCRIPT URL [wrk args]
 # -- drover
 dport=$(free_port)
 mkdir "$tmp/drover"
-"$build/drover" serve --data-dir "$tmp/drover" --listen "127.0.0.1:$dport" \
+"$build/drover" serve --runtime none --data-dir "$tmp/drover" \
+	--listen "127.0.0.1:$dport" \
 	>"$tmp/drover.log" 2>&1 &
 drover_pid=$!
 i=0

@@ -3,8 +3,9 @@
  * to it. It is a client of the API only (in-process inside `drover
  * serve`, over HTTP for remote hosts later).
  *
- * With the process runtime (runtime.h; opt-in until live restore lands)
- * the pods bound here run as processes: the agent starts them, reports
+ * With the process runtime (runtime.h; `drover serve` uses it unless told
+ * --runtime none) the pods bound here run as processes: the agent starts
+ * them, reports
  * their status, stops them gracefully when they are deleted and then
  * finishes the deletion. Without it, pods are objects only: a pod being
  * deleted is finished at once. */

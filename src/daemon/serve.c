@@ -31,9 +31,9 @@ static const char usage_text[] =
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
     "token (written to DIR/token), the controllers, the scheduler and the\n"
-    "agent of this node (NAME, default the host name). With --runtime\n"
-    "process the agent runs pods as processes (logs in DIR/pods); the\n"
-    "default, none, keeps pods as objects only. Watches can resume\n"
+    "agent of this node (NAME, default the host name), which runs the\n"
+    "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
+    "keeps pods as objects only. Watches can resume\n"
     "from any of the last N writes (default 100000); older: 410 Gone.\n";
 
 struct serve {
@@ -192,7 +192,7 @@ serve_main(int argc, char **argv)
 	struct ctl_config cc = {0};
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
-	const char *node_name = NULL, *runtime = "none";
+	const char *node_name = NULL, *runtime = "process";
 	char pod_dir[600];
 	char hostname[256];
 	struct agent_config agc = {0};

@@ -47,7 +47,7 @@ class Drover:
         self.sock = os.path.join(data_dir, "drover.sock")
         self.log = open(os.path.join(data_dir, "serve.log"), "ab")
         self.proc = subprocess.Popen(
-            [DROVER_BIN, "serve", "--data-dir", data_dir],
+            [DROVER_BIN, "serve", "--data-dir", data_dir, "--runtime", "none"],
             stdout=self.log, stderr=self.log)
         poll(self._up, what="drover serve to listen on " + self.sock)
 
