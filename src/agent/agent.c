@@ -20,8 +20,9 @@ struct agent {
 	uv_timer_t heartbeat;
 	struct client_watch *wpod;
 	struct runtime *rt;
-	/* Work deferred out of callbacks: "S ns/name" (status) and
-	 * "D ns/name" (finish a deletion) keys, run on the next loop turn. */
+	/* Work deferred out of callbacks, run on the next loop turn:
+	 * "S ns/name" write the status, "T ns/name" terminate (a pod being
+	 * deleted), "D ns/name" finish a deletion. */
 	struct strlist todo;
 	uv_timer_t kick;
 	int closing;
@@ -187,6 +188,27 @@ write_status(struct agent *a, const char *ns, const char *name)
 	object_release(&o);
 }
 
+/* A pod being deleted: its Ready=False status first, then the stop
+ * (SIGTERM, SIGKILL after the grace period), then the deletion. */
+static void
+terminate(struct agent *a, const char *ns, const char *name)
+{
+	struct object o;
+	const struct object_meta *m;
+	int64_t grace;
+
+	if (kube_get(a->cfg.client, KIND_POD, ns, name, &o))
+		return;
+	m = object_meta(&o);
+	grace = m->deletion_grace_period_seconds.set
+		    ? m->deletion_grace_period_seconds.v
+		    : 30;
+	write_status(a, ns, name);
+	if (runtime_stop(a->rt, m->uid, grace))
+		finish_delete(a, ns, name);
+	object_release(&o);
+}
+
 static void
 on_kick(uv_timer_t *t)
 {
@@ -203,6 +225,8 @@ on_kick(uv_timer_t *t)
 		snprintf(name, sizeof(name), "%s", slash + 1);
 		if (todo.v[i][0] == 'D')
 			finish_delete(a, ns, name);
+		else if (todo.v[i][0] == 'T')
+			terminate(a, ns, name);
 		else
 			write_status(a, ns, name);
 	}
@@ -254,10 +278,10 @@ on_pod(void *arg, json_t *ev)
 	    ((struct pod *)o.obj)->status.container_statuses.n)
 		runtime_adopt(a->rt, o.obj);
 	if (deleting) {
-		json_t *g = json_object_get(md, "deletionGracePeriodSeconds");
-
-		if (runtime_stop(a->rt, uid, g ? json_integer_value(g) : 30))
-			defer(a, 'D', ns, name);
+		/* First out of the endpoints (Ready=False is written), then
+		 * SIGTERM: on the next loop turn (op 'T'). */
+		runtime_unready(a->rt, uid);
+		defer(a, 'T', ns, name);
 	} else {
 		runtime_ensure(a->rt, o.obj);
 		defer(a, 'S', ns, name);

@@ -982,6 +982,18 @@ forget(struct runtime *rt, struct rpod *p)
 	free(p);
 }
 
+void
+runtime_unready(struct runtime *rt, const char *uid)
+{
+	struct rpod *p = find(rt, uid);
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++) {
+		prober_stop(&p->c[i].probes[PK_READINESS]);
+		p->c[i].ready = false;
+	}
+}
+
 bool
 runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 {

@@ -63,6 +63,9 @@ int runtime_ensure(struct runtime *rt, const struct pod *p);
  * one that died meanwhile is handled by the restart policy; host ports are
  * kept. Returns true. */
 bool runtime_adopt(struct runtime *rt, const struct pod *p);
+/* Marks every container of the pod not ready (a pod being deleted leaves
+ * the endpoints before it is stopped). */
+void runtime_unready(struct runtime *rt, const char *uid);
 /* Stops the pod: SIGTERM now, SIGKILL after grace_s. Returns true when
  * nothing of it runs any more (then `changed(stopped)` is not called). */
 bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
