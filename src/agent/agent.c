@@ -290,6 +290,21 @@ on_pod(void *arg, json_t *ev)
 	fielderr_list_release(&errs);
 }
 
+static bool
+pod_exists(void *arg, const char *uid)
+{
+	struct object_list *pods = arg;
+	size_t i;
+
+	for (i = 0; i < pods->n; i++) {
+		const char *u = object_meta(&pods->v[i])->uid;
+
+		if (u && !strcmp(u, uid))
+			return true;
+	}
+	return false;
+}
+
 struct agent *
 agent_start(const struct agent_config *cfg)
 {
@@ -329,6 +344,14 @@ agent_start(const struct agent_config *cfg)
 	a->wpod =
 	    cfg->client->ops->watch(cfg->client, path, query, on_pod, a, &r);
 	client_resp_release(&r);
+	if (a->rt) {
+		struct object_list pods;
+
+		if (kube_list(cfg->client, KIND_POD, NULL, &pods) == 0) {
+			runtime_sweep(a->rt, pod_exists, &pods);
+			object_list_release(&pods);
+		}
+	}
 	log_info("agent: node %s registered", a->node);
 	return a;
 }

@@ -1,4 +1,5 @@
 /* runtime.c - containers as process groups (see runtime.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -535,6 +536,46 @@ open_log(struct rcont *c)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
+/* DIR/<ns>_<pod>_<uid>/<container>.pid holds "PID STARTTICKS" while the
+ * container runs, so that a restarted agent can find (and stop) the
+ * processes of pods that were deleted while it was down. */
+static void
+pid_file(const struct rcont *c, char *buf, size_t len)
+{
+	const struct rpod *p = c->pod;
+
+	snprintf(buf, len, "%s/%s_%s_%s/%s.pid", p->rt->cfg.log_dir,
+		 p->pod.metadata.namespace, p->pod.metadata.name,
+		 p->pod.metadata.uid, c->spec->name);
+}
+
+static void
+write_pid_file(const struct rcont *c)
+{
+	char path[1300], tmp[1310], line[64];
+	int fd, n;
+
+	pid_file(c, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	n = snprintf(line, sizeof(line), "%d %llu\n", c->pid,
+		     (unsigned long long)c->start_ticks);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) == n && fsync(fd) == 0)
+		rename(tmp, path);
+	close(fd);
+}
+
+static void
+remove_pid_file(const struct rcont *c)
+{
+	char path[1300];
+
+	pid_file(c, path, sizeof(path));
+	unlink(path);
+}
+
 /* Size rotation, copy-and-truncate: the process keeps its O_APPEND
  * descriptor and goes on writing at the new end. */
 static void
@@ -657,6 +698,7 @@ spawn(struct rcont *c)
 	c->running = true;
 	if (proc_start_time(c->pid, &c->start_ticks))
 		c->start_ticks = 0;
+	write_pid_file(c);
 	c->started_ever = true;
 	c->started_at = c->pod->rt->cfg.now();
 	c->waiting = NULL;
@@ -749,6 +791,7 @@ container_exited(struct rcont *c, int64_t status, int sig)
 	bool restart;
 
 	c->running = false;
+	remove_pid_file(c);
 	probers_stop(c);
 	c->ready = false;
 	c->terminated = true;
@@ -1149,6 +1192,62 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 	cond(st, "ContainersReady", all_ready && p->n, now);
 	cond(st, "Ready", all_ready && p->n, now);
 	return true;
+}
+
+int
+runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
+	      void *arg)
+{
+	DIR *d = opendir(rt->cfg.log_dir);
+	struct dirent *e;
+	int killed = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		const char *uid = strrchr(e->d_name, '_');
+		char sub[1100];
+		DIR *pd;
+		struct dirent *f;
+
+		if (e->d_name[0] == '.' || uid == NULL || exists(arg, uid + 1))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", rt->cfg.log_dir, e->d_name);
+		if ((pd = opendir(sub)) == NULL)
+			continue;
+		while ((f = readdir(pd)) != NULL) {
+			size_t n = strlen(f->d_name);
+			char path[1400], line[64];
+			unsigned long long ticks;
+			int pid, fd;
+			ssize_t r;
+
+			if (n < 5 || strcmp(f->d_name + n - 4, ".pid"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			r = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (r > 0) {
+				line[r] = '\0';
+				if (sscanf(line, "%d %llu", &pid, &ticks) ==
+					2 &&
+				    (fd = proc_adopt(pid, ticks)) >= 0) {
+					log_info("agent: pid %d belongs to a "
+						 "deleted pod (%s): SIGKILL",
+						 pid, e->d_name);
+					kill(-pid, SIGKILL);
+					close(fd);
+					killed++;
+				}
+			}
+			unlink(path);
+		}
+		closedir(pd);
+	}
+	closedir(d);
+	return killed;
 }
 
 bool

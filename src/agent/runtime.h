@@ -73,6 +73,12 @@ bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
  * conditions, IPs, startTime). Returns false if the pod is unknown. */
 bool runtime_status(struct runtime *rt, const struct pod *p,
 		    struct pod_status *st);
+/* Kills the processes of pods that no longer exist (deleted while the
+ * agent was down): pid files whose pod uid `exists` does not know, and
+ * whose process is still the one recorded (pid and start time). Returns
+ * the number killed. */
+int runtime_sweep(struct runtime *rt,
+		  bool (*exists)(void *arg, const char *uid), void *arg);
 /* True if the runtime started (and still tracks) the pod with this uid. */
 bool runtime_knows(struct runtime *rt, const char *uid);
 /* Number of pods known, for tests and the heartbeat. */

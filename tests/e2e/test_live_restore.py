@@ -80,3 +80,26 @@ def test_sigkill_restart_readopts_and_rollout_completes(box):
     mine = lambda: sorted(set(example_pids()) - box.before)
     wait_for(lambda: mine() == final, timeout=20,
              what="exactly the pods' processes")
+
+
+def test_processes_of_pods_deleted_while_down_are_stopped(box):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "gone"},
+           "spec": {"containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+                                    "args": ["--port", "0"]}]}}
+    assert box.req("POST", CORE + "/pods", pod).status_code == 201
+    p = wait_for(lambda: (lambda x: x if pids_of(x) else None)(
+        box.req("GET", CORE + "/pods/gone").json()), what="the pod to run")
+    pid = pids_of(p)[0]
+    box.kill(signal.SIGKILL)
+    # While no process runtime looks after this node, the pod object is
+    # deleted (an agent without a runtime finishes the deletion at once).
+    box.extra = ["--runtime", "none"]
+    box.start()
+    box.req("DELETE", CORE + "/pods/gone")
+    wait_for(lambda: box.req("GET", CORE + "/pods/gone").status_code == 404,
+             what="the object to go")
+    assert alive(pid)
+    box.kill()
+    box.extra = ["--runtime", "process"]
+    box.start()  # the agent finds the pid file of a pod that is gone
+    wait_for(lambda: not alive(pid), timeout=10, what="the orphan to be stopped")
