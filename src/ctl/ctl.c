@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "kube.h"
+#include "queue.h"
 #include "xalloc.h"
 
 struct controllers {
@@ -30,6 +32,57 @@ ctl_split_key(const char *key, char *ns, size_t nslen, char *name,
 	snprintf(ns, nslen, "%.*s", (int)(slash - key), key);
 	snprintf(name, namelen, "%s", slash + 1);
 	return 0;
+}
+
+void
+ctl_enqueue_object(struct queue *q, json_t *ev)
+{
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+
+	if (ev == NULL || ns == NULL || name == NULL)
+		return;
+	ctl_key(key, sizeof(key), ns, name);
+	queue_add(q, key);
+}
+
+void
+ctl_enqueue_owner(struct client *c, struct queue *q, json_t *ev,
+		  const char *owner_kind, enum kind_id owner_id)
+{
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	json_t *refs = json_object_get(md, "ownerReferences"), *r;
+	struct object_list l;
+	char key[600];
+	size_t i;
+
+	if (ev == NULL || ns == NULL)
+		return;
+	json_array_foreach(refs, i, r)
+	{
+		const char *kind =
+		    json_string_value(json_object_get(r, "kind"));
+		const char *name =
+		    json_string_value(json_object_get(r, "name"));
+
+		if (!json_is_true(json_object_get(r, "controller")))
+			continue;
+		if (kind && name && !strcmp(kind, owner_kind)) {
+			ctl_key(key, sizeof(key), ns, name);
+			queue_add(q, key);
+		}
+		return;
+	}
+	if (kube_list(c, owner_id, ns, &l))
+		return;
+	for (i = 0; i < l.n; i++) {
+		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
+		queue_add(q, key);
+	}
+	object_list_release(&l);
 }
 
 struct controllers *

@@ -11,6 +11,7 @@
 
 #include "client.h"
 #include "dtime.h"
+#include "kinds.h"
 
 struct controllers;
 
@@ -39,6 +40,16 @@ struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
 void ctl_gc_stop(struct ctl_gc *g);
 struct ctl_sched *ctl_sched_start(const struct ctl_config *cfg);
 void ctl_sched_stop(struct ctl_sched *s);
+
+struct queue;
+
+/* Watch-event handlers shared by the controllers: enqueue the key of the
+ * event's object; or enqueue its controlling owner of kind owner_kind (an
+ * orphan: every object of owner_id in its namespace, which may adopt it;
+ * one controlled by another kind: nothing). */
+void ctl_enqueue_object(struct queue *q, json_t *ev);
+void ctl_enqueue_owner(struct client *c, struct queue *q, json_t *ev,
+		       const char *owner_kind, enum kind_id owner_id);
 
 /* "ns/name" keys. */
 void ctl_key(char *buf, size_t len, const char *ns, const char *name);

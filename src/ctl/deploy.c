@@ -41,48 +41,16 @@ enqueue_namespace(struct ctl_deploy *c, const char *ns)
 static void
 on_deploy(void *arg, json_t *ev)
 {
-	struct ctl_deploy *c = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
-	char key[600];
-
-	if (ev == NULL || ns == NULL || name == NULL)
-		return;
-	ctl_key(key, sizeof(key), ns, name);
-	queue_add(c->q, key);
+	ctl_enqueue_object(((struct ctl_deploy *)arg)->q, ev);
 }
 
 static void
 on_rs(void *arg, json_t *ev)
 {
 	struct ctl_deploy *c = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	json_t *refs = json_object_get(md, "ownerReferences"), *r;
-	char key[600];
-	size_t i;
 
-	if (ev == NULL || ns == NULL)
-		return;
-	json_array_foreach(refs, i, r)
-	{
-		if (json_is_true(json_object_get(r, "controller"))) {
-			if (!strcmp(
-				json_string_value(json_object_get(r, "kind"))
-				    ? json_string_value(
-					  json_object_get(r, "kind"))
-				    : "",
-				"Deployment")) {
-				ctl_key(key, sizeof(key), ns,
-					json_string_value(
-					    json_object_get(r, "name")));
-				queue_add(c->q, key);
-			}
-			return;
-		}
-	}
-	enqueue_namespace(c, ns);
+	ctl_enqueue_owner(c->cfg.client, c->q, ev, "Deployment",
+			  KIND_DEPLOYMENT);
 }
 
 static void

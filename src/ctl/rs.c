@@ -24,53 +24,16 @@ struct ctl_rs {
 static void
 on_rs(void *arg, json_t *ev)
 {
-	struct ctl_rs *c = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
-	char key[600];
-
-	if (ev == NULL || ns == NULL || name == NULL)
-		return;
-	ctl_key(key, sizeof(key), ns, name);
-	queue_add(c->q, key);
+	ctl_enqueue_object(((struct ctl_rs *)arg)->q, ev);
 }
 
 static void
 on_pod(void *arg, json_t *ev)
 {
 	struct ctl_rs *c = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	json_t *refs = json_object_get(md, "ownerReferences"), *r;
-	struct object_list l;
-	char key[600];
-	size_t i;
 
-	if (ev == NULL || ns == NULL)
-		return;
-	json_array_foreach(refs, i, r)
-	{
-		const char *kind =
-		    json_string_value(json_object_get(r, "kind"));
-
-		if (json_is_true(json_object_get(r, "controller"))) {
-			if (kind && !strcmp(kind, "ReplicaSet")) {
-				ctl_key(key, sizeof(key), ns,
-					json_string_value(
-					    json_object_get(r, "name")));
-				queue_add(c->q, key);
-			}
-			return;
-		}
-	}
-	if (kube_list(c->cfg.client, KIND_REPLICASET, ns, &l))
-		return;
-	for (i = 0; i < l.n; i++) {
-		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
-		queue_add(c->q, key);
-	}
-	object_list_release(&l);
+	ctl_enqueue_owner(c->cfg.client, c->q, ev, "ReplicaSet",
+			  KIND_REPLICASET);
 }
 
 static struct object *
