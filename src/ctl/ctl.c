@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "informer.h"
 #include "kube.h"
 #include "queue.h"
 #include "xalloc.h"
 
 struct controllers {
+	struct ctl_config cfg;
 	struct ctl_deploy *deploy;
 	struct ctl_rs *rs;
 	struct ctl_gc *gc;
@@ -49,15 +51,15 @@ ctl_enqueue_object(struct queue *q, json_t *ev)
 }
 
 void
-ctl_enqueue_owner(struct client *c, struct queue *q, json_t *ev,
-		  const char *owner_kind, enum kind_id owner_id)
+ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
+		  const char *owner_kind)
 {
 	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	json_t *refs = json_object_get(md, "ownerReferences"), *r;
-	struct object_list l;
 	char key[600];
-	size_t i;
+	struct object **l;
+	size_t i, n;
 
 	if (ev == NULL || ns == NULL)
 		return;
@@ -76,13 +78,30 @@ ctl_enqueue_owner(struct client *c, struct queue *q, json_t *ev,
 		}
 		return;
 	}
-	if (kube_list(c, owner_id, ns, &l))
-		return;
-	for (i = 0; i < l.n; i++) {
-		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
+	n = informer_list(owners, ns, &l);
+	for (i = 0; i < n; i++) {
+		ctl_key(key, sizeof(key), ns, object_meta(l[i])->name);
 		queue_add(q, key);
 	}
-	object_list_release(&l);
+	free(l);
+}
+
+void
+ctl_hold(const struct ctl_config *cfg)
+{
+	informer_hold(cfg->deploys);
+	informer_hold(cfg->rss);
+	informer_hold(cfg->pods);
+	informer_hold(cfg->nodes);
+}
+
+void
+ctl_release(const struct ctl_config *cfg)
+{
+	informer_release(cfg->deploys);
+	informer_release(cfg->rss);
+	informer_release(cfg->pods);
+	informer_release(cfg->nodes);
 }
 
 struct controllers *
@@ -90,10 +109,19 @@ ctl_start(const struct ctl_config *cfg)
 {
 	struct controllers *c = xcalloc(1, sizeof(*c));
 
-	c->deploy = ctl_deploy_start(cfg);
-	c->rs = ctl_rs_start(cfg);
-	c->gc = ctl_gc_start(cfg);
-	c->sched = ctl_sched_start(cfg);
+	c->cfg = *cfg;
+	c->cfg.deploys = informer_new(cfg->client, KIND_DEPLOYMENT);
+	c->cfg.rss = informer_new(cfg->client, KIND_REPLICASET);
+	c->cfg.pods = informer_new(cfg->client, KIND_POD);
+	c->cfg.nodes = informer_new(cfg->client, KIND_NODE);
+	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes) {
+		ctl_stop(c);
+		return NULL;
+	}
+	c->deploy = ctl_deploy_start(&c->cfg);
+	c->rs = ctl_rs_start(&c->cfg);
+	c->gc = ctl_gc_start(&c->cfg);
+	c->sched = ctl_sched_start(&c->cfg);
 	if (!c->deploy || !c->rs || !c->gc || !c->sched) {
 		ctl_stop(c);
 		return NULL;
@@ -110,5 +138,9 @@ ctl_stop(struct controllers *c)
 	ctl_rs_stop(c->rs);
 	ctl_gc_stop(c->gc);
 	ctl_sched_stop(c->sched);
+	informer_free(c->cfg.deploys);
+	informer_free(c->cfg.rss);
+	informer_free(c->cfg.pods);
+	informer_free(c->cfg.nodes);
 	free(c);
 }

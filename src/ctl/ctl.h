@@ -15,11 +15,19 @@
 
 struct controllers;
 
+struct informer;
+
 struct ctl_config {
 	uv_loop_t *loop;
 	struct client *client;
 	dtime (*now)(void);
+	/* The shared caches (informer.h), made by ctl_start(). */
+	struct informer *deploys, *rss, *pods, *nodes;
 };
+
+/* Holds / releases every cache around a sync (see informer.h). */
+void ctl_hold(const struct ctl_config *cfg);
+void ctl_release(const struct ctl_config *cfg);
 
 /* Starts the Deployment, ReplicaSet and garbage-collector controllers
  * and the scheduler.
@@ -48,8 +56,8 @@ struct queue;
  * orphan: every object of owner_id in its namespace, which may adopt it;
  * one controlled by another kind: nothing). */
 void ctl_enqueue_object(struct queue *q, json_t *ev);
-void ctl_enqueue_owner(struct client *c, struct queue *q, json_t *ev,
-		       const char *owner_kind, enum kind_id owner_id);
+void ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
+		       const char *owner_kind);
 
 /* "ns/name" keys. */
 void ctl_key(char *buf, size_t len, const char *ns, const char *name);

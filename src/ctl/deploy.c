@@ -10,6 +10,7 @@
 
 #include "ctl.h"
 #include "deploy_util.h"
+#include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "plan_deploy.h"
@@ -19,23 +20,20 @@
 struct ctl_deploy {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct client_watch *wd, *wrs, *wpod;
 };
 
 static void
 enqueue_namespace(struct ctl_deploy *c, const char *ns)
 {
-	struct object_list l;
+	struct object **l;
 	char key[600];
-	size_t i;
+	size_t i, n = informer_list(c->cfg.deploys, ns, &l);
 
-	if (kube_list(c->cfg.client, KIND_DEPLOYMENT, ns, &l))
-		return;
-	for (i = 0; i < l.n; i++) {
-		ctl_key(key, sizeof(key), ns, object_meta(&l.v[i])->name);
+	for (i = 0; i < n; i++) {
+		ctl_key(key, sizeof(key), ns, object_meta(l[i])->name);
 		queue_add(c->q, key);
 	}
-	object_list_release(&l);
+	free(l);
 }
 
 static void
@@ -49,8 +47,7 @@ on_rs(void *arg, json_t *ev)
 {
 	struct ctl_deploy *c = arg;
 
-	ctl_enqueue_owner(c->cfg.client, c->q, ev, "Deployment",
-			  KIND_DEPLOYMENT);
+	ctl_enqueue_owner(c->cfg.deploys, c->q, ev, "Deployment");
 }
 
 static void
@@ -126,18 +123,28 @@ apply(struct ctl_deploy *c, struct plan_deploy_out *out)
 	return 0;
 }
 
-static int
-sync_one(void *arg, const char *key, int64_t *requeue)
+/* Typed pointers to the cached objects of a kind in ns (allocated). */
+static size_t
+cached(struct informer *inf, const char *ns, const void ***out)
 {
-	struct ctl_deploy *c = arg;
+	struct object **l;
+	size_t i, n = informer_list(inf, ns, &l);
+
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (i = 0; i < n; i++)
+		(*out)[i] = l[i]->obj;
+	free(l);
+	return n;
+}
+
+static int
+sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
+{
 	struct object d;
-	struct object_list rs = {0}, pods = {0};
 	struct plan_deploy_in in = {0};
 	struct plan_deploy_out out;
-	const struct replicaset **rsp = NULL;
-	const struct pod **pp = NULL;
+	const void **rsp = NULL, **pp = NULL;
 	char ns[256], name[256];
-	size_t i;
 	int r;
 
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
@@ -147,27 +154,15 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		return 0; /* deleted */
 	if (r)
 		return -1;
+	in.d = d.obj;
+	in.nrs = cached(c->cfg.rss, ns, &rsp);
+	in.rs = (const struct replicaset *const *)rsp;
 	/* Pods matter only to Recreate (it waits for old pods to be gone);
 	 * a RollingUpdate sync takes ReplicaSet status as given. */
-	if (kube_list(c->cfg.client, KIND_REPLICASET, ns, &rs) ||
-	    (!deploy_is_rolling(d.obj) &&
-	     kube_list(c->cfg.client, KIND_POD, ns, &pods))) {
-		object_release(&d);
-		object_list_release(&rs);
-		object_list_release(&pods);
-		return -1;
+	if (!deploy_is_rolling(d.obj)) {
+		in.npods = cached(c->cfg.pods, ns, &pp);
+		in.pods = (const struct pod *const *)pp;
 	}
-	rsp = xcalloc(rs.n + 1, sizeof(*rsp));
-	for (i = 0; i < rs.n; i++)
-		rsp[i] = rs.v[i].obj;
-	pp = xcalloc(pods.n + 1, sizeof(*pp));
-	for (i = 0; i < pods.n; i++)
-		pp[i] = pods.v[i].obj;
-	in.d = d.obj;
-	in.rs = rsp;
-	in.nrs = rs.n;
-	in.pods = pp;
-	in.npods = pods.n;
 	in.now = c->cfg.now();
 	plan_deploy(&in, &out);
 	r = apply(c, &out);
@@ -181,8 +176,18 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	free(rsp);
 	free(pp);
 	object_release(&d);
-	object_list_release(&rs);
-	object_list_release(&pods);
+	return r;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_deploy *c = arg;
+	int r;
+
+	ctl_hold(&c->cfg);
+	r = sync_locked(c, key, requeue);
+	ctl_release(&c->cfg);
 	return r;
 }
 
@@ -190,27 +195,12 @@ struct ctl_deploy *
 ctl_deploy_start(const struct ctl_config *cfg)
 {
 	struct ctl_deploy *c = xcalloc(1, sizeof(*c));
-	struct client_resp r;
-	char path[256];
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "deployment", sync_one, c);
-	kube_path(path, sizeof(path), KIND_DEPLOYMENT, NULL, NULL, NULL);
-	c->wd = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					on_deploy, c, &r);
-	client_resp_release(&r);
-	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
-	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true", on_rs,
-					 c, &r);
-	client_resp_release(&r);
-	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
-	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					  on_pod, c, &r);
-	client_resp_release(&r);
-	if (!c->wd || !c->wrs || !c->wpod) {
-		ctl_deploy_stop(c);
-		return NULL;
-	}
+	informer_subscribe(cfg->deploys, on_deploy, c);
+	informer_subscribe(cfg->rss, on_rs, c);
+	informer_subscribe(cfg->pods, on_pod, c);
 	return c;
 }
 
@@ -219,9 +209,9 @@ ctl_deploy_stop(struct ctl_deploy *c)
 {
 	if (c == NULL)
 		return;
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wd);
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wrs);
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wpod);
+	informer_unsubscribe(c->cfg.deploys, c);
+	informer_unsubscribe(c->cfg.rss, c);
+	informer_unsubscribe(c->cfg.pods, c);
 	queue_free(c->q);
 	free(c);
 }

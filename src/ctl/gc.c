@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "queue.h"
@@ -21,7 +22,6 @@
 struct ctl_gc {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct client_watch *w[3];
 };
 
 static const enum kind_id kinds[] = {KIND_DEPLOYMENT, KIND_REPLICASET,
@@ -116,17 +116,27 @@ sync_ns(void *arg, const char *ns, int64_t *requeue)
 	int fail = 0;
 
 	(void)requeue;
+	/* Copies of the cached objects: the collector edits some of them
+	 * before writing them back. */
+	ctl_hold(&c->cfg);
 	for (k = 0; k < 3; k++) {
-		struct object_list l;
+		struct informer *inf =
+		    kinds[k] == KIND_DEPLOYMENT   ? c->cfg.deploys
+		    : kinds[k] == KIND_REPLICASET ? c->cfg.rss
+						  : c->cfg.pods;
+		struct object **l;
+		size_t n = informer_list(inf, ns, &l);
 
-		if (kube_list(c->cfg.client, kinds[k], ns, &l)) {
-			object_list_release(&all);
-			return -1;
+		for (i = 0; i < n; i++) {
+			struct object o = {l[i]->k,
+					   xmalloc(l[i]->k->schema->size)};
+
+			schema_copy(o.k->schema, o.obj, l[i]->obj);
+			object_list_push(&all, o);
 		}
-		for (i = 0; i < l.n; i++)
-			object_list_push(&all, l.v[i]);
-		free(l.v);
+		free(l);
 	}
+	ctl_release(&c->cfg);
 	for (i = 0; i < all.n && !fail; i++) {
 		struct object_meta *m = object_meta(&all.v[i]);
 		bool orphan, fg;
@@ -198,34 +208,23 @@ struct ctl_gc *
 ctl_gc_start(const struct ctl_config *cfg)
 {
 	struct ctl_gc *c = xcalloc(1, sizeof(*c));
-	struct client_resp r;
-	char path[256];
-	size_t k;
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "garbage-collector", sync_ns, c);
-	for (k = 0; k < 3; k++) {
-		kube_path(path, sizeof(path), kinds[k], NULL, NULL, NULL);
-		c->w[k] = cfg->client->ops->watch(
-		    cfg->client, path, "watch=true", on_event, c, &r);
-		client_resp_release(&r);
-		if (c->w[k] == NULL) {
-			ctl_gc_stop(c);
-			return NULL;
-		}
-	}
+	informer_subscribe(cfg->deploys, on_event, c);
+	informer_subscribe(cfg->rss, on_event, c);
+	informer_subscribe(cfg->pods, on_event, c);
 	return c;
 }
 
 void
 ctl_gc_stop(struct ctl_gc *c)
 {
-	size_t k;
-
 	if (c == NULL)
 		return;
-	for (k = 0; k < 3; k++)
-		c->cfg.client->ops->unwatch(c->cfg.client, c->w[k]);
+	informer_unsubscribe(c->cfg.deploys, c);
+	informer_unsubscribe(c->cfg.rss, c);
+	informer_unsubscribe(c->cfg.pods, c);
 	queue_free(c->q);
 	free(c);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "plan_rs.h"
@@ -18,7 +19,6 @@
 struct ctl_rs {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct client_watch *wrs, *wpod;
 };
 
 static void
@@ -32,27 +32,13 @@ on_pod(void *arg, json_t *ev)
 {
 	struct ctl_rs *c = arg;
 
-	ctl_enqueue_owner(c->cfg.client, c->q, ev, "ReplicaSet",
-			  KIND_REPLICASET);
-}
-
-static struct object *
-find_pod(struct object_list *pods, const struct pod *p)
-{
-	size_t i;
-
-	for (i = 0; i < pods->n; i++)
-		if (pods->v[i].obj == p)
-			return &pods->v[i];
-	return NULL;
+	ctl_enqueue_owner(c->cfg.rss, c->q, ev, "ReplicaSet");
 }
 
 static int
-sync_one(void *arg, const char *key, int64_t *requeue)
+sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 {
-	struct ctl_rs *c = arg;
-	struct object rso;
-	struct object_list pods = {0};
+	struct object rso, **cache;
 	struct plan_rs_in in = {0};
 	struct plan_rs_out out;
 	const struct pod **pp;
@@ -69,29 +55,31 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		return 0;
 	if (r)
 		return -1;
-	if (kube_list(c->cfg.client, KIND_POD, ns, &pods)) {
-		object_release(&rso);
-		return -1;
-	}
 	rs = rso.obj;
-	pp = xcalloc(pods.n + 1, sizeof(*pp));
-	for (i = 0; i < pods.n; i++)
-		pp[i] = pods.v[i].obj;
+	in.npods = informer_list(c->cfg.pods, ns, &cache);
+	pp = xcalloc(in.npods + 1, sizeof(*pp));
+	for (i = 0; i < in.npods; i++)
+		pp[i] = cache[i]->obj;
+	free(cache);
 	in.rs = rs;
 	in.pods = pp;
-	in.npods = pods.n;
 	in.now = c->cfg.now();
 	plan_rs(&in, &out);
 	for (i = 0; i < out.nadopt; i++) {
-		struct object *po = find_pod(&pods, out.adopt[i]);
-		struct pod *p = po->obj;
-		struct owner_ref *ref = anylist_push(
+		/* a copy: the cache is not ours to change */
+		struct object po = {kind_by_id(KIND_POD), NULL};
+		struct pod *p = xcalloc(1, sizeof(*p));
+		struct owner_ref *ref;
+
+		pod_copy(p, out.adopt[i]);
+		po.obj = p;
+		ref = anylist_push(
 		    (struct anylist *)&p->metadata.owner_references,
 		    sizeof(*ref));
-
 		rs_controller_ref(rs, ref);
-		if ((st = kube_update(c->cfg.client, po, NULL)) != 200)
+		if ((st = kube_update(c->cfg.client, &po, NULL)) != 200)
 			fail = st;
+		object_release(&po);
 	}
 	for (k = 0; k < out.create && !fail; k++) {
 		struct object po = {kind_by_id(KIND_POD), NULL};
@@ -128,32 +116,31 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		*requeue = 0;
 	plan_rs_out_release(&out);
 	free(pp);
-	object_list_release(&pods);
 	object_release(&rso);
 	return fail ? -1 : 0;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_rs *c = arg;
+	int r;
+
+	ctl_hold(&c->cfg);
+	r = sync_locked(c, key, requeue);
+	ctl_release(&c->cfg);
+	return r;
 }
 
 struct ctl_rs *
 ctl_rs_start(const struct ctl_config *cfg)
 {
 	struct ctl_rs *c = xcalloc(1, sizeof(*c));
-	struct client_resp r;
-	char path[256];
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
-	kube_path(path, sizeof(path), KIND_REPLICASET, NULL, NULL, NULL);
-	c->wrs = cfg->client->ops->watch(cfg->client, path, "watch=true", on_rs,
-					 c, &r);
-	client_resp_release(&r);
-	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
-	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					  on_pod, c, &r);
-	client_resp_release(&r);
-	if (!c->wrs || !c->wpod) {
-		ctl_rs_stop(c);
-		return NULL;
-	}
+	informer_subscribe(cfg->rss, on_rs, c);
+	informer_subscribe(cfg->pods, on_pod, c);
 	return c;
 }
 
@@ -162,8 +149,8 @@ ctl_rs_stop(struct ctl_rs *c)
 {
 	if (c == NULL)
 		return;
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wrs);
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wpod);
+	informer_unsubscribe(c->cfg.rss, c);
+	informer_unsubscribe(c->cfg.pods, c);
 	queue_free(c->q);
 	free(c);
 }

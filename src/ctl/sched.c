@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "queue.h"
@@ -17,7 +18,6 @@
 struct ctl_sched {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct client_watch *wpod, *wnode;
 };
 
 static bool
@@ -31,68 +31,54 @@ pending(json_t *pod)
 	       json_object_get(md, "deletionTimestamp") == NULL;
 }
 
+/* One key for the whole scheduler: a pass binds every pending pod. */
+#define PASS_KEY "pending/pods"
+
 static void
 on_pod(void *arg, json_t *ev)
 {
 	struct ctl_sched *c = arg;
 	json_t *obj = json_object_get(ev, "object");
-	json_t *md = json_object_get(obj, "metadata");
 	const char *type = json_string_value(json_object_get(ev, "type"));
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
-	char key[600];
 
-	if (ev == NULL || !type || !ns || !name || !strcmp(type, "DELETED"))
-		return;
-	if (!pending(obj))
-		return;
-	ctl_key(key, sizeof(key), ns, name);
-	queue_add(c->q, key);
+	if (ev && type && strcmp(type, "DELETED") && pending(obj))
+		queue_add(c->q, PASS_KEY);
 }
 
 /* Node changes: every pending pod may fit now. */
 static void
 on_node(void *arg, json_t *ev)
 {
-	struct ctl_sched *c = arg;
-	struct object_list pods;
-	char key[600];
-	size_t i;
-
-	if (ev == NULL || kube_list(c->cfg.client, KIND_POD, NULL, &pods))
-		return;
-	for (i = 0; i < pods.n; i++) {
-		const struct pod *p = pods.v[i].obj;
-
-		if ((p->spec.node_name && *p->spec.node_name) ||
-		    p->metadata.deletion_timestamp)
-			continue;
-		ctl_key(key, sizeof(key), p->metadata.namespace,
-			p->metadata.name);
-		queue_add(c->q, key);
-	}
-	object_list_release(&pods);
+	if (ev)
+		queue_add(((struct ctl_sched *)arg)->q, PASS_KEY);
 }
 
 static int
-unschedulable(struct ctl_sched *c, struct object *po, const char *why)
+unschedulable(struct ctl_sched *c, const struct pod *cached, const char *why)
 {
-	struct pod *p = po->obj;
-	struct condition *cur =
-	    condition_find(&p->status.conditions, "PodScheduled");
+	const struct condition *cur =
+	    condition_get(&cached->status.conditions, "PodScheduled");
 	struct condition cond = {.type = "PodScheduled",
 				 .status = "False",
 				 .reason = "Unschedulable",
 				 .message = (char *)why,
 				 .last_transition_time = c->cfg.now()};
+	struct object po = {kind_by_id(KIND_POD), NULL};
+	struct pod *p;
+	int r;
 
 	if (cur && cur->message && !strcmp(cur->message, why))
 		return 0;
+	p = xcalloc(1, sizeof(*p)); /* a copy: the cache is not ours */
+	pod_copy(p, cached);
+	po.obj = p;
 	condition_remove(&p->status.conditions, "PodScheduled");
 	condition_append(&p->status.conditions, &cond);
 	log_info("scheduler: %s/%s: %s", p->metadata.namespace,
 		 p->metadata.name, why);
-	return kube_update(c->cfg.client, po, "status") == 200 ? 0 : -1;
+	r = kube_update(c->cfg.client, &po, "status") == 200 ? 0 : -1;
+	object_release(&po);
+	return r;
 }
 
 static bool
@@ -122,61 +108,67 @@ bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
 	return r;
 }
 
-/* Schedules the key's pod and, while the lists are at hand, every other
- * pending pod (one list per wave of new pods, not one per pod). */
+/* Schedules the key's pod and, while the caches are at hand, every other
+ * pending pod. */
 static int
-sync_one(void *arg, const char *key, int64_t *requeue)
+sync_locked(struct ctl_sched *c)
 {
-	struct ctl_sched *c = arg;
-	struct object_list nodes = {0}, pods = {0};
+	struct object **nl, **pl;
 	const struct node **np;
 	const struct pod **pp;
-	char ns[256], name[256];
-	size_t i, k;
+	struct pod *bound; /* pods bound in this pass, for the spread */
+	size_t nn, npods, i, k, nb = 0;
 	int r = 0;
 
-	(void)requeue;
-	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
-		return 0;
-	if (kube_list(c->cfg.client, KIND_NODE, NULL, &nodes) ||
-	    kube_list(c->cfg.client, KIND_POD, NULL, &pods)) {
-		object_list_release(&nodes);
-		object_list_release(&pods);
-		return -1;
-	}
-	np = xcalloc(nodes.n + 1, sizeof(*np));
-	for (i = 0; i < nodes.n; i++)
-		np[i] = nodes.v[i].obj;
-	pp = xcalloc(pods.n + 1, sizeof(*pp));
-	for (i = k = 0; i < pods.n; i++)
-		if (!is_pending(pods.v[i].obj) &&
-		    !((struct pod *)pods.v[i].obj)->metadata.deletion_timestamp)
-			pp[k++] = pods.v[i].obj;
-	for (i = 0; i < pods.n; i++) {
-		struct pod *p = pods.v[i].obj;
+	nn = informer_list(c->cfg.nodes, NULL, &nl);
+	npods = informer_list(c->cfg.pods, NULL, &pl);
+	np = xcalloc(nn + 1, sizeof(*np));
+	for (i = 0; i < nn; i++)
+		np[i] = nl[i]->obj;
+	pp = xcalloc(npods + 1, sizeof(*pp));
+	bound = xcalloc(npods + 1, sizeof(*bound));
+	for (i = k = 0; i < npods; i++)
+		if (!is_pending(pl[i]->obj) &&
+		    !((struct pod *)pl[i]->obj)->metadata.deletion_timestamp)
+			pp[k++] = pl[i]->obj;
+	for (i = 0; i < npods; i++) {
+		const struct pod *p = pl[i]->obj;
 		struct strbuf why = STRBUF_INIT;
 		const struct node *chosen;
 
 		if (!is_pending(p))
 			continue;
-		chosen =
-		    sched_pick(&(struct sched_in){p, np, nodes.n, pp, k}, &why);
+		chosen = sched_pick(&(struct sched_in){p, np, nn, pp, k}, &why);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
 			/* it counts for the spread of the next ones */
-			free(p->spec.node_name);
-			p->spec.node_name = xstrdup(chosen->metadata.name);
-			pp[k++] = p;
+			bound[nb].spec.node_name = chosen->metadata.name;
+			pp[k++] = &bound[nb++];
 		} else if (chosen) {
 			r = -1;
-		} else if (unschedulable(c, &pods.v[i], why.buf)) {
+		} else if (unschedulable(c, p, why.buf)) {
 			r = -1;
 		}
 		strbuf_release(&why);
 	}
+	free(bound); /* its node names belong to the node cache */
 	free(np);
 	free(pp);
-	object_list_release(&nodes);
-	object_list_release(&pods);
+	free(nl);
+	free(pl);
+	return r;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_sched *c = arg;
+	int r;
+
+	(void)key;
+	(void)requeue;
+	ctl_hold(&c->cfg);
+	r = sync_locked(c);
+	ctl_release(&c->cfg);
 	return r;
 }
 
@@ -184,23 +176,11 @@ struct ctl_sched *
 ctl_sched_start(const struct ctl_config *cfg)
 {
 	struct ctl_sched *c = xcalloc(1, sizeof(*c));
-	struct client_resp r;
-	char path[256];
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "scheduler", sync_one, c);
-	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
-	c->wpod = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					  on_pod, c, &r);
-	client_resp_release(&r);
-	kube_path(path, sizeof(path), KIND_NODE, NULL, NULL, NULL);
-	c->wnode = cfg->client->ops->watch(cfg->client, path, "watch=true",
-					   on_node, c, &r);
-	client_resp_release(&r);
-	if (!c->wpod || !c->wnode) {
-		ctl_sched_stop(c);
-		return NULL;
-	}
+	informer_subscribe(cfg->pods, on_pod, c);
+	informer_subscribe(cfg->nodes, on_node, c);
 	return c;
 }
 
@@ -209,8 +189,8 @@ ctl_sched_stop(struct ctl_sched *c)
 {
 	if (c == NULL)
 		return;
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wpod);
-	c->cfg.client->ops->unwatch(c->cfg.client, c->wnode);
+	informer_unsubscribe(c->cfg.pods, c);
+	informer_unsubscribe(c->cfg.nodes, c);
 	queue_free(c->q);
 	free(c);
 }

@@ -110,6 +110,18 @@ def api():
             assert dm.proc.poll() is not None
 
 
+def update(api, path, mutate, tries=20):
+    """GET, change, PUT with the resourceVersion read; again on a 409 (the
+    controllers write the same objects), as every careful client does."""
+    for _ in range(tries):
+        obj = api.req("GET", path).json()
+        mutate(obj)
+        r = api.req("PUT", path, obj)
+        if r.status_code != 409:
+            return r
+    return r
+
+
 def deployment(name="web", replicas=3, image="web:1", strategy=None, **spec):
     d = {"apiVersion": "apps/v1", "kind": "Deployment",
          "metadata": {"name": name, "labels": {"app": name}},
@@ -158,11 +170,13 @@ def test_crud_generation_and_conflicts(api):
     assert r.json()["message"] == 'deployments.apps "web" already exists'
     # PUT with the current rv: spec change bumps the generation; status
     # written through the main resource is ignored.
-    d = api.req("GET", APPS + "/deployments/web").json()
-    d["spec"]["template"]["spec"]["containers"][0]["image"] = "web:2"
-    d["status"] = {"replicas": 99}
-    r = api.req("PUT", APPS + "/deployments/web", d)
+    def change(d):
+        d["spec"]["template"]["spec"]["containers"][0]["image"] = "web:2"
+        d["status"] = {"replicas": 99}
+    r = update(api, APPS + "/deployments/web", change)
     assert r.status_code == 200, r.text
+    d = r.json()
+    d["status"] = {"replicas": 99}
     assert r.json()["metadata"]["generation"] >= 2
     assert r.json()["status"].get("replicas") != 99
     # stale resourceVersion: 409 Conflict, store unchanged
@@ -218,18 +232,24 @@ def test_patch_types_and_subresources(api):
     assert s["kind"] == "Scale" and s["spec"]["replicas"] == 5
     assert s["status"]["selector"] == "app=web"
     s["spec"]["replicas"] = 1
+    s["metadata"].pop("resourceVersion")  # unconditional: no race with the controller
     assert api.req("PUT", APPS + "/deployments/web/scale", s).status_code == 200
     assert api.req("GET", APPS + "/deployments/web").json()["spec"]["replicas"] == 1
     r = api.req("PATCH", APPS + "/deployments/web/scale", {"spec": {"replicas": 2}},
                 ct="application/merge-patch+json")
     assert r.status_code == 200 and r.json()["spec"]["replicas"] == 2
     # status subresource: spec is ignored, status and annotations kept
-    d = api.req("GET", APPS + "/deployments/web").json()
-    gen = d["metadata"]["generation"]
-    d["spec"]["replicas"] = 77
-    d["status"] = {"observedGeneration": gen, "replicas": 2}
-    d["metadata"]["annotations"] = {"note": "via-status"}
-    r = api.req("PUT", APPS + "/deployments/web/status", d)
+    # (the controller writes this status too: retry on a conflict, as any
+    # client of a resourceVersion must)
+    for _ in range(20):
+        d = api.req("GET", APPS + "/deployments/web").json()
+        gen = d["metadata"]["generation"]
+        d["spec"]["replicas"] = 77
+        d["status"] = {"observedGeneration": gen, "replicas": 2}
+        d["metadata"]["annotations"] = {"note": "via-status"}
+        r = api.req("PUT", APPS + "/deployments/web/status", d)
+        if r.status_code != 409:
+            break
     assert r.status_code == 200, r.text
     got = api.req("GET", APPS + "/deployments/web").json()
     assert got["spec"]["replicas"] == 2

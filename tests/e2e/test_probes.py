@@ -6,7 +6,7 @@ import time
 
 import requests
 
-from test_api import APPS, CORE, wait_for
+from test_api import APPS, CORE, update, wait_for
 from test_runtime import EXAMPLE, alive, environ, pids_of, rt  # noqa: F401
 
 
@@ -98,10 +98,10 @@ def deployment(version, replicas=5, env=None, deadline=600, surge=1, unavail=1):
 
 
 def put_template(rt, d):
-    cur = rt.req("GET", APPS + "/deployments/web").json()
-    cur["spec"]["template"] = d["spec"]["template"]
-    cur["spec"]["progressDeadlineSeconds"] = d["spec"]["progressDeadlineSeconds"]
-    r = rt.req("PUT", APPS + "/deployments/web", cur)
+    def change(cur):
+        cur["spec"]["template"] = d["spec"]["template"]
+        cur["spec"]["progressDeadlineSeconds"] = d["spec"]["progressDeadlineSeconds"]
+    r = update(rt, APPS + "/deployments/web", change)
     assert r.status_code == 200, r.text
 
 

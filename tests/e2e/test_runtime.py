@@ -12,7 +12,7 @@ import time
 import pytest
 import requests
 
-from test_api import APPS, CORE, Daemon, Observer, wait_for
+from test_api import APPS, CORE, Daemon, Observer, update, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.environ.get("DROVER_EXAMPLE_WEB", os.path.join(
@@ -131,10 +131,8 @@ def test_processes_env_logs_and_rolling_update(rt):
         wait_for(lambda: "listening on" in open(log).read(), what="the log")
     obs = Observer(rt, "web")
     try:
-        r = rt.req("PUT", APPS + "/deployments/web", dict(
-            web("v2"), metadata={"name": "web",
-                                 "resourceVersion": rt.req("GET", APPS + "/deployments/web")
-                                 .json()["metadata"]["resourceVersion"]}))
+        r = update(rt, APPS + "/deployments/web",
+                   lambda d: d["spec"].update(template=web("v2")["spec"]["template"]))
         assert r.status_code == 200, r.text
         wait_for(lambda: rolled_out(rt, "v2", 3), timeout=30, what="v2 to run")
     finally:

@@ -1,0 +1,36 @@
+/* informer.h - a watch-fed cache of one kind (client-go's informer, on
+ * one loop): every event is decoded once and kept, so controllers read
+ * objects without listing and decoding them through the API on every
+ * sync. In `drover serve` the in-process watch delivers events during the
+ * write itself, so the cache is never behind the store.
+ *
+ * A sync reads pointers into the cache and then writes through the API,
+ * and those writes come back as events at once: so a sync holds the
+ * informers (informer_hold) and the events wait until it releases them.
+ *
+ * Ownership: the informer owns its objects; pointers it returns are valid
+ * while it is held. */
+#ifndef DROVER_CTL_INFORMER_H
+#define DROVER_CTL_INFORMER_H
+
+#include "client.h"
+#include "kinds.h"
+
+struct informer;
+
+/* Starts watching kind k (all namespaces); NULL if the watch failed. */
+struct informer *informer_new(struct client *c, enum kind_id k);
+void informer_free(struct informer *inf);
+/* Calls cb after the cache has taken each event (several subscribers). */
+void informer_subscribe(struct informer *inf, client_watch_cb cb, void *arg);
+void informer_unsubscribe(struct informer *inf, void *arg);
+/* The cached objects of namespace ns (NULL: all), in an array the caller
+ * frees (the objects it points to belong to the informer). */
+size_t informer_list(struct informer *inf, const char *ns,
+		     struct object ***out);
+/* Holds events back (nested holds count); the last release applies them,
+ * in order, and tells the subscribers. */
+void informer_hold(struct informer *inf);
+void informer_release(struct informer *inf);
+
+#endif
