@@ -339,6 +339,9 @@ api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 		return NULL;
 	}
 	resp->status = 200;
+	/* With bookmarks asked for, one at once tells the client where the
+	 * initial state ends; then one a minute (server.c). */
+	api_watch_bookmark(w);
 	return w;
 }
 

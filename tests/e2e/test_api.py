@@ -311,6 +311,19 @@ def test_watch_and_resume(api):
     t.join(10)
     assert [e["type"] for e in got][:1] == ["MODIFIED"]
     assert "DELETED" in [e["type"] for e in got] or len(got) == 2
+    # bookmarks: asked for, one comes at once with the current rv
+    marks = []
+    with requests.get(api.url(APPS + "/deployments"),
+                      params={"watch": "true", "allowWatchBookmarks": "true",
+                              "resourceVersion": rv},
+                      headers={"Authorization": "Bearer " + api.token},
+                      stream=True, timeout=5) as r:
+        for line in r.iter_lines():
+            if line and json.loads(line)["type"] == "BOOKMARK":
+                marks.append(json.loads(line))
+                break
+    assert marks and int(marks[0]["object"]["metadata"]["resourceVersion"]) >= int(rv)
+    assert marks[0]["object"]["kind"] == "Deployment"
     # resume from the first rv again: the same events come back
     again = read_events(api, APPS + "/deployments",
                         {"watch": "true", "resourceVersion": rv,
