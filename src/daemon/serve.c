@@ -34,7 +34,7 @@ static const char usage_text[] =
     "agent of this node (NAME, default the host name), which runs the\n"
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
     "keeps pods as objects only. Watches can resume\n"
-    "from any of the last N writes (default 2000); older: 410 Gone.\n";
+    "from any of the last N writes (default 1000); older: 410 Gone.\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -197,7 +197,7 @@ serve_main(int argc, char **argv)
 	char hostname[256];
 	struct agent_config agc = {0};
 	int c, port = 0;
-	long history = 2000; /* Kubernetes' watch cache keeps 100 a kind */
+	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
