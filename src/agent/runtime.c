@@ -538,7 +538,9 @@ open_log(struct rcont *c)
 
 /* DIR/<ns>_<pod>_<uid>/<container>.pid holds "PID STARTTICKS" while the
  * container runs, so that a restarted agent can find (and stop) the
- * processes of pods that were deleted while it was down. */
+ * processes of pods that were deleted while it was down. No fsync: the
+ * file guards against a crash of the agent, which keeps the page cache;
+ * after a crash of the machine there are no processes left to find. */
 static void
 pid_file(const struct rcont *c, char *buf, size_t len)
 {
@@ -562,7 +564,7 @@ write_pid_file(const struct rcont *c)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	if (write(fd, line, (size_t)n) == n && fsync(fd) == 0)
+	if (write(fd, line, (size_t)n) == n)
 		rename(tmp, path);
 	close(fd);
 }
