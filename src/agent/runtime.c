@@ -61,6 +61,7 @@ struct rcont {
 	int64_t exit_code;
 	int64_t signal;
 	dtime term_started, term_finished;
+	const char *lost; /* why its exit status is unknown (static), or NULL */
 	/* waiting */
 	const char *waiting; /* reason, static, or NULL */
 	char *waiting_msg;
@@ -753,7 +754,18 @@ on_backoff(uv_timer_t *t)
 	notify(c->pod, false);
 }
 
-static void container_exited(struct rcont *c, int64_t status, int sig);
+static void container_exited(struct rcont *c, int64_t status, int sig,
+			     const char *lost);
+
+/* Kubernetes' reason and exit code for a container whose end the agent
+ * could not see; the messages say which case it was. */
+#define REASON_UNKNOWN "ContainerStatusUnknown"
+#define EXIT_UNKNOWN   137
+static const char lost_while_down[] =
+    "The container could not be located when the agent restarted";
+static const char lost_not_child[] =
+    "The container exited while adopted by the agent; its exit status is "
+    "unknown";
 
 static void
 on_exit_cb(uv_process_t *h, int64_t status, int sig)
@@ -762,11 +774,12 @@ on_exit_cb(uv_process_t *h, int64_t status, int sig)
 
 	uv_close((uv_handle_t *)h, free_handle);
 	c->proc = NULL;
-	container_exited(c, status, sig);
+	container_exited(c, status, sig, NULL);
 }
 
 /* An adopted process is not our child: its exit is seen through its
- * pidfd, and its exit status is not ours to read (reported as 255). */
+ * pidfd, and its exit status is not ours to read (reported as
+ * ContainerStatusUnknown, 137, as the kubelet does). */
 static void
 on_pidfd(uv_poll_t *h, int status, int events)
 {
@@ -780,11 +793,11 @@ on_pidfd(uv_poll_t *h, int status, int events)
 	uv_poll_stop(h);
 	uv_close((uv_handle_t *)h, free_handle);
 	c->watch = NULL;
-	container_exited(c, 255, 0);
+	container_exited(c, EXIT_UNKNOWN, 0, lost_not_child);
 }
 
 static void
-container_exited(struct rcont *c, int64_t status, int sig)
+container_exited(struct rcont *c, int64_t status, int sig, const char *lost)
 {
 	struct rpod *p = c->pod;
 	const char *policy =
@@ -799,6 +812,7 @@ container_exited(struct rcont *c, int64_t status, int sig)
 	c->terminated = true;
 	c->exit_code = sig ? 128 + sig : status;
 	c->signal = sig;
+	c->lost = lost;
 	c->term_started = c->started_at;
 	c->term_finished = now;
 	log_info("agent: %s/%s container %s exited (status %lld, signal %d)",
@@ -954,6 +968,11 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 			c->signal = t->signal;
 			c->term_started = t->started_at;
 			c->term_finished = t->finished_at;
+			if (t->reason && !strcmp(t->reason, REASON_UNKNOWN))
+				c->lost = t->message && !strcmp(t->message,
+								lost_not_child)
+					      ? lost_not_child
+					      : lost_while_down;
 			continue;
 		}
 		if (!cs->state.running ||
@@ -969,7 +988,7 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 				 pod->metadata.namespace, pod->metadata.name,
 				 c->spec->name, pid);
 			c->running = true; /* so that it exits, by policy */
-			container_exited(c, 255, 0);
+			container_exited(c, EXIT_UNKNOWN, 0, lost_while_down);
 			continue;
 		}
 		c->running = true;
@@ -1101,7 +1120,10 @@ terminated_of(const struct rcont *c)
 
 	t->exit_code = c->exit_code;
 	t->signal = c->signal;
-	t->reason = xstrdup(c->exit_code == 0 ? "Completed" : "Error");
+	t->reason = xstrdup(c->lost             ? REASON_UNKNOWN
+			    : c->exit_code == 0 ? "Completed"
+						: "Error");
+	t->message = c->lost ? xstrdup(c->lost) : NULL;
 	t->started_at = c->term_started;
 	t->finished_at = c->term_finished;
 	snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,

@@ -72,6 +72,25 @@ def test_sigkill_restart_readopts_and_rollout_completes(box):
     restarted = [p for p in box.req("GET", CORE + "/pods").json()["items"]
                  if p["status"]["containerStatuses"][0]["restartCount"] >= 1]
     assert len(restarted) == 1
+    # its end was not seen: reported as the kubelet reports a container
+    # it cannot find
+    last = restarted[0]["status"]["containerStatuses"][0]["lastState"]["terminated"]
+    assert (last["reason"], last["exitCode"]) == ("ContainerStatusUnknown", 137)
+    assert "could not be located when the agent restarted" in last["message"]
+    # an adopted process that dies is not the agent's child either
+    adopted = pids[1]
+    os.killpg(adopted, signal.SIGKILL)
+
+    def restarted_again():
+        for p in box.req("GET", CORE + "/pods").json()["items"]:
+            cs = p["status"]["containerStatuses"][0]
+            if (adopted not in pids_of(p) and cs["restartCount"] == 1 and
+                    "running" in cs["state"] and
+                    "while adopted" in cs["lastState"].get("terminated", {}).get("message", "")):
+                return cs
+    cs = wait_for(restarted_again, timeout=20, what="the adopted process's restart")
+    assert cs["lastState"]["terminated"]["reason"] == "ContainerStatusUnknown"
+    assert len(all_pids(box)) == 3
     # a rollout, with another SIGKILL in the middle of it
     put_template(box, deployment("v2", replicas=3, env={"START_DELAY_MS": "400"}))
     wait_for(lambda: any(p["spec"]["containers"][0]["image"] == "web:v2"
