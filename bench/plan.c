@@ -6,12 +6,12 @@
 #include <time.h>
 
 #include "defaults.h"
+#include "fixture.h"
 #include "plan_deploy.h"
 #include "plan_rs.h"
 #include "sim.h"
 #include "xalloc.h"
 
-#define T0  ((dtime)1767225600000) /* 2026-01-01T00:00:00Z */
 #define NOW (T0 + DTIME_SEC(3600))
 
 #define SYNC_PODS      100000 /* pods in the plan_deploy worlds */
@@ -24,7 +24,7 @@
 
 /* A world: one Deployment, its ReplicaSets and their pods. */
 struct world {
-	struct deployment d;
+	struct deployment *d;
 	struct replicaset *rs[SYNC_OLD_RS + 1];
 	size_t nrs;
 	struct pod **pods;
@@ -38,88 +38,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void
-template_init(struct pod_template *t, const char *image)
-{
-	struct container *c;
-
-	strmap_set(&t->metadata.labels, "app", "web");
-	c = anylist_push((struct anylist *)&t->spec.containers, sizeof(*c));
-	c->name = xstrdup("web");
-	c->image = xstrdup(image);
-	strlist_push(&c->command, "/bin/web");
-	defaults_pod_spec(&t->spec);
-}
-
-/* A defaulted Deployment "web" of `replicas` running image web:new with
- * the given strategy (25%/25% for RollingUpdate). */
-static void
-deployment_init(struct deployment *d, int64_t replicas, const char *strategy)
-{
-	d->api_version = xstrdup("apps/v1");
-	d->kind = xstrdup("Deployment");
-	d->metadata.name = xstrdup("web");
-	d->metadata.namespace = xstrdup("default");
-	d->metadata.uid = xstrdup("uid-web");
-	d->metadata.generation = 2;
-	d->metadata.creation_timestamp = T0;
-	d->spec.replicas.set = true;
-	d->spec.replicas.v = replicas;
-	d->spec.selector = xcalloc(1, sizeof(*d->spec.selector));
-	strmap_set(&d->spec.selector->match_labels, "app", "web");
-	template_init(&d->spec.template, "web:new");
-	d->spec.strategy.type = xstrdup(strategy);
-	if (!strcmp(strategy, "RollingUpdate")) {
-		d->spec.strategy.rolling_update =
-		    xcalloc(1, sizeof(*d->spec.strategy.rolling_update));
-		d->spec.strategy.rolling_update->max_surge = intstr_str("25%");
-		d->spec.strategy.rolling_update->max_unavailable =
-		    intstr_str("25%");
-	}
-	defaults_deployment(d);
-	d->status.observed_generation = 1;
-}
-
-/* A ReplicaSet of d named name with image, `replicas` of them ready and
- * available (all of them), created `age_s` seconds after T0. */
-static struct replicaset *
-rs_new(const struct deployment *d, const char *name, const char *image,
-       int64_t replicas, int64_t revision, int64_t age_s)
-{
-	struct replicaset *rs = xcalloc(1, sizeof(*rs));
-	struct owner_ref *ref;
-	char buf[64];
-
-	rs->api_version = xstrdup("apps/v1");
-	rs->kind = xstrdup("ReplicaSet");
-	rs->metadata.name = xstrdup(name);
-	rs->metadata.namespace = xstrdup("default");
-	snprintf(buf, sizeof(buf), "uid-%s", name);
-	rs->metadata.uid = xstrdup(buf);
-	rs->metadata.generation = 1;
-	rs->metadata.creation_timestamp = T0 + DTIME_SEC(age_s);
-	ref = anylist_push((struct anylist *)&rs->metadata.owner_references,
-			   sizeof(*ref));
-	deploy_controller_ref(d, ref);
-	template_init(&rs->spec.template, image);
-	strmap_set(&rs->spec.template.metadata.labels, LABEL_POD_TEMPLATE_HASH,
-		   name);
-	strmap_copy(&rs->metadata.labels, &rs->spec.template.metadata.labels);
-	rs->spec.selector = xcalloc(1, sizeof(*rs->spec.selector));
-	strmap_copy(&rs->spec.selector->match_labels,
-		    &rs->spec.template.metadata.labels);
-	rs->spec.replicas.set = true;
-	rs->spec.replicas.v = replicas;
-	snprintf(buf, sizeof(buf), "%lld", (long long)revision);
-	strmap_set(&rs->metadata.annotations, ANN_REVISION, buf);
-	rs->status.replicas = replicas;
-	rs->status.ready_replicas = replicas;
-	rs->status.available_replicas = replicas;
-	rs->status.fully_labeled_replicas = replicas;
-	rs->status.observed_generation = 1;
-	return rs;
 }
 
 /* Pod number i of rs, Running and Ready since a time that varies with i,
@@ -167,23 +85,27 @@ world_init(struct world *w, const char *strategy, bool drained)
 	size_t i;
 
 	memset(w, 0, sizeof(*w));
-	deployment_init(&w->d, SYNC_PODS, strategy);
+	/* template web:new, 25%/25%, at its second generation */
+	w->d = fx_deployment(SYNC_PODS, "web:new", NULL, NULL);
+	w->d->metadata.generation = 2;
+	if (!strcmp(strategy, "Recreate"))
+		fx_recreate(w->d);
 	for (i = 0; i < SYNC_OLD_RS; i++) {
 		char name[32], image[32];
 		struct replicaset *rs;
 
 		snprintf(name, sizeof(name), "web-old%zu", i);
 		snprintf(image, sizeof(image), "web:v%zu", i);
-		rs = rs_new(&w->d, name, image, drained ? 0 : per,
-			    (int64_t)i + 1, (int64_t)i * 60);
+		rs = fx_rs(w->d, name, image, drained ? 0 : per,
+			   drained ? 0 : per, (int64_t)i + 1, (int64_t)i * 60);
 		w->rs[w->nrs++] = rs;
 		if (!drained)
 			world_add_pods(w, rs, (size_t)per);
 	}
 	if (drained) {
 		struct replicaset *cur =
-		    rs_new(&w->d, "web-new", "web:new", SYNC_PODS,
-			   SYNC_OLD_RS + 1, SYNC_OLD_RS * 60);
+		    fx_rs(w->d, "web-new", "web:new", SYNC_PODS, SYNC_PODS,
+			  SYNC_OLD_RS + 1, SYNC_OLD_RS * 60);
 
 		w->rs[w->nrs++] = cur;
 		world_add_pods(w, cur, SYNC_PODS);
@@ -195,7 +117,7 @@ world_release(struct world *w)
 {
 	size_t i;
 
-	deployment_release(&w->d);
+	fx_free_deployment(w->d);
 	for (i = 0; i < w->nrs; i++) {
 		replicaset_release(w->rs[i]);
 		free(w->rs[i]);
@@ -252,7 +174,7 @@ time_plan_deploy(struct world *w, const char *first_action)
 	enum { MAX_ITER = 2000, MIN_ITER = 50 };
 	static double ms[MAX_ITER];
 	struct plan_deploy_in in = {
-	    .d = &w->d,
+	    .d = w->d,
 	    .rs = (const struct replicaset *const *)w->rs,
 	    .nrs = w->nrs,
 	    .pods = (const struct pod *const *)w->pods,
@@ -298,7 +220,7 @@ bench_deploy(const char *strategy, bool drained, const char *label)
 static void
 bench_sim(void)
 {
-	struct deployment d = {0};
+	struct deployment *d;
 	struct replicaset *old;
 	struct sim_opts o = {
 	    .pod_ready_ms = 1000,
@@ -309,10 +231,11 @@ bench_sim(void)
 	struct sim_result r;
 	double t0, ms;
 
-	deployment_init(&d, SIM_REPLICAS, "RollingUpdate");
-	old = rs_new(&d, "web-old", "web:old", SIM_REPLICAS, 1, 0);
+	d = fx_deployment(SIM_REPLICAS, "web:new", NULL, NULL);
+	d->metadata.generation = 2;
+	old = fx_rs(d, "web-old", "web:old", SIM_REPLICAS, SIM_REPLICAS, 1, 0);
 	t0 = now_ms();
-	if (sim_run(&d, (const struct replicaset *const *)&old, 1, NULL, 0, &o,
+	if (sim_run(d, (const struct replicaset *const *)&old, 1, NULL, 0, &o,
 		    &r) != 0) {
 		fprintf(stderr, "bench: sim_run refused the world\n");
 		exit(1);
@@ -324,9 +247,8 @@ bench_sim(void)
 	       sim_result_name(r.result), (double)r.duration_ms / 1e3,
 	       SIM_TARGET_MS, ms <= SIM_TARGET_MS ? "ok" : "OVER");
 	sim_result_release(&r);
-	replicaset_release(old);
-	free(old);
-	deployment_release(&d);
+	fx_free_rs(old);
+	fx_free_deployment(d);
 }
 
 static void
@@ -334,15 +256,15 @@ bench_rs(void)
 {
 	enum { ITER = 200 };
 	static double ms[ITER];
-	struct deployment d = {0};
+	struct deployment *d;
 	struct replicaset *rs;
 	struct world w = {0};
 	struct plan_rs_in in;
 	size_t i, victims = 0;
 	struct timing t;
 
-	deployment_init(&d, RS_PODS, "RollingUpdate");
-	rs = rs_new(&d, "web-a", "web:new", RS_PODS, 1, 0);
+	d = fx_deployment(RS_PODS, "web:new", NULL, NULL);
+	rs = fx_rs(d, "web-a", "web:new", RS_PODS, RS_PODS, 1, 0);
 	world_add_pods(&w, rs, RS_PODS);
 	rs->spec.replicas.v = RS_PODS - RS_SCALE_DOWN;
 	in = (struct plan_rs_in){
@@ -371,9 +293,8 @@ bench_rs(void)
 		free(w.pods[i]);
 	}
 	free(w.pods);
-	replicaset_release(rs);
-	free(rs);
-	deployment_release(&d);
+	fx_free_rs(rs);
+	fx_free_deployment(d);
 }
 
 int

@@ -63,6 +63,18 @@ fx_deployment(int64_t replicas, const char *image, const char *surge,
 	return d;
 }
 
+void
+fx_recreate(struct deployment *d)
+{
+	free(d->spec.strategy.type);
+	d->spec.strategy.type = xstrdup("Recreate");
+	schema_release(
+	    &schema_deployment,
+	    &(struct deployment){.spec.strategy.rolling_update =
+				     d->spec.strategy.rolling_update});
+	d->spec.strategy.rolling_update = NULL;
+}
+
 struct replicaset *
 fx_rs(const struct deployment *d, const char *name, const char *image,
       int64_t replicas, int64_t available, int64_t revision, int64_t created_s)

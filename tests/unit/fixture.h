@@ -2,15 +2,12 @@
  * helpers, Nomad's mock.Job): small worlds in a few lines.
  *
  * Every builder returns a heap object the caller frees with fx_free_*(),
- * or that a struct fx_world owns (fx_world_release frees it all). */
+ * or that a struct fx_world owns (fx_world_release frees it all). The
+ * builders use the core alone: bench/plan builds its worlds with them. */
 #ifndef DROVER_TEST_FIXTURE_H
 #define DROVER_TEST_FIXTURE_H
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
-#include <cmocka.h>
 
 #include "model.h"
 #include "plan_deploy.h"
@@ -22,6 +19,8 @@
  * NULL for the default. */
 struct deployment *fx_deployment(int64_t replicas, const char *image,
 				 const char *surge, const char *unavail);
+/* Turns d (from fx_deployment) into a Recreate Deployment. */
+void fx_recreate(struct deployment *d);
 /* A ReplicaSet owned by d with the template of d but image `image`, the
  * given size, available pods and revision (0: no annotation); created at
  * T0 + created_s seconds. */

@@ -18,6 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "deploy_util.h"
 #include "fixture.h"
 #include "rng.h"

@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "deploy_util.h"
 #include "fixture.h"
 #include "sim.h"
@@ -184,13 +190,7 @@ test_recreate(void **state)
 	char *got;
 
 	(void)state;
-	free(d->spec.strategy.type);
-	d->spec.strategy.type = xstrdup("Recreate");
-	schema_release(
-	    &schema_deployment,
-	    &(struct deployment){.spec.strategy.rolling_update =
-				     d->spec.strategy.rolling_update});
-	d->spec.strategy.rolling_update = NULL;
+	fx_recreate(d);
 	old = fx_rs(d, "web-v1", "v1", 3, 3, 1, 0);
 	got = trace(d, &old, 1, 1000, &r);
 	assert_string_equal(got, "t=0 web-v1 3->0 | t=0 create 3");
@@ -216,8 +216,7 @@ test_recreate_waits_for_terminating(void **state)
 
 	(void)state;
 	w.d = fx_deployment(3, "v2", NULL, NULL);
-	free(w.d->spec.strategy.type);
-	w.d->spec.strategy.type = xstrdup("Recreate");
+	fx_recreate(w.d);
 	w.rs[w.nrs++] = fx_rs(w.d, "web-v1", "v1", 0, 0, 1, 0);
 	w.rs[0]->status.replicas = 0;
 	p->metadata.name = xstrdup("web-v1-abcde");

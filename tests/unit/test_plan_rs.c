@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "fixture.h"
 #include "plan_rs.h"
 #include "xalloc.h"

@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "fixture.h"
 #include "sched.h"
 #include "xalloc.h"
