@@ -19,6 +19,10 @@ struct agent {
 	char *node;
 	uv_timer_t heartbeat;
 	struct client_watch *wpod;
+	/* The last state the watch delivered of each of this node's pods,
+	 * "ns/name" -> the event's object (a reference): status writes start
+	 * from it instead of reading the pod back. */
+	json_t *pods;
 	struct runtime *rt;
 	/* Work deferred out of callbacks, run on the next loop turn:
 	 * "S ns/name" write the status, "T ns/name" terminate (a pod being
@@ -168,6 +172,24 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 	client_resp_release(&r);
 }
 
+/* The pod as the watch last delivered it, or else as the API has it. */
+static int
+get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
+{
+	char key[600];
+	json_t *cached;
+	struct fielderr_list errs = {0};
+	int r;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	cached = json_object_get(a->pods, key);
+	if (cached == NULL)
+		return kube_get(a->cfg.client, KIND_POD, ns, name, o);
+	r = object_decode(cached, false, o, &errs);
+	fielderr_list_release(&errs);
+	return r;
+}
+
 /* Writes the runtime's view of a pod into its status (if it changed). */
 static void
 write_status(struct agent *a, const char *ns, const char *name)
@@ -176,14 +198,21 @@ write_status(struct agent *a, const char *ns, const char *name)
 	struct pod *p;
 	struct pod_status before;
 
-	if (kube_get(a->cfg.client, KIND_POD, ns, name, &o))
+	if (get_pod(a, ns, name, &o))
 		return;
 	p = o.obj;
 	schema_copy(schema_pod.fields[4].sub, &before, &p->status);
 	if (runtime_status(a->rt, p, &p->status) &&
 	    !schema_equal(schema_pod.fields[4].sub, &before, &p->status) &&
-	    kube_update(a->cfg.client, &o, "status") == 409)
-		defer(a, 'S', ns, name); /* raced with a writer: again */
+	    kube_update(a->cfg.client, &o, "status") == 409) {
+		char key[600];
+
+		/* Raced with a writer: again, from the API's copy unless the
+		 * watch brings the new state first. */
+		snprintf(key, sizeof(key), "%s/%s", ns, name);
+		json_object_del(a->pods, key);
+		defer(a, 'S', ns, name);
+	}
 	schema_release(schema_pod.fields[4].sub, &before);
 	object_release(&o);
 }
@@ -197,7 +226,7 @@ terminate(struct agent *a, const char *ns, const char *name)
 	const struct object_meta *m;
 	int64_t grace;
 
-	if (kube_get(a->cfg.client, KIND_POD, ns, name, &o))
+	if (get_pod(a, ns, name, &o))
 		return;
 	m = object_meta(&o);
 	grace = m->deletion_grace_period_seconds.set
@@ -256,9 +285,15 @@ on_pod(void *arg, json_t *ev)
 	bool deleting = json_object_get(md, "deletionTimestamp") != NULL;
 	struct fielderr_list errs = {0};
 	struct object o;
+	char key[600];
 
 	if (ev == NULL || !type || !ns || !name || !uid)
 		return;
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	if (!strcmp(type, "DELETED"))
+		json_object_del(a->pods, key);
+	else
+		json_object_set(a->pods, key, obj);
 	if (a->rt == NULL) {
 		if (deleting && strcmp(type, "DELETED"))
 			defer(a, 'D', ns, name);
@@ -314,6 +349,7 @@ agent_start(const struct agent_config *cfg)
 
 	a->cfg = *cfg;
 	a->node = xstrdup(cfg->node_name);
+	a->pods = json_object();
 	uv_timer_init(cfg->loop, &a->kick);
 	a->kick.data = a;
 	if (cfg->pod_dir) {
@@ -364,6 +400,7 @@ on_closed(uv_handle_t *h)
 	if (--a->closing)
 		return;
 	strlist_release(&a->todo);
+	json_decref(a->pods);
 	free(a->node);
 	free(a);
 }

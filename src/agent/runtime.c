@@ -397,6 +397,10 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	p->timer = xcalloc(1, sizeof(*p->timer));
 	uv_timer_init(c->pod->rt->cfg.loop, p->timer);
 	p->timer->data = p;
+	/* The loop's clock is the start of this turn, which may have started
+	 * many containers: without a fresh clock the first probe of the last
+	 * one would come before its initialDelaySeconds were over. */
+	uv_update_time(c->pod->rt->cfg.loop);
 	uv_timer_start(p->timer, on_probe_tick, delay, period ? period : 1000);
 }
 

@@ -346,6 +346,17 @@ served_object(const struct store_item *it)
 	return o;
 }
 
+json_t *
+event_object(struct api *a, const struct store_item *it)
+{
+	if (a->ev_obj == NULL || a->ev_rv != it->rv) {
+		json_decref(a->ev_obj);
+		a->ev_obj = served_object(it);
+		a->ev_rv = it->rv;
+	}
+	return json_incref(a->ev_obj);
+}
+
 /* ---- filters ---- */
 
 int
@@ -456,6 +467,8 @@ api_new(const struct api_config *cfg)
 void
 api_free(struct api *a)
 {
+	if (a)
+		json_decref(a->ev_obj);
 	free(a);
 }
 

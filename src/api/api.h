@@ -11,12 +11,15 @@
  *
  * Watches: api_watch_open() starts a stream; events are handed to the
  * caller's callback as complete JSON lines until api_watch_close().
+ * In-process watchers use api_watch_open_obj() and get the events as
+ * JSON values instead, without a text round trip.
  *
  * Ownership: the caller owns requests; a response's body belongs to the
  * response (api_resp_release). Single-threaded, on the daemon's loop. */
 #ifndef DROVER_API_H
 #define DROVER_API_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +61,10 @@ struct api_watch;
 
 /* Called with one event line ("{...}\n"); return non-zero to stop. */
 typedef int (*api_watch_cb)(void *arg, const char *line, size_t len);
+/* Called with one event ({"type":..., "object":...}). The object may be
+ * shared with other watchers: read it, keep references to it, never
+ * modify it. Return non-zero to stop. */
+typedef int (*api_watch_obj_cb)(void *arg, json_t *ev);
 
 struct api *api_new(const struct api_config *cfg);
 void api_free(struct api *a);
@@ -73,6 +80,9 @@ bool api_is_watch(const struct api_req *req);
 struct api_watch *api_watch_open(struct api *a, const struct api_req *req,
 				 api_watch_cb cb, void *arg,
 				 struct api_resp *resp);
+struct api_watch *api_watch_open_obj(struct api *a, const struct api_req *req,
+				     api_watch_obj_cb cb, void *arg,
+				     struct api_resp *resp);
 /* A BOOKMARK event carrying the current resourceVersion, if the watch
  * asked for bookmarks. */
 void api_watch_bookmark(struct api_watch *w);

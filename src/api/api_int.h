@@ -25,6 +25,10 @@ struct resource {
 
 struct api {
 	struct api_config cfg;
+	/* The served object of the last store event, shared by the watches
+	 * that get it (an rv names one event): see event_object(). */
+	json_t *ev_obj;
+	int64_t ev_rv;
 };
 
 /* A request after routing. */
@@ -66,6 +70,10 @@ void resp_invalid(struct api_resp *resp, const struct resource *res,
 
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);
+/* served_object() of a store event's item, decoded once for all the
+ * watches that receive the event: a new reference to a shared object,
+ * which no one may modify. */
+json_t *event_object(struct api *a, const struct store_item *it);
 
 /* Handlers. */
 void h_discovery(struct api *a, const struct api_req *req,

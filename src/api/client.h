@@ -21,7 +21,8 @@ struct client_resp {
 };
 
 /* Called with each watch event ({"type":..., "object":...}); NULL ev
- * means the stream ended. */
+ * means the stream ended. The event may be shared with other watchers
+ * (in-process): read it or take references, never modify it. */
 typedef void (*client_watch_cb)(void *arg, json_t *ev);
 
 struct client_ops {

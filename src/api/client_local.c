@@ -44,15 +44,11 @@ local_request(struct client *c, const char *method, const char *path,
 }
 
 static int
-on_line(void *arg, const char *line, size_t len)
+on_event(void *arg, json_t *ev)
 {
 	struct client_watch *w = arg;
-	json_t *ev = json_loadb(line, len, 0, NULL);
 
-	if (ev) {
-		w->cb(w->arg, ev);
-		json_decref(ev);
-	}
+	w->cb(w->arg, ev);
 	return 0;
 }
 
@@ -68,7 +64,7 @@ local_watch(struct client *c, const char *path, const char *query,
 	memset(out, 0, sizeof(*out));
 	w->cb = cb;
 	w->arg = arg;
-	w->w = api_watch_open(l->api, &req, on_line, w, &resp);
+	w->w = api_watch_open_obj(l->api, &req, on_event, w, &resp);
 	out->status = resp.status;
 	out->body = resp.body ? json_loads(resp.body, 0, NULL) : NULL;
 	api_resp_release(&resp);

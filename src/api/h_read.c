@@ -231,7 +231,8 @@ struct api_watch {
 	struct store_watch *sw;
 	struct filter f;
 	char *resource;
-	api_watch_cb cb;
+	api_watch_cb cb;         /* either this */
+	api_watch_obj_cb obj_cb; /* or this */
 	void *arg;
 	bool bookmarks;
 	bool stopped;
@@ -242,9 +243,17 @@ static void
 emit(struct api_watch *w, const char *type, json_t *obj)
 {
 	json_t *ev = json_pack("{ssso}", "type", type, "object", obj);
-	char *s = json_dumps(ev, JSON_COMPACT);
-	size_t n = strlen(s);
+	char *s;
+	size_t n;
 
+	if (w->obj_cb) {
+		if (!w->stopped && w->obj_cb(w->arg, ev))
+			w->stopped = true;
+		json_decref(ev);
+		return;
+	}
+	s = json_dumps(ev, JSON_COMPACT);
+	n = strlen(s);
 	json_decref(ev);
 	s = xrealloc(s, n + 2);
 	s[n] = '\n';
@@ -258,9 +267,12 @@ static void
 on_store_event(void *arg, const struct store_event *ev)
 {
 	struct api_watch *w = arg;
-	json_t *o = served_object(ev->item);
+	json_t *o;
 
-	if (w->stopped || !filter_match(&w->f, ev->item, o)) {
+	if (w->stopped)
+		return;
+	o = event_object(w->a, ev->item);
+	if (!filter_match(&w->f, ev->item, o)) {
 		json_decref(o);
 		return;
 	}
@@ -271,9 +283,9 @@ on_store_event(void *arg, const struct store_event *ev)
 	     o);
 }
 
-struct api_watch *
-api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
-	       void *arg, struct api_resp *resp)
+static struct api_watch *
+watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
+	   api_watch_obj_cb obj_cb, void *arg, struct api_resp *resp)
 {
 	struct api_watch *w;
 	struct route rt;
@@ -293,6 +305,7 @@ api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	w = xcalloc(1, sizeof(*w));
 	w->a = a;
 	w->cb = cb;
+	w->obj_cb = obj_cb;
 	w->arg = arg;
 	w->res = rt.res;
 	if (filter_parse(&q, &w->f, resp)) {
@@ -343,6 +356,20 @@ api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	 * initial state ends; then one a minute (server.c). */
 	api_watch_bookmark(w);
 	return w;
+}
+
+struct api_watch *
+api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
+	       void *arg, struct api_resp *resp)
+{
+	return watch_open(a, req, cb, NULL, arg, resp);
+}
+
+struct api_watch *
+api_watch_open_obj(struct api *a, const struct api_req *req,
+		   api_watch_obj_cb cb, void *arg, struct api_resp *resp)
+{
+	return watch_open(a, req, NULL, cb, arg, resp);
 }
 
 void
