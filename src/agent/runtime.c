@@ -48,10 +48,10 @@ struct prober {
 struct rcont {
 	struct rpod *pod;
 	const struct container *spec; /* in pod->pod */
-	uv_process_t *proc;           /* our child, while it runs */
-	uv_poll_t *watch;             /* an adopted process: its pidfd */
-	bool running;                 /* proc or watch */
-	int pid;                      /* also its process group */
+	uv_poll_t *watch;             /* its pidfd, while it runs */
+	bool child;                   /* ours (else adopted): reaped */
+	bool running;
+	int pid; /* also its process group */
 	uint64_t start_ticks;
 	bool started_ever;
 	dtime started_at;
@@ -288,7 +288,7 @@ is_exec(const char *path)
 }
 
 static void set_waiting(struct rcont *c, const char *reason, const char *msg);
-static void on_exit_cb(uv_process_t *h, int64_t status, int sig);
+static void on_pidfd(uv_poll_t *h, int status, int events);
 
 /* ---- probes ---- */
 
@@ -635,12 +635,12 @@ spawn(struct rcont *c)
 	struct strmap vars = {0};
 	struct strlist argv = {0};
 	struct strbuf sb = STRBUF_INIT;
-	uv_process_options_t o = {0};
-	uv_stdio_container_t stdio[3];
+	struct proc_spawn o = {0};
 	char **env, path[1024];
 	const char *image_dir = is_dir(s->image) ? s->image : NULL;
 	size_t i;
-	int fd, r;
+	pid_t pid;
+	int fd, pidfd, r;
 
 	env = build_env(c, &vars);
 	if (s->command.n == 0) {
@@ -672,36 +672,29 @@ spawn(struct rcont *c)
 	}
 	argv.v = xrealloc(argv.v, (argv.n + 1) * sizeof(char *));
 	argv.v[argv.n] = NULL;
-	stdio[0].flags = UV_IGNORE;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = fd;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = fd;
-	o.exit_cb = on_exit_cb;
 	o.file = argv.v[0];
-	o.args = argv.v;
+	o.argv = argv.v;
 	o.env = env;
 	o.cwd = s->working_dir && *s->working_dir ? s->working_dir
 		: image_dir                       ? image_dir
 						  : "/";
-	o.flags = UV_PROCESS_DETACHED; /* setsid: its own process group */
-	o.stdio_count = 3;
-	o.stdio = stdio;
-	c->proc = xcalloc(1, sizeof(*c->proc));
-	c->proc->data = c;
-	r = uv_spawn(c->pod->rt->cfg.loop, c->proc, &o);
+	o.out_fd = fd;
+	r = proc_spawn(&o, &pid, &pidfd);
 	close(fd);
 	if (r) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
-			 uv_strerror(r));
-		uv_close((uv_handle_t *)c->proc, free_handle);
-		c->proc = NULL;
+			 strerror(r));
 		set_waiting(c, "RunContainerError", msg);
 		goto out;
 	}
-	c->pid = c->proc->pid;
+	c->pid = pid;
+	c->child = true;
+	c->watch = xcalloc(1, sizeof(*c->watch));
+	uv_poll_init(c->pod->rt->cfg.loop, c->watch, pidfd);
+	c->watch->data = c;
+	uv_poll_start(c->watch, UV_READABLE, on_pidfd);
 	c->running = true;
 	if (proc_start_time(c->pid, &c->start_ticks))
 		c->start_ticks = 0;
@@ -771,33 +764,28 @@ static const char lost_not_child[] =
     "The container exited while adopted by the agent; its exit status is "
     "unknown";
 
-static void
-on_exit_cb(uv_process_t *h, int64_t status, int sig)
-{
-	struct rcont *c = h->data;
-
-	uv_close((uv_handle_t *)h, free_handle);
-	c->proc = NULL;
-	container_exited(c, status, sig, NULL);
-}
-
-/* An adopted process is not our child: its exit is seen through its
- * pidfd, and its exit status is not ours to read (reported as
- * ContainerStatusUnknown, 137, as the kubelet does). */
+/* A container's process exited (its pidfd is readable). An adopted
+ * process is not our child, so its exit status is not ours to read: it is
+ * reported as ContainerStatusUnknown, 137, as the kubelet does. */
 static void
 on_pidfd(uv_poll_t *h, int status, int events)
 {
 	struct rcont *c = h->data;
-	int fd;
+	int fd = -1, code = EXIT_UNKNOWN, sig = 0;
+	const char *lost = lost_not_child;
 
 	(void)status;
 	(void)events;
-	if (uv_fileno((uv_handle_t *)h, &fd) == 0)
+	if (uv_fileno((uv_handle_t *)h, &fd) == 0 && c->child &&
+	    proc_reap(fd, &code, &sig) == 0)
+		lost = NULL;
+	if (fd >= 0)
 		close(fd);
 	uv_poll_stop(h);
 	uv_close((uv_handle_t *)h, free_handle);
 	c->watch = NULL;
-	container_exited(c, EXIT_UNKNOWN, 0, lost_not_child);
+	c->child = false;
+	container_exited(c, code, sig, lost);
 }
 
 static void
@@ -1305,12 +1293,6 @@ runtime_free(struct runtime *rt)
 		size_t i;
 
 		for (i = 0; i < p->n; i++) {
-			if (p->c[i].proc) {
-				p->c[i].proc->data = NULL;
-				uv_close((uv_handle_t *)p->c[i].proc,
-					 free_handle);
-				p->c[i].proc = NULL;
-			}
 			if (p->c[i].watch) {
 				int fd;
 

@@ -12,7 +12,7 @@
 #include "kube.h"
 #include "log.h"
 #include "queue.h"
-#include "sched.h"
+#include "placement.h"
 #include "xalloc.h"
 
 struct ctl_sched {

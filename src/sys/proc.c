@@ -1,8 +1,15 @@
-/* proc.c - /proc/PID/stat start times and pidfds. */
+/* proc.c - posix_spawn of services, /proc/PID/stat start times and
+ * pidfds. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -55,4 +62,87 @@ proc_adopt(pid_t pid, uint64_t ticks)
 		return -1;
 	}
 	return fd;
+}
+
+/* execvp's search, with the PATH of the new environment (as the process
+ * would see it) rather than the caller's. */
+static int
+resolve(const char *file, char *const *env, char *buf, size_t len)
+{
+	const char *path = "/bin:/usr/bin", *p, *end;
+	size_t i;
+	int err = ENOENT;
+
+	if (strchr(file, '/')) {
+		snprintf(buf, len, "%s", file);
+		return 0;
+	}
+	for (i = 0; env[i]; i++)
+		if (!strncmp(env[i], "PATH=", 5))
+			path = env[i] + 5;
+	for (p = path; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)(end - p), p,
+				     end > p ? "/" : "", file) >= len)
+			continue;
+		if (access(buf, X_OK) == 0)
+			return 0;
+		if (errno == EACCES)
+			err = EACCES;
+	}
+	return err;
+}
+
+int
+proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	char path[4096];
+	int r;
+
+	if ((r = resolve(o->file, o->env, path, sizeof(path))))
+		return r;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID |
+					  POSIX_SPAWN_SETSIGMASK |
+					  POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, o->out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, o->out_fd, 2);
+	if (o->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+	r = posix_spawn(pid, path, &fa, &at, o->argv, o->env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r)
+		return r;
+	/* Not reaped until proc_reap(), so the pid is still this child. */
+	*pidfd = pidfd_open(*pid, 0);
+	if (*pidfd < 0) {
+		r = errno;
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+		return r;
+	}
+	return 0;
+}
+
+int
+proc_reap(int pidfd, int *status, int *sig)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
+		return errno;
+	*status = si.si_code == CLD_EXITED ? si.si_status : 0;
+	*sig = si.si_code == CLD_EXITED ? 0 : si.si_status;
+	return 0;
 }

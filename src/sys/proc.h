@@ -1,6 +1,6 @@
-/* proc.h - process identity for re-adoption: a pid alone can be reused,
- * a pid with its start time (clock ticks since boot, /proc/PID/stat field
- * 22) cannot. */
+/* proc.h - starting service processes, and process identity for
+ * re-adoption: a pid alone can be reused, a pid with its start time (clock
+ * ticks since boot, /proc/PID/stat field 22) cannot. */
 #ifndef DROVER_SYS_PROC_H
 #define DROVER_SYS_PROC_H
 
@@ -13,5 +13,24 @@ int proc_start_time(pid_t pid, uint64_t *ticks);
 /* A pidfd for pid if it is alive and started at `ticks`, else -1. The
  * caller closes it; it becomes readable when the process exits. */
 int proc_adopt(pid_t pid, uint64_t ticks);
+
+struct proc_spawn {
+	const char *file;  /* a path, or a name looked up in env's PATH */
+	char *const *argv; /* NULL-terminated */
+	char *const *env;  /* NULL-terminated */
+	const char *cwd;
+	int out_fd; /* becomes stdout and stderr; stdin is /dev/null */
+};
+
+/* Starts a process in a new session with default signal dispositions and
+ * an empty signal mask. The call returns once the exec has happened
+ * (posix_spawn: the child borrows the caller's memory until then, so
+ * nothing is copied), and an exec failure is its result: 0 or an errno.
+ * *pidfd becomes readable when the process exits; then proc_reap(). */
+int proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd);
+/* Collects the exit of a child whose pidfd is readable: its exit code in
+ * *status, or the signal that ended it in *sig (the other is 0). 0 or an
+ * errno. The caller still closes pidfd. */
+int proc_reap(int pidfd, int *status, int *sig);
 
 #endif

@@ -1,4 +1,4 @@
-/* sched.h - pick a node for a pod (the filters and scores of Kubernetes'
+/* placement.h - pick a node for a pod (the filters and scores of Kubernetes'
  * default scheduler that apply to drover): pure.
  *
  * Filters: the node is Ready, not unschedulable (unless the pod tolerates
@@ -6,8 +6,8 @@
  * nodeSelector, and every NoSchedule / NoExecute taint is tolerated.
  * Scores: fewer untolerated PreferNoSchedule taints, then fewer pods
  * already bound, then the node name (deterministic). */
-#ifndef DROVER_SCHED_H
-#define DROVER_SCHED_H
+#ifndef DROVER_CORE_PLACEMENT_H
+#define DROVER_CORE_PLACEMENT_H
 
 #include "model.h"
 #include "strbuf.h"

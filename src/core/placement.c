@@ -1,8 +1,8 @@
-/* sched.c - node filters and scores for one pod (see sched.h). */
+/* placement.c - node filters and scores for one pod (see placement.h). */
 #include <string.h>
 
 #include "labels.h"
-#include "sched.h"
+#include "placement.h"
 
 static const char *
 s0(const char *s)
