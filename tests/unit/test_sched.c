@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
-#include "sched.h"
+#include "placement.h"
 #include "xalloc.h"
 
 static struct node *
