@@ -66,31 +66,65 @@ render_value(json_t *j)
 	return dump ? dump : xstrdup("null");
 }
 
+/* Where a value sits in the document, as a chain of frames on the stack:
+ * rendered ("spec.containers[0].image") only when an error is reported,
+ * so that decoding a valid object formats no text. */
+struct jpath {
+	const struct jpath *up;
+	enum { JP_ROOT, JP_MEMBER, JP_INDEX, JP_KEY } kind;
+	const char *name; /* ROOT (the caller's prefix), MEMBER, KEY */
+	size_t index;     /* INDEX */
+};
+
 static void
-type_error(struct fielderr_list *errs, const char *path, json_t *j,
+render_path(const struct jpath *p, struct strbuf *sb)
+{
+	if (p->up)
+		render_path(p->up, sb);
+	switch (p->kind) {
+	case JP_ROOT:
+		strbuf_addstr(sb, p->name);
+		break;
+	case JP_MEMBER:
+		if (sb->len)
+			strbuf_addch(sb, '.');
+		strbuf_addstr(sb, p->name);
+		break;
+	case JP_INDEX:
+		strbuf_addf(sb, "[%zu]", p->index);
+		break;
+	case JP_KEY:
+		strbuf_addf(sb, "[%s]", p->name);
+		break;
+	}
+}
+
+static void
+path_error(struct fielderr_list *errs, enum fielderr_type type,
+	   const struct jpath *p, const char *value, const char *detail)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	render_path(p, &sb);
+	fielderr_add(errs, type, sb.len ? sb.buf : "<root>", value, detail);
+	strbuf_release(&sb);
+}
+
+static void
+type_error(struct fielderr_list *errs, const struct jpath *path, json_t *j,
 	   const char *want)
 {
 	char *v = render_value(j);
 	struct strbuf d = STRBUF_INIT;
 
 	strbuf_addf(&d, "expected %s, got %s", want, json_type_name(j));
-	fielderr_add(errs, FE_INVALID, path, v, d.buf);
+	path_error(errs, FE_INVALID, path, v, d.buf);
 	strbuf_release(&d);
 	free(v);
 }
 
-static void
-join(struct strbuf *sb, const char *path, const char *member)
-{
-	strbuf_reset(sb);
-	if (*path)
-		strbuf_addf(sb, "%s.%s", path, member);
-	else
-		strbuf_addstr(sb, member);
-}
-
 static int
-decode_int(json_t *j, const char *path, struct fielderr_list *errs,
+decode_int(json_t *j, const struct jpath *path, struct fielderr_list *errs,
 	   int64_t *out)
 {
 	if (json_is_integer(j)) {
@@ -111,49 +145,56 @@ decode_int(json_t *j, const char *path, struct fielderr_list *errs,
 }
 
 static void decode_value(const struct field *f, json_t *j, void *p,
-			 const char *path, struct fielderr_list *errs);
+			 const struct jpath *path, struct fielderr_list *errs);
 
-int
-codec_decode(const struct schema *s, json_t *j, void *obj, const char *path,
-	     struct fielderr_list *errs)
+static void
+decode_struct(const struct schema *s, json_t *j, void *obj,
+	      const struct jpath *path, struct fielderr_list *errs)
 {
-	struct strbuf sub = STRBUF_INIT;
-	size_t before = errs->n, i;
 	const char *key;
 	json_t *val;
+	size_t i;
 
 	if (!json_is_object(j)) {
-		type_error(errs, *path ? path : "<root>", j, "object");
-		return (int)(errs->n - before);
+		type_error(errs, path, j, "object");
+		return;
 	}
 	json_object_foreach(j, key, val)
 	{
 		const struct field *f = NULL;
+		struct jpath sub = {path, JP_MEMBER, key, 0};
 
 		for (i = 0; i < s->nfields; i++)
 			if (strcmp(s->fields[i].json, key) == 0) {
 				f = &s->fields[i];
 				break;
 			}
-		join(&sub, path, key);
 		if (f == NULL) {
-			fielderr_add(errs, FE_UNKNOWN_FIELD, sub.buf, NULL,
-				     "field not declared in schema");
+			path_error(errs, FE_UNKNOWN_FIELD, &sub, NULL,
+				   "field not declared in schema");
 			continue;
 		}
 		if (json_is_null(val))
 			continue;
-		decode_value(f, val, AT(obj, f), sub.buf, errs);
+		decode_value(f, val, AT(obj, f), &sub, errs);
 	}
-	strbuf_release(&sub);
+}
+
+int
+codec_decode(const struct schema *s, json_t *j, void *obj, const char *path,
+	     struct fielderr_list *errs)
+{
+	struct jpath root = {NULL, JP_ROOT, path, 0};
+	size_t before = errs->n;
+
+	decode_struct(s, j, obj, &root, errs);
 	return (int)(errs->n - before);
 }
 
 static void
-decode_value(const struct field *f, json_t *j, void *p, const char *path,
-	     struct fielderr_list *errs)
+decode_value(const struct field *f, json_t *j, void *p,
+	     const struct jpath *path, struct fielderr_list *errs)
 {
-	struct strbuf sub = STRBUF_INIT;
 	size_t i;
 
 	switch (f->type) {
@@ -199,8 +240,8 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 		    dtime_parse(json_string_value(j), p) != 0) {
 			char *v = render_value(j);
 
-			fielderr_add(errs, FE_INVALID, path, v,
-				     "must be an RFC 3339 time");
+			path_error(errs, FE_INVALID, path, v,
+				   "must be an RFC 3339 time");
 			free(v);
 		}
 		break;
@@ -214,8 +255,8 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 		} else {
 			char *r = render_value(j);
 
-			fielderr_add(errs, FE_INVALID, path, r,
-				     "must be an integer or percentage");
+			path_error(errs, FE_INVALID, path, r,
+				   "must be an integer or percentage");
 			free(r);
 		}
 		break;
@@ -230,13 +271,12 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 		}
 		json_object_foreach(j, k, v)
 		{
-			if (json_is_string(v)) {
+			struct jpath sub = {path, JP_KEY, k, 0};
+
+			if (json_is_string(v))
 				strmap_set(p, k, json_string_value(v));
-			} else {
-				strbuf_reset(&sub);
-				strbuf_addf(&sub, "%s[%s]", path, k);
-				type_error(errs, sub.buf, v, "string");
-			}
+			else
+				type_error(errs, &sub, v, "string");
 		}
 		break;
 	}
@@ -249,18 +289,17 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 		}
 		json_array_foreach(j, i, v)
 		{
-			if (json_is_string(v)) {
+			struct jpath sub = {path, JP_INDEX, NULL, i};
+
+			if (json_is_string(v))
 				strlist_push(p, json_string_value(v));
-			} else {
-				strbuf_reset(&sub);
-				strbuf_addf(&sub, "%s[%zu]", path, i);
-				type_error(errs, sub.buf, v, "string");
-			}
+			else
+				type_error(errs, &sub, v, "string");
 		}
 		break;
 	}
 	case FT_STRUCT:
-		codec_decode(f->sub, j, p, path, errs);
+		decode_struct(f->sub, j, p, path, errs);
 		break;
 	case FT_PTR:
 		if (!json_is_object(j)) {
@@ -268,7 +307,7 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 			break;
 		}
 		*(void **)p = xcalloc(1, f->sub->size);
-		codec_decode(f->sub, j, *(void **)p, path, errs);
+		decode_struct(f->sub, j, *(void **)p, path, errs);
 		break;
 	case FT_LIST: {
 		json_t *v;
@@ -280,15 +319,13 @@ decode_value(const struct field *f, json_t *j, void *p, const char *path,
 		json_array_foreach(j, i, v)
 		{
 			void *el = anylist_push(p, f->sub->size);
+			struct jpath sub = {path, JP_INDEX, NULL, i};
 
-			strbuf_reset(&sub);
-			strbuf_addf(&sub, "%s[%zu]", path, i);
-			codec_decode(f->sub, v, el, sub.buf, errs);
+			decode_struct(f->sub, v, el, &sub, errs);
 		}
 		break;
 	}
 	}
-	strbuf_release(&sub);
 }
 
 static json_t *

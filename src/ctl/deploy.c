@@ -149,11 +149,8 @@ sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
 
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
-	r = kube_get(c->cfg.client, KIND_DEPLOYMENT, ns, name, &d);
-	if (r == -1)
+	if (informer_get(c->cfg.deploys, ns, name, &d))
 		return 0; /* deleted */
-	if (r)
-		return -1;
 	in.d = d.obj;
 	in.nrs = cached(c->cfg.rss, ns, &rsp);
 	in.rs = (const struct replicaset *const *)rsp;

@@ -89,6 +89,22 @@ on_event(void *arg, json_t *ev)
 	apply(inf, ev);
 }
 
+int
+informer_get(struct informer *inf, const char *ns, const char *name,
+	     struct object *out)
+{
+	long at = find(inf, ns ? ns : "", name);
+	const struct object *o;
+
+	if (at < 0)
+		return -1;
+	o = &inf->objs[at];
+	out->k = o->k;
+	out->obj = xcalloc(1, o->k->schema->size);
+	schema_copy(o->k->schema, out->obj, o->obj);
+	return 0;
+}
+
 void
 informer_hold(struct informer *inf)
 {

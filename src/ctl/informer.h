@@ -28,6 +28,10 @@ void informer_unsubscribe(struct informer *inf, void *arg);
  * frees (the objects it points to belong to the informer). */
 size_t informer_list(struct informer *inf, const char *ns,
 		     struct object ***out);
+/* A copy of the cached object ns/name, which the caller releases
+ * (object_release); -1 if the cache has none. */
+int informer_get(struct informer *inf, const char *ns, const char *name,
+		 struct object *out);
 /* Holds events back (nested holds count); the last release applies them,
  * in order, and tells the subscribers. */
 void informer_hold(struct informer *inf);

@@ -46,15 +46,14 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	char ns[256], name[256];
 	size_t i;
 	int64_t k;
-	int r, st, fail = 0;
+	int st, fail = 0;
 
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
-	r = kube_get(c->cfg.client, KIND_REPLICASET, ns, name, &rso);
-	if (r == -1)
-		return 0;
-	if (r)
-		return -1;
+	/* From the cache, which is never behind the store in-process; a
+	 * stale copy would only make the status write fail with 409. */
+	if (informer_get(c->cfg.rss, ns, name, &rso))
+		return 0; /* deleted */
 	rs = rso.obj;
 	in.npods = informer_list(c->cfg.pods, ns, &cache);
 	pp = xcalloc(in.npods + 1, sizeof(*pp));
