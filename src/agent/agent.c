@@ -24,9 +24,11 @@ struct agent {
 	 * from it instead of reading the pod back. */
 	json_t *pods;
 	struct runtime *rt;
-	/* Work deferred out of callbacks, run on the next loop turn:
-	 * "S ns/name" write the status, "T ns/name" terminate (a pod being
-	 * deleted), "D ns/name" finish a deletion. */
+	/* Work deferred out of callbacks, run on the next loop turn once
+	 * the writes behind it are durable: "S ns/name" start what should
+	 * run and write the status, "T ns/name" terminate (a pod being
+	 * deleted), "D ns/name" finish a deletion, "K uid" kill the processes
+	 * of a pod deleted at once. */
 	struct strlist todo;
 	uv_timer_t kick;
 	int closing;
@@ -144,17 +146,24 @@ on_heartbeat(uv_timer_t *t)
 static void on_kick(uv_timer_t *t);
 
 static void
+push_todo(struct agent *a, const char *op)
+{
+	size_t i;
+
+	for (i = 0; i < a->todo.n; i++)
+		if (!strcmp(a->todo.v[i], op))
+			return;
+	strlist_push(&a->todo, op);
+	uv_timer_start(&a->kick, on_kick, 0, 0);
+}
+
+static void
 defer(struct agent *a, char op, const char *ns, const char *name)
 {
 	char key[600];
-	size_t i;
 
 	snprintf(key, sizeof(key), "%c %s/%s", op, ns, name);
-	for (i = 0; i < a->todo.n; i++)
-		if (!strcmp(a->todo.v[i], key))
-			return;
-	strlist_push(&a->todo, key);
-	uv_timer_start(&a->kick, on_kick, 0, 0);
+	push_todo(a, key);
 }
 
 static void
@@ -190,9 +199,10 @@ get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
 	return r;
 }
 
-/* Writes the runtime's view of a pod into its status (if it changed). */
+/* Writes the runtime's view of a pod into its status (if it changed);
+ * with start, first starts what should run and does not yet. */
 static void
-write_status(struct agent *a, const char *ns, const char *name)
+write_status(struct agent *a, const char *ns, const char *name, bool start)
 {
 	struct object o;
 	struct pod *p;
@@ -201,6 +211,8 @@ write_status(struct agent *a, const char *ns, const char *name)
 	if (get_pod(a, ns, name, &o))
 		return;
 	p = o.obj;
+	if (start && p->metadata.deletion_timestamp == 0)
+		runtime_ensure(a->rt, p);
 	schema_copy(schema_pod.fields[4].sub, &before, &p->status);
 	if (runtime_status(a->rt, p, &p->status) &&
 	    !schema_equal(schema_pod.fields[4].sub, &before, &p->status) &&
@@ -232,7 +244,7 @@ terminate(struct agent *a, const char *ns, const char *name)
 	grace = m->deletion_grace_period_seconds.set
 		    ? m->deletion_grace_period_seconds.v
 		    : 30;
-	write_status(a, ns, name);
+	write_status(a, ns, name, false);
 	if (runtime_stop(a->rt, m->uid, grace))
 		finish_delete(a, ns, name);
 	object_release(&o);
@@ -246,10 +258,18 @@ on_kick(uv_timer_t *t)
 	char ns[256], name[300];
 	size_t i;
 
+	/* What follows starts and stops processes: only for writes that
+	 * are on disk (the store commits in groups, see store.h). */
+	if (client_flush(a->cfg.client))
+		return;
 	memset(&a->todo, 0, sizeof(a->todo));
 	for (i = 0; i < todo.n; i++) {
 		const char *k = todo.v[i] + 2, *slash = strchr(k, '/');
 
+		if (todo.v[i][0] == 'K') {
+			runtime_stop(a->rt, k, 0); /* force-deleted: kill */
+			continue;
+		}
 		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
 		snprintf(name, sizeof(name), "%s", slash + 1);
 		if (todo.v[i][0] == 'D')
@@ -257,7 +277,7 @@ on_kick(uv_timer_t *t)
 		else if (todo.v[i][0] == 'T')
 			terminate(a, ns, name);
 		else
-			write_status(a, ns, name);
+			write_status(a, ns, name, true);
 	}
 	strlist_release(&todo);
 }
@@ -300,7 +320,10 @@ on_pod(void *arg, json_t *ev)
 		return;
 	}
 	if (!strcmp(type, "DELETED")) {
-		runtime_stop(a->rt, uid, 0); /* force-deleted: kill */
+		char op[300];
+
+		snprintf(op, sizeof(op), "K %s", uid);
+		push_todo(a, op);
 		return;
 	}
 	if (object_decode(obj, false, &o, &errs)) {
@@ -318,8 +341,7 @@ on_pod(void *arg, json_t *ev)
 		runtime_unready(a->rt, uid);
 		defer(a, 'T', ns, name);
 	} else {
-		runtime_ensure(a->rt, o.obj);
-		defer(a, 'S', ns, name);
+		defer(a, 'S', ns, name); /* starts what should run */
 	}
 	object_release(&o);
 	fielderr_list_release(&errs);

@@ -472,6 +472,20 @@ api_free(struct api *a)
 	free(a);
 }
 
+int
+api_flush(struct api *a, struct api_resp *resp)
+{
+	if (store_flush(a->cfg.store) == 0)
+		return 0;
+	if (resp) {
+		api_resp_release(resp);
+		resp_status(resp, 500, "InternalError",
+			    "the store could not make the change durable", NULL,
+			    NULL, NULL);
+	}
+	return -1;
+}
+
 void
 api_resp_release(struct api_resp *resp)
 {

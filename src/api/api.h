@@ -71,6 +71,11 @@ void api_free(struct api *a);
 void api_handle(struct api *a, const struct api_req *req,
 		struct api_resp *resp);
 void api_resp_release(struct api_resp *resp);
+/* Makes the store's writes so far durable (group commit, see store.h):
+ * call it before anything leaves the process. 0; or -1, and resp (if not
+ * NULL) is replaced by a 500 Status, as the write it answers may be
+ * lost. */
+int api_flush(struct api *a, struct api_resp *resp);
 
 /* True if req asks for a watch (GET ...?watch=true|1). */
 bool api_is_watch(const struct api_req *req);

@@ -54,3 +54,9 @@ client_path(char *buf, size_t len, const char *group, const char *version,
 	if (sub)
 		snprintf(buf + n, len - (size_t)n, "/%s", sub);
 }
+
+int
+client_flush(struct client *c)
+{
+	return c->ops->flush ? c->ops->flush(c) : 0;
+}

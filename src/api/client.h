@@ -34,6 +34,9 @@ struct client_ops {
 				      void *arg, struct client_resp *out);
 	void (*unwatch)(struct client *c, struct client_watch *w);
 	void (*free)(struct client *c);
+	/* Makes the writes so far durable (in-process, where the store
+	 * commits in groups); NULL when every answer already means it. */
+	int (*flush)(struct client *c);
 };
 
 struct client {
@@ -45,6 +48,9 @@ int client_request(struct client *c, const char *method, const char *path,
 		   const char *query, const char *content_type, json_t *body,
 		   struct client_resp *out);
 void client_resp_release(struct client_resp *r);
+/* ops->flush if there is one: 0, or -1 if the writes could not be made
+ * durable (the store then refuses writes; see store_flush). */
+int client_flush(struct client *c);
 /* "message" of a Status body, or the transport error, or "HTTP <n>". */
 const char *client_resp_message(const struct client_resp *r, char *buf,
 				size_t len);

@@ -317,10 +317,8 @@ http_free(struct client *c)
 }
 
 static const struct client_ops http_ops = {
-    http_request,
-    http_watch,
-    http_unwatch,
-    http_free,
+    http_request, http_watch, http_unwatch,
+    http_free,    NULL, /* every answer comes after the write is durable */
 };
 
 struct client *

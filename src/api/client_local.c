@@ -91,11 +91,14 @@ local_free(struct client *c)
 	free(c);
 }
 
+static int
+local_flush(struct client *c)
+{
+	return api_flush(((struct local *)c)->api, NULL);
+}
+
 static const struct client_ops local_ops = {
-    local_request,
-    local_watch,
-    local_unwatch,
-    local_free,
+    local_request, local_watch, local_unwatch, local_free, local_flush,
 };
 
 struct client *

@@ -91,6 +91,9 @@ static void
 run_listener(struct listener *l)
 {
 	l->pending_run = false;
+	/* Watch streams may hold events of writes not yet committed. */
+	if (api_flush(l->srv->cfg.api, NULL))
+		return;
 	MHD_run(l->d);
 	schedule(l);
 }
@@ -395,6 +398,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		return ret;
 	}
 	api_handle(srv->cfg.api, &req, &resp);
+	api_flush(srv->cfg.api, &resp); /* durable before it is answered */
 	strbuf_release(&q.sb);
 	return queue_api(conn, &resp);
 }

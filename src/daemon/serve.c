@@ -45,6 +45,8 @@ struct serve {
 	struct controllers *ctl;
 	struct agent *agent;
 	uv_signal_t sigterm, sigint;
+	uv_prepare_t commit; /* the group commit of each loop turn */
+	int failed;
 };
 
 void
@@ -162,6 +164,23 @@ shutdown_all(struct serve *s)
 	uv_signal_stop(&s->sigint);
 	uv_close((uv_handle_t *)&s->sigterm, NULL);
 	uv_close((uv_handle_t *)&s->sigint, NULL);
+	uv_prepare_stop(&s->commit);
+	uv_close((uv_handle_t *)&s->commit, NULL);
+}
+
+/* Before the loop waits: the writes of this turn become durable together
+ * (store.h, "Group commit"). A store that cannot commit has lost them:
+ * stop, so that a restart serves what is on disk. */
+static void
+on_prepare(uv_prepare_t *h)
+{
+	struct serve *s = h->data;
+
+	if (store_flush(s->store) == 0)
+		return;
+	log_error("drover serve: the store cannot commit; stopping");
+	s->failed = 1;
+	shutdown_all(s);
 }
 
 static void
@@ -279,6 +298,10 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	s.loop = uv_default_loop();
+	store_set_deferred(s.store, true);
+	uv_prepare_init(s.loop, &s.commit);
+	s.commit.data = &s;
+	uv_prepare_start(&s.commit, on_prepare);
 	if (!strcmp(runtime, "process")) {
 		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
 		ac.pod_dir = pod_dir;
@@ -351,5 +374,5 @@ serve_main(int argc, char **argv)
 	store_free(s.store);
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
-	return 0;
+	return s.failed;
 }

@@ -294,6 +294,29 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 	return 0;
 }
 
+int
+store_set_deferred(struct store *s, bool on)
+{
+	int r = on ? 0 : store_flush(s);
+
+	if (s->ops->set_deferred)
+		s->ops->set_deferred(s->be, on);
+	return r;
+}
+
+int
+store_flush(struct store *s)
+{
+	int r;
+
+	if (s->sticky || s->ops->flush == NULL)
+		return s->sticky;
+	r = s->ops->flush(s->be);
+	if (r)
+		s->sticky = STORE_EIO;
+	return r ? STORE_EIO : 0;
+}
+
 static int
 one(struct store *s, struct store_op *op, int64_t *rv)
 {

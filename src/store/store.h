@@ -13,10 +13,19 @@
  * A backend error is sticky: the store refuses writes after it (SQLite's
  * pager idea), so a half-failed disk never serves inconsistent answers.
  *
+ * Group commit: by default every write is durable before it returns. A
+ * store in deferred mode (store_set_deferred) gathers writes into one
+ * open transaction that store_flush() makes durable: readers on this
+ * store and watch callbacks see a write at once, but nothing may leave
+ * the process on the strength of it (an HTTP answer, an event on a
+ * socket, a started process) before a flush; `drover serve` flushes
+ * before every such act and once per loop turn. A crash before the flush
+ * loses the writes that nothing outside had seen.
+ *
  * Ownership: store_item and store_items own their strings; release them
  * with store_item_release / store_items_release. Single-threaded: all
  * calls come from the one event loop; callbacks run synchronously after
- * the write is durable. */
+ * the write (durable, unless deferred). */
 #ifndef DROVER_STORE_H
 #define DROVER_STORE_H
 
@@ -80,8 +89,10 @@ struct store_event {
 typedef void (*store_watch_cb)(void *arg, const struct store_event *ev);
 
 /* The backend contract. txn applies every op or none: it checks existence
- * and expect_rv, writes, and makes it durable before returning; it fills
- * op->prev. current_rv is the highest rv ever assigned. */
+ * and expect_rv, writes, and makes it durable before returning (unless
+ * set_deferred(true): then durable at the next flush); it fills op->prev.
+ * current_rv is the highest rv ever assigned. set_deferred and flush may
+ * be NULL (a backend without durability). */
 struct store_backend_ops {
 	const char *name;
 	int (*get)(void *be, const struct store_key *k, struct store_item *out);
@@ -91,6 +102,8 @@ struct store_backend_ops {
 		   size_t *failed);
 	int64_t (*current_rv)(void *be);
 	void (*close)(void *be);
+	void (*set_deferred)(void *be, bool on);
+	int (*flush)(void *be);
 };
 
 struct store;
@@ -120,6 +133,12 @@ int store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
 		 int64_t *rv);
 /* All or nothing; on failure *failed is the index of the op that failed. */
 int store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed);
+/* Deferred mode on or off (off flushes first); see "Group commit". */
+int store_set_deferred(struct store *s, bool on);
+/* Makes every write so far durable: 0, or STORE_EIO (sticky: the store
+ * refuses writes from then on, and the writes since the last flush are
+ * lost, so the process should stop and start again from the disk). */
+int store_flush(struct store *s);
 
 /* Watches resource (NULL: all) in ns (NULL: all) from rv: events with a
  * higher rv are delivered, first from history, then live. from_rv 0 means

@@ -179,7 +179,7 @@ mem_close(void *be)
 }
 
 static const struct store_backend_ops mem_ops = {
-    "memory", mem_get, mem_list, mem_txn, mem_current_rv, mem_close,
+    "memory", mem_get, mem_list, mem_txn, mem_current_rv, mem_close, NULL, NULL,
 };
 
 struct store *

@@ -6,7 +6,11 @@
  * with synchronous=FULL: a transaction is on disk (WAL fsynced) before the
  * call returns, which is what "durable before the API answers" requires;
  * NORMAL would be crash-safe for the process but could lose the last
- * commits on power loss. One connection, one writer (the event loop). */
+ * commits on power loss. One connection, one writer (the event loop).
+ *
+ * Deferred mode (group commit, see store.h): the first write opens a
+ * transaction that stays open until lite_flush(); each txn inside it is a
+ * savepoint, so that a failed one undoes itself alone. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@ struct lite {
 	sqlite3 *db;
 	sqlite3_stmt *get, *list_ns, *list_all, *ins, *upd, *del, *set_rv;
 	int64_t rv;
+	bool deferred; /* group commit */
+	bool open;     /* a deferred transaction is open */
 };
 
 static const char schema_sql[] =
@@ -172,7 +178,12 @@ lite_txn(void *be, struct store_op *ops, size_t n, int64_t first_rv,
 				*failed = i;
 				return STORE_ECONFLICT;
 			}
-	if (exec(l, "BEGIN IMMEDIATE"))
+	if (l->deferred && !l->open) {
+		if (exec(l, "BEGIN IMMEDIATE"))
+			return STORE_EIO;
+		l->open = true;
+	}
+	if (exec(l, l->deferred ? "SAVEPOINT w" : "BEGIN IMMEDIATE"))
 		return STORE_EIO;
 	for (i = 0; i < n; i++) {
 		ops[i].rv = first_rv + (int64_t)i;
@@ -180,21 +191,48 @@ lite_txn(void *be, struct store_op *ops, size_t n, int64_t first_rv,
 			*failed = i;
 			for (j = 0; j <= i; j++)
 				store_item_release(&ops[j].prev);
-			exec(l, "ROLLBACK");
+			exec(l, l->deferred ? "ROLLBACK TO w; RELEASE w"
+					    : "ROLLBACK");
 			return r;
 		}
 	}
 	sqlite3_reset(l->set_rv);
 	sqlite3_bind_int64(l->set_rv, 1, first_rv + (int64_t)n - 1);
-	if (step_done(l->set_rv) || exec(l, "COMMIT")) {
+	if (step_done(l->set_rv) ||
+	    exec(l, l->deferred ? "RELEASE w" : "COMMIT")) {
 		for (j = 0; j < n; j++)
 			store_item_release(&ops[j].prev);
-		exec(l, "ROLLBACK");
+		exec(l, l->deferred ? "ROLLBACK TO w; RELEASE w" : "ROLLBACK");
 		*failed = 0;
 		return STORE_EIO;
 	}
 	l->rv = first_rv + (int64_t)n - 1;
 	return 0;
+}
+
+static int
+lite_flush(void *be)
+{
+	struct lite *l = be;
+
+	if (!l->open)
+		return 0;
+	l->open = false;
+	if (exec(l, "COMMIT")) {
+		exec(l, "ROLLBACK");
+		return STORE_EIO;
+	}
+	return 0;
+}
+
+static void
+lite_set_deferred(void *be, bool on)
+{
+	struct lite *l = be;
+
+	if (!on)
+		lite_flush(l);
+	l->deferred = on;
 }
 
 static int64_t
@@ -208,6 +246,7 @@ lite_close(void *be)
 {
 	struct lite *l = be;
 
+	lite_flush(l);
 	sqlite3_finalize(l->get);
 	sqlite3_finalize(l->list_ns);
 	sqlite3_finalize(l->list_all);
@@ -220,7 +259,8 @@ lite_close(void *be)
 }
 
 static const struct store_backend_ops lite_ops = {
-    "sqlite", lite_get, lite_list, lite_txn, lite_current_rv, lite_close,
+    "sqlite",        lite_get,   lite_list,         lite_txn,
+    lite_current_rv, lite_close, lite_set_deferred, lite_flush,
 };
 
 struct store *

@@ -1,7 +1,8 @@
 /* store_conformance.c - one suite, run against every store backend:
  * CRUD, compare-and-swap, transactions, label-selector lists, the global
  * resourceVersion, watch from history, 410 Gone, sticky durability across
- * reopen (sqlite). */
+ * reopen (sqlite), and the same with group commit (deferred mode), whose
+ * writes survive a crash only once flushed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "labels.h"
@@ -44,9 +46,19 @@ open_sqlite(const char *dir, size_t history)
 	return s;
 }
 
+static struct store *
+open_sqlite_deferred(const char *dir, size_t history)
+{
+	struct store *s = open_sqlite(dir, history);
+
+	store_set_deferred(s, true);
+	return s;
+}
+
 static const struct backend backends[] = {
     {"memory", open_mem, false},
     {"sqlite", open_sqlite, true},
+    {"sqlite-deferred", open_sqlite_deferred, true},
 };
 
 static const struct backend *cur;
@@ -301,6 +313,79 @@ test_durable_reopen(void **state)
 	assert_int_equal(store_rv(s), rv);
 }
 
+/* A process that writes and dies without a flush loses the write; one
+ * that flushes first keeps it. Each write happens in a child that ends
+ * with _exit, as a crash would (no store_free, no commit on close). */
+static void
+crash_after(const char *name, bool flush)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct store *s = open_sqlite(tmpdir, 4);
+		struct store_op ops[1] = {{.kind = STORE_OP_CREATE,
+					   .key = K("c", name),
+					   .value = "v"}};
+
+		store_set_deferred(s, true);
+		if (store_txn(s, ops, 1, NULL))
+			_exit(2);
+		store_item_release(&ops[0].prev);
+		if (flush && store_flush(s))
+			_exit(3);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void
+test_deferred_crash(void **state)
+{
+	struct store *s = *state;
+	struct store_item it;
+
+	if (!cur->durable)
+		return;
+	store_free(s);
+	*state = NULL;
+	crash_after("lost", false);
+	crash_after("kept", true);
+	s = *state = cur->open(tmpdir, 4);
+	assert_int_equal(store_get(s, &K("c", "lost"), &it), STORE_ENOENT);
+	assert_int_equal(store_get(s, &K("c", "kept"), &it), 0);
+	assert_string_equal(it.value, "v");
+	store_item_release(&it);
+}
+
+/* In one group, a write that fails undoes itself alone. */
+static void
+test_deferred_failed_write(void **state)
+{
+	struct store *s = *state;
+	struct store_item it;
+
+	store_set_deferred(s, true);
+	assert_int_equal(store_create(s, &K("g", "a"), "a", NULL, NULL), 0);
+	assert_int_equal(store_create(s, &K("g", "a"), "again", NULL, NULL),
+			 STORE_EEXIST);
+	assert_int_equal(store_update(s, &K("g", "a"), "b", NULL, 99, NULL),
+			 STORE_ECONFLICT);
+	assert_int_equal(store_create(s, &K("g", "b"), "b", NULL, NULL), 0);
+	assert_int_equal(store_flush(s), 0);
+	if (cur->durable) {
+		store_free(s);
+		s = *state = cur->open(tmpdir, 4);
+	}
+	assert_int_equal(store_get(s, &K("g", "a"), &it), 0);
+	assert_string_equal(it.value, "a");
+	store_item_release(&it);
+	assert_int_equal(store_get(s, &K("g", "b"), &it), 0);
+	store_item_release(&it);
+}
+
 int
 main(void)
 {
@@ -315,6 +400,10 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_unwatch_inside_callback, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_durable_reopen, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_deferred_crash, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_deferred_failed_write, setup,
 					    teardown),
 	};
 	size_t i;
