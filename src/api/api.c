@@ -202,6 +202,10 @@ resp_json(struct api_resp *resp, int status, json_t *body)
 				     "\"InternalError\",\"code\":500}");
 		return;
 	}
+	if (resp->as_json) {
+		resp->json = body;
+		return;
+	}
 	resp->body = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 }
@@ -349,12 +353,44 @@ served_object(const struct store_item *it)
 json_t *
 event_object(struct api *a, const struct store_item *it)
 {
-	if (a->ev_obj == NULL || a->ev_rv != it->rv) {
-		json_decref(a->ev_obj);
-		a->ev_obj = served_object(it);
-		a->ev_rv = it->rv;
+	json_t *o;
+
+	if (a->ev_obj && a->ev_rv == it->rv)
+		return json_incref(a->ev_obj);
+	if (a->primed_text && it->value == a->primed_text) {
+		char rv[32];
+
+		o = a->primed;
+		a->primed = NULL;
+		a->primed_text = NULL;
+		snprintf(rv, sizeof(rv), "%lld", (long long)it->rv);
+		json_object_set_new(json_object_get(o, "metadata"),
+				    "resourceVersion", json_string(rv));
+	} else {
+		o = served_object(it);
 	}
-	return json_incref(a->ev_obj);
+	json_decref(a->ev_obj);
+	a->ev_obj = o;
+	a->ev_rv = it->rv;
+	return json_incref(o);
+}
+
+void
+event_prime(struct api *a, const char *text, json_t *j)
+{
+	event_unprime(a);
+	if (json_is_object(json_object_get(j, "metadata"))) {
+		a->primed = json_incref(j);
+		a->primed_text = text;
+	}
+}
+
+void
+event_unprime(struct api *a)
+{
+	json_decref(a->primed);
+	a->primed = NULL;
+	a->primed_text = NULL;
 }
 
 /* ---- filters ---- */
@@ -467,8 +503,10 @@ api_new(const struct api_config *cfg)
 void
 api_free(struct api *a)
 {
-	if (a)
+	if (a) {
 		json_decref(a->ev_obj);
+		event_unprime(a);
+	}
 	free(a);
 }
 
@@ -491,6 +529,8 @@ api_resp_release(struct api_resp *resp)
 {
 	free(resp->body);
 	resp->body = NULL;
+	json_decref(resp->json);
+	resp->json = NULL;
 }
 
 bool
@@ -517,6 +557,7 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 	const char *m = req->method;
 
 	memset(resp, 0, sizeof(*resp));
+	resp->as_json = req->want_json;
 	if (req->body_len > API_MAX_BODY) {
 		char msg[128];
 

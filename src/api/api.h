@@ -47,6 +47,11 @@ struct api_req {
 	const char *content_type;
 	const char *body;
 	size_t body_len;
+	/* In-process callers: the body as a JSON value instead of text (the
+	 * API may add apiVersion and kind to it), and the answer as a JSON
+	 * value in resp->json rather than text. */
+	json_t *json;
+	bool want_json;
 };
 
 struct api_resp {
@@ -54,6 +59,10 @@ struct api_resp {
 	char *body;               /* JSON, NUL-terminated */
 	const char *content_type; /* static */
 	int64_t log_end;          /* pods/log: the offset after the body */
+	/* With req->want_json: the answer as a value (instead of body when
+	 * it is JSON). It may be shared with watchers: read it only. */
+	json_t *json;
+	bool as_json; /* internal: req->want_json */
 };
 
 struct api;

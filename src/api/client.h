@@ -16,7 +16,8 @@ struct client_watch;
 
 struct client_resp {
 	int status;   /* HTTP status; 0 if the server could not be reached */
-	json_t *body; /* parsed JSON, or NULL */
+	json_t *body; /* parsed JSON, or NULL; in-process it may be shared
+			 with watchers: read it, never modify it */
 	char *error;  /* transport error text, or NULL */
 };
 
@@ -43,7 +44,8 @@ struct client {
 	const struct client_ops *ops;
 };
 
-/* Convenience wrappers. body may be NULL; it is not stolen. */
+/* Convenience wrappers. body may be NULL; it is not stolen (in-process,
+ * the API may add apiVersion and kind to it). */
 int client_request(struct client *c, const char *method, const char *path,
 		   const char *query, const char *content_type, json_t *body,
 		   struct client_resp *out);

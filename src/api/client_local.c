@@ -1,6 +1,7 @@
 /* client_local.c - the in-process client: requests go straight to
- * api_handle(), watches to api_watch_open(); bodies are serialized so
- * that the semantics are exactly those of HTTP. */
+ * api_handle(), watches to api_watch_open_obj(), with the semantics of
+ * HTTP but bodies, answers and events passed as JSON values: nothing is
+ * printed to text and parsed back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,22 +25,25 @@ local_request(struct client *c, const char *method, const char *path,
 	      struct client_resp *out)
 {
 	struct local *l = (struct local *)c;
-	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	struct api_req req = {
 	    .method = method,
 	    .path = path,
 	    .query = query,
 	    .content_type = content_type ? content_type : "application/json",
-	    .body = text,
-	    .body_len = text ? strlen(text) : 0,
+	    .json = body,
+	    .want_json = true,
 	};
 	struct api_resp resp;
 
 	api_handle(l->api, &req, &resp);
 	out->status = resp.status;
-	out->body = resp.body ? json_loads(resp.body, 0, NULL) : NULL;
+	if (resp.json) {
+		out->body = resp.json;
+		resp.json = NULL;
+	} else {
+		out->body = resp.body ? json_loads(resp.body, 0, NULL) : NULL;
+	}
 	api_resp_release(&resp);
-	free(text);
 	return 0;
 }
 

@@ -98,6 +98,8 @@ parse_body(const struct api_req *req, struct api_resp *resp)
 	json_t *j;
 	char msg[300];
 
+	if (req->json)
+		return json_incref(req->json);
 	if (req->body == NULL || req->body_len == 0) {
 		bad_request(resp, "the request body is empty");
 		return NULL;
@@ -184,8 +186,10 @@ default_and_validate(const struct resource *res, struct object *o,
 	return 0;
 }
 
+/* The text to store for o; the write's event and answer will use the
+ * value it came from (event_prime). */
 static char *
-encode_text(const struct object *o)
+encode_text(struct api *a, const struct object *o)
 {
 	json_t *j = object_encode(o);
 	json_t *md = json_object_get(j, "metadata");
@@ -193,13 +197,15 @@ encode_text(const struct object *o)
 
 	json_object_del(md, "resourceVersion"); /* the store's rv is truth */
 	s = json_dumps(j, JSON_COMPACT);
+	event_prime(a, s, j);
 	json_decref(j);
 	return s;
 }
 
 static void
-respond_item(struct api_resp *resp, int code, const char *resource,
-	     const char *ns, const char *name, const char *text, int64_t rv)
+respond_item(struct api *a, struct api_resp *resp, int code,
+	     const char *resource, const char *ns, const char *name,
+	     const char *text, int64_t rv)
 {
 	struct store_item it = {.resource = (char *)resource,
 				.ns = (char *)ns,
@@ -207,7 +213,8 @@ respond_item(struct api_resp *resp, int code, const char *resource,
 				.rv = rv,
 				.value = (char *)text};
 
-	resp_json(resp, code, served_object(&it));
+	resp_json(resp, code, event_object(a, &it));
+	event_unprime(a);
 }
 
 static void
@@ -281,18 +288,19 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			object_release(&o);
 			return;
 		}
-		text = encode_text(&o);
+		text = encode_text(a, &o);
 		r = store_create(
 		    a->cfg.store,
 		    &(struct store_key){res->plural, m->namespace, m->name},
 		    text, &m->labels, &rv);
 		if (r == 0) {
-			respond_item(resp, 201, res->plural, m->namespace,
+			respond_item(a, resp, 201, res->plural, m->namespace,
 				     m->name, text, rv);
 			free(text);
 			object_release(&o);
 			return;
 		}
+		event_unprime(a);
 		free(text);
 		if (r != STORE_EEXIST || !m->generate_name ||
 		    !*m->generate_name)
@@ -338,23 +346,37 @@ commit(struct api *a, struct route *rt, struct object *o,
 {
 	struct object_meta *m = object_meta(o);
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
-	char *text = encode_text(o);
+	char *text = encode_text(a, o);
 	int64_t rv;
+	bool gone = false;
 	int r;
 
 	if (m->deletion_timestamp && m->finalizers.n == 0 &&
 	    !(o->k->id == KIND_POD && m->deletion_grace_period_seconds.set &&
 	      m->deletion_grace_period_seconds.v > 0)) {
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
+		gone = true;
 	} else {
 		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
 				 &rv);
 	}
-	if (r)
+	if (r) {
 		resp_store_error(resp, r, rt->res, rt->name);
-	else
-		respond_item(resp, 200, rt->res->plural, rt->ns, rt->name, text,
-			     rv);
+	} else if (gone) {
+		/* The answer is the object as deleted, not the event's last
+		 * stored state. */
+		struct store_item it = {.resource = (char *)rt->res->plural,
+					.ns = (char *)rt->ns,
+					.name = (char *)rt->name,
+					.rv = rv,
+					.value = text};
+
+		resp_json(resp, 200, served_object(&it));
+	} else {
+		respond_item(a, resp, 200, rt->res->plural, rt->ns, rt->name,
+			     text, rv);
+	}
+	event_unprime(a);
 	free(text);
 }
 
@@ -709,8 +731,8 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 					goto out;
 				}
 			} else {
-				respond_item(resp, 200, rt->res->plural, rt->ns,
-					     rt->name, it.value, it.rv);
+				respond_item(a, resp, 200, rt->res->plural,
+					     rt->ns, rt->name, it.value, it.rv);
 				goto out;
 			}
 		}

@@ -483,6 +483,7 @@ class Observer:
     def close(self):
         self.stop = True
         self.t.join()
+        self.sample()  # and the state after it, however fast it went
 
 
 def roll(api, name, replicas, until_image):
