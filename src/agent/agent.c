@@ -14,15 +14,21 @@
 #include "runtime.h"
 #include "xalloc.h"
 
+struct cached_pod {
+	char *key; /* "ns/name" */
+	struct object o;
+};
+
 struct agent {
 	struct agent_config cfg;
 	char *node;
 	uv_timer_t heartbeat;
 	struct client_watch *wpod;
-	/* The last state the watch delivered of each of this node's pods,
-	 * "ns/name" -> the event's object (a reference): status writes start
-	 * from it instead of reading the pod back. */
-	json_t *pods;
+	/* The last state the watch delivered of each of this node's pods
+	 * (with a runtime): status writes start from it instead of reading
+	 * the pod back. */
+	struct cached_pod *pods;
+	size_t npods, pods_alloc;
 	struct runtime *rt;
 	/* Work deferred out of callbacks, run on the next loop turn once
 	 * the writes behind it are durable: "S ns/name" start what should
@@ -181,22 +187,61 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 	client_resp_release(&r);
 }
 
-/* The pod as the watch last delivered it, or else as the API has it. */
+static struct cached_pod *
+cache_find(struct agent *a, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < a->npods; i++)
+		if (!strcmp(a->pods[i].key, key))
+			return &a->pods[i];
+	return NULL;
+}
+
+/* Takes o. */
+static void
+cache_put(struct agent *a, const char *key, struct object *o)
+{
+	struct cached_pod *c = cache_find(a, key);
+
+	if (c == NULL) {
+		ALLOC_GROW(a->pods, a->npods + 1, a->pods_alloc);
+		c = &a->pods[a->npods++];
+		c->key = xstrdup(key);
+	} else {
+		object_release(&c->o);
+	}
+	c->o = *o;
+}
+
+static void
+cache_del(struct agent *a, const char *key)
+{
+	struct cached_pod *c = cache_find(a, key);
+
+	if (c) {
+		free(c->key);
+		object_release(&c->o);
+		*c = a->pods[--a->npods];
+	}
+}
+
+/* A copy of the pod as the watch last delivered it, or else as the API
+ * has it. */
 static int
 get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
 {
 	char key[600];
-	json_t *cached;
-	struct fielderr_list errs = {0};
-	int r;
+	struct cached_pod *c;
 
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	cached = json_object_get(a->pods, key);
-	if (cached == NULL)
+	c = cache_find(a, key);
+	if (c == NULL)
 		return kube_get(a->cfg.client, KIND_POD, ns, name, o);
-	r = object_decode(cached, false, o, &errs);
-	fielderr_list_release(&errs);
-	return r;
+	o->k = c->o.k;
+	o->obj = xcalloc(1, o->k->schema->size);
+	schema_copy(o->k->schema, o->obj, c->o.obj);
+	return 0;
 }
 
 /* Writes the runtime's view of a pod into its status (if it changed);
@@ -222,7 +267,7 @@ write_status(struct agent *a, const char *ns, const char *name, bool start)
 		/* Raced with a writer: again, from the API's copy unless the
 		 * watch brings the new state first. */
 		snprintf(key, sizeof(key), "%s/%s", ns, name);
-		json_object_del(a->pods, key);
+		cache_del(a, key);
 		defer(a, 'S', ns, name);
 	}
 	schema_release(schema_pod.fields[4].sub, &before);
@@ -310,10 +355,6 @@ on_pod(void *arg, json_t *ev)
 	if (ev == NULL || !type || !ns || !name || !uid)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	if (!strcmp(type, "DELETED"))
-		json_object_del(a->pods, key);
-	else
-		json_object_set(a->pods, key, obj);
 	if (a->rt == NULL) {
 		if (deleting && strcmp(type, "DELETED"))
 			defer(a, 'D', ns, name);
@@ -322,6 +363,7 @@ on_pod(void *arg, json_t *ev)
 	if (!strcmp(type, "DELETED")) {
 		char op[300];
 
+		cache_del(a, key);
 		snprintf(op, sizeof(op), "K %s", uid);
 		push_todo(a, op);
 		return;
@@ -330,6 +372,8 @@ on_pod(void *arg, json_t *ev)
 		fielderr_list_release(&errs);
 		return;
 	}
+	fielderr_list_release(&errs);
+	cache_put(a, key, &o); /* o now belongs to the cache */
 	/* A pod that ran before this agent started: take its processes
 	 * back (live restore) before anything else happens to it. */
 	if (!runtime_knows(a->rt, uid) &&
@@ -343,8 +387,6 @@ on_pod(void *arg, json_t *ev)
 	} else {
 		defer(a, 'S', ns, name); /* starts what should run */
 	}
-	object_release(&o);
-	fielderr_list_release(&errs);
 }
 
 static bool
@@ -371,7 +413,6 @@ agent_start(const struct agent_config *cfg)
 
 	a->cfg = *cfg;
 	a->node = xstrdup(cfg->node_name);
-	a->pods = json_object();
 	uv_timer_init(cfg->loop, &a->kick);
 	a->kick.data = a;
 	if (cfg->pod_dir) {
@@ -422,7 +463,9 @@ on_closed(uv_handle_t *h)
 	if (--a->closing)
 		return;
 	strlist_release(&a->todo);
-	json_decref(a->pods);
+	while (a->npods)
+		cache_del(a, a->pods[0].key);
+	free(a->pods);
 	free(a->node);
 	free(a);
 }

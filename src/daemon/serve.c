@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ struct serve {
 	struct agent *agent;
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit; /* the group commit of each loop turn */
+	uv_timer_t quiet;    /* a quiet spell after writes: trim the heap */
+	int64_t seen_rv;     /* the store's rv at the last loop turn */
 	int failed;
 };
 
@@ -166,6 +169,20 @@ shutdown_all(struct serve *s)
 	uv_close((uv_handle_t *)&s->sigint, NULL);
 	uv_prepare_stop(&s->commit);
 	uv_close((uv_handle_t *)&s->commit, NULL);
+	uv_timer_stop(&s->quiet);
+	uv_close((uv_handle_t *)&s->quiet, NULL);
+}
+
+/* A burst of work (a rollout, a scale-up) leaves the heap larger than
+ * what stays in use, and glibc keeps the freed pages: give them back once
+ * the writes have stopped for a while. */
+#define QUIET_MS 500
+
+static void
+on_quiet(uv_timer_t *t)
+{
+	(void)t;
+	malloc_trim(0);
 }
 
 /* Before the loop waits: the writes of this turn become durable together
@@ -176,8 +193,13 @@ on_prepare(uv_prepare_t *h)
 {
 	struct serve *s = h->data;
 
-	if (store_flush(s->store) == 0)
+	if (store_flush(s->store) == 0) {
+		if (store_rv(s->store) != s->seen_rv) {
+			s->seen_rv = store_rv(s->store);
+			uv_timer_start(&s->quiet, on_quiet, QUIET_MS, 0);
+		}
 		return;
+	}
 	log_error("drover serve: the store cannot commit; stopping");
 	s->failed = 1;
 	shutdown_all(s);
@@ -301,6 +323,9 @@ serve_main(int argc, char **argv)
 	store_set_deferred(s.store, true);
 	uv_prepare_init(s.loop, &s.commit);
 	s.commit.data = &s;
+	uv_timer_init(s.loop, &s.quiet);
+	s.quiet.data = &s;
+	s.seen_rv = store_rv(s.store);
 	uv_prepare_start(&s.commit, on_prepare);
 	if (!strcmp(runtime, "process")) {
 		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
