@@ -27,15 +27,16 @@ static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
     "[--listen ADDR:PORT]\n"
     "                    [--node-name NAME] [--runtime none|process]\n"
-    "                    [--watch-history N]\n"
+    "                    [--watch-history N] [--watch-history-bytes B]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
     "token (written to DIR/token), the controllers, the scheduler and the\n"
     "agent of this node (NAME, default the host name), which runs the\n"
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
-    "keeps pods as objects only. Watches can resume\n"
-    "from any of the last N writes (default 1000); older: 410 Gone.\n";
+    "keeps pods as objects only. Watches can resume from any of the last\n"
+    "N writes (default 1000) while their objects fit in B bytes (default\n"
+    "1 MiB, 0: no bound); older: 410 Gone.\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -222,6 +223,7 @@ serve_main(int argc, char **argv)
 	    {"socket", required_argument, NULL, 's'},
 	    {"listen", required_argument, NULL, 'l'},
 	    {"watch-history", required_argument, NULL, 'w'},
+	    {"watch-history-bytes", required_argument, NULL, 'W'},
 	    {"node-name", required_argument, NULL, 'N'},
 	    {"runtime", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
@@ -239,6 +241,7 @@ serve_main(int argc, char **argv)
 	struct agent_config agc = {0};
 	int c, port = 0;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
+	long history_bytes = 1L << 20;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -271,6 +274,14 @@ serve_main(int argc, char **argv)
 			if (history < 1) {
 				fprintf(stderr, "error: --watch-history: must "
 						"be at least 1\n");
+				return 2;
+			}
+			break;
+		case 'W':
+			history_bytes = atol(optarg);
+			if (history_bytes < 0) {
+				fprintf(stderr, "error: --watch-history-bytes: "
+						"must not be negative\n");
 				return 2;
 			}
 			break;
@@ -320,6 +331,7 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	s.loop = uv_default_loop();
+	store_limit_history(s.store, (size_t)history_bytes);
 	store_set_deferred(s.store, true);
 	uv_prepare_init(s.loop, &s.commit);
 	s.commit.data = &s;

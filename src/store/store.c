@@ -28,7 +28,8 @@ struct store {
 	int64_t rv;
 	int sticky;
 	struct hist *ring;
-	size_t cap, head, len; /* ring of the last `cap` events */
+	size_t cap, head, len;   /* ring of the last `cap` events */
+	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
 };
@@ -213,22 +214,45 @@ watch_matches(const struct store_watch *w, const struct store_item *it)
 	       (w->ns == NULL || !strcmp(w->ns, it->ns));
 }
 
+/* What an event costs the history, roughly: its texts. */
+static size_t
+hist_size(const struct store_item *it)
+{
+	size_t n = strlen(it->value) + strlen(it->resource) + strlen(it->ns) +
+		   strlen(it->name) + sizeof(struct hist);
+	size_t i;
+
+	for (i = 0; i < it->labels.n; i++)
+		n +=
+		    strlen(it->labels.v[i].key) + strlen(it->labels.v[i].value);
+	return n;
+}
+
+/* The byte bound never drops the newest HIST_KEEP events (at least the
+ * ones being delivered while watchers write). */
+#define HIST_KEEP 64
+
 static void
 record(struct store *s, enum store_event_type type, const struct store_item *it)
 {
-	struct hist *h = &s->ring[(s->head + s->len) % s->cap];
+	size_t sz = hist_size(it);
 	struct store_watch **pp, *w;
 	struct store_event ev;
+	struct hist *h;
 
-	if (s->len == s->cap) {
+	while (s->len == s->cap || (s->max_bytes && s->len >= HIST_KEEP &&
+				    s->bytes + sz > s->max_bytes)) {
 		h = &s->ring[s->head];
+		s->bytes -= hist_size(&h->item);
+		store_item_release(&h->item);
 		s->head = (s->head + 1) % s->cap;
 		s->len--;
 	}
-	store_item_release(&h->item);
+	h = &s->ring[(s->head + s->len) % s->cap];
 	h->type = type;
 	store_item_copy(&h->item, it);
 	s->len++;
+	s->bytes += sz;
 	ev.type = type;
 	ev.item = &h->item;
 	s->delivering++;
@@ -292,6 +316,12 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 		       &it);
 	}
 	return 0;
+}
+
+void
+store_limit_history(struct store *s, size_t max_bytes)
+{
+	s->max_bytes = max_bytes;
 }
 
 int

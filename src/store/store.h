@@ -113,6 +113,9 @@ struct store_watch;
 struct store *store_new(const struct store_backend_ops *ops, void *be,
 			size_t history);
 void store_free(struct store *s);
+/* Bounds the history by the size of its objects too (0: by count alone):
+ * the oldest events go first, never the newest 64. */
+void store_limit_history(struct store *s, size_t max_bytes);
 const char *store_backend_name(const struct store *s);
 const char *store_strerror(int err);
 int64_t store_rv(const struct store *s);

@@ -255,6 +255,60 @@ test_watch_resume_and_gone(void **state)
 	assert_null(w);
 }
 
+/* A byte bound on the history drops the oldest events beyond it (but
+ * never the newest 64); without one the count alone decides. */
+static void
+test_history_byte_bound(void **state)
+{
+	struct store *s = *state;
+	struct store_watch *w;
+	struct seen got = {0};
+	char big[1001], name[16];
+	int64_t rv[200];
+	int i;
+
+	store_free(s);
+	s = *state = cur->open(tmpdir, 1000);
+	memset(big, 'x', 1000);
+	big[1000] = '\0';
+	store_limit_history(s, 100 * 1000);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "o%d", i);
+		assert_int_equal(
+		    store_create(s, &K("h", name), big, NULL, &rv[i]), 0);
+	}
+	/* about 100 events fit: the 50th is gone, the 150th is not */
+	assert_int_equal(
+	    store_watch(s, "pods", "h", rv[50], on_event, &got, &w),
+	    STORE_EGONE);
+	assert_int_equal(
+	    store_watch(s, "pods", "h", rv[150], on_event, &got, &w), 0);
+	assert_int_equal(got.n, 49);
+	store_unwatch(s, w);
+	/* far below the newest 64: still those 64 */
+	store_limit_history(s, 1);
+	store_create(s, &K("h", "last"), big, NULL, NULL);
+	got.n = 0;
+	assert_int_equal(
+	    store_watch(s, "pods", "h", rv[136], on_event, &got, &w), 0);
+	assert_int_equal(got.n, 64);
+	store_unwatch(s, w);
+	assert_int_equal(
+	    store_watch(s, "pods", "h", rv[135], on_event, &got, &w),
+	    STORE_EGONE);
+	/* unbounded: the count (1000) keeps everything */
+	store_limit_history(s, 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		store_create(s, &K("h", name), big, NULL, NULL);
+	}
+	got.n = 0;
+	assert_int_equal(
+	    store_watch(s, "pods", "h", rv[136], on_event, &got, &w), 0);
+	assert_int_equal(got.n, 74);
+	store_unwatch(s, w);
+}
+
 struct self_unwatch {
 	struct store *s;
 	struct store_watch *w;
@@ -398,6 +452,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_watch_resume_and_gone, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unwatch_inside_callback, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_history_byte_bound, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_durable_reopen, setup,
 					    teardown),
