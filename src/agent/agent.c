@@ -308,6 +308,16 @@ on_kick(uv_timer_t *t)
 	if (client_flush(a->cfg.client))
 		return;
 	memset(&a->todo, 0, sizeof(a->todo));
+	/* Processes first: a wave of new pods all start before the first
+	 * of their statuses is written. */
+	for (i = 0; i < todo.n && a->rt; i++) {
+		struct cached_pod *c;
+
+		if (todo.v[i][0] == 'S' &&
+		    (c = cache_find(a, todo.v[i] + 2)) != NULL &&
+		    ((struct pod *)c->o.obj)->metadata.deletion_timestamp == 0)
+			runtime_ensure(a->rt, c->o.obj);
+	}
 	for (i = 0; i < todo.n; i++) {
 		const char *k = todo.v[i] + 2, *slash = strchr(k, '/');
 

@@ -1,5 +1,4 @@
 /* runtime.c - containers as process groups (see runtime.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 
 #include "expand.h"
 #include "log.h"
+#include "pidlog.h"
 #include "probe.h"
 #include "proc.h"
 #include "runtime.h"
@@ -89,6 +89,7 @@ struct runtime {
 	struct runtime_config cfg;
 	struct rpod *pods;
 	uv_timer_t *rotate;
+	struct pidlog *pids; /* DIR/pids, or NULL if it cannot be opened */
 };
 
 static void
@@ -541,46 +542,46 @@ open_log(struct rcont *c)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
-/* DIR/<ns>_<pod>_<uid>/<container>.pid holds "PID STARTTICKS" while the
- * container runs, so that a restarted agent can find (and stop) the
- * processes of pods that were deleted while it was down. No fsync: the
- * file guards against a crash of the agent, which keeps the page cache;
- * after a crash of the machine there are no processes left to find. */
-static void
-pid_file(const struct rcont *c, char *buf, size_t len)
-{
-	const struct rpod *p = c->pod;
+/* The journal of started processes (pidlog.h) stays about as long as the
+ * list of running ones: past this many bytes of history it is rewritten
+ * from that list. */
+#define PIDLOG_COMPACT_BYTES (256 * 1024)
 
-	snprintf(buf, len, "%s/%s_%s_%s/%s.pid", p->rt->cfg.log_dir,
-		 p->pod.metadata.namespace, p->pod.metadata.name,
-		 p->pod.metadata.uid, c->spec->name);
+static void
+each_running(void *arg, pidlog_cb cb, void *cb_arg)
+{
+	struct runtime *rt = arg;
+	struct rpod *p;
+	size_t i;
+
+	for (p = rt->pods; p; p = p->next)
+		for (i = 0; i < p->n; i++)
+			if (p->c[i].running && p->c[i].pid > 0)
+				cb(cb_arg, p->pod.metadata.uid,
+				   p->c[i].spec->name, p->c[i].pid,
+				   p->c[i].start_ticks);
 }
 
 static void
-write_pid_file(const struct rcont *c)
+journal_started(const struct rcont *c)
 {
-	char path[1300], tmp[1310], line[64];
-	int fd, n;
+	struct runtime *rt = c->pod->rt;
 
-	pid_file(c, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	n = snprintf(line, sizeof(line), "%d %llu\n", c->pid,
-		     (unsigned long long)c->start_ticks);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (rt->pids == NULL)
 		return;
-	if (write(fd, line, (size_t)n) == n)
-		rename(tmp, path);
-	close(fd);
+	pidlog_started(rt->pids, c->pod->pod.metadata.uid, c->spec->name,
+		       c->pid, c->start_ticks);
+	if (pidlog_size(rt->pids) > PIDLOG_COMPACT_BYTES &&
+	    pidlog_compact(rt->pids, each_running, rt))
+		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
 }
 
 static void
-remove_pid_file(const struct rcont *c)
+journal_exited(const struct rcont *c)
 {
-	char path[1300];
-
-	pid_file(c, path, sizeof(path));
-	unlink(path);
+	if (c->pod->rt->pids)
+		pidlog_exited(c->pod->rt->pids, c->pod->pod.metadata.uid,
+			      c->spec->name);
 }
 
 /* Size rotation, copy-and-truncate: the process keeps its O_APPEND
@@ -698,7 +699,7 @@ spawn(struct rcont *c)
 	c->running = true;
 	if (proc_start_time(c->pid, &c->start_ticks))
 		c->start_ticks = 0;
-	write_pid_file(c);
+	journal_started(c);
 	c->started_ever = true;
 	c->started_at = c->pod->rt->cfg.now();
 	c->waiting = NULL;
@@ -798,7 +799,7 @@ container_exited(struct rcont *c, int64_t status, int sig, const char *lost)
 	bool restart;
 
 	c->running = false;
-	remove_pid_file(c);
+	journal_exited(c);
 	probers_stop(c);
 	c->ready = false;
 	c->terminated = true;
@@ -864,6 +865,11 @@ runtime_new(const struct runtime_config *cfg)
 
 	rt->cfg = *cfg;
 	mkdir(cfg->log_dir, 0700);
+	rt->pids = pidlog_open(cfg->log_dir);
+	if (rt->pids == NULL)
+		log_warn("agent: %s/pids: %s: processes of pods deleted while "
+			 "the agent is down will not be found",
+			 cfg->log_dir, strerror(errno));
 	rt->rotate = xcalloc(1, sizeof(*rt->rotate));
 	uv_timer_init(cfg->loop, rt->rotate);
 	rt->rotate->data = rt;
@@ -1210,60 +1216,93 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 	return true;
 }
 
+struct kept {
+	char *uid, *container;
+	int pid;
+	uint64_t ticks;
+};
+
+struct sweep {
+	struct runtime *rt;
+	bool (*exists)(void *arg, const char *uid);
+	void *arg;
+	int killed;
+	struct kept *kept; /* alive, of a pod that exists, not adopted */
+	size_t nkept, kept_alloc;
+};
+
+static bool
+known(struct runtime *rt, const char *uid, int pid)
+{
+	struct rpod *p = find(rt, uid);
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (p->c[i].running && p->c[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void
+sweep_one(void *arg, const char *uid, const char *container, int pid,
+	  uint64_t ticks)
+{
+	struct sweep *sw = arg;
+	int fd;
+
+	if (known(sw->rt, uid, pid) || (fd = proc_adopt(pid, ticks)) < 0)
+		return;
+	if (sw->exists(sw->arg, uid)) {
+		struct kept *k;
+
+		close(fd);
+		ALLOC_GROW(sw->kept, sw->nkept + 1, sw->kept_alloc);
+		k = &sw->kept[sw->nkept++];
+		k->uid = xstrdup(uid);
+		k->container = xstrdup(container);
+		k->pid = pid;
+		k->ticks = ticks;
+		return;
+	}
+	log_info("agent: pid %d (container %s) belongs to a deleted pod (%s): "
+		 "SIGKILL",
+		 pid, container, uid);
+	kill(-pid, SIGKILL);
+	close(fd);
+	sw->killed++;
+}
+
+static void
+each_after_sweep(void *arg, pidlog_cb cb, void *cb_arg)
+{
+	struct sweep *sw = arg;
+	size_t i;
+
+	each_running(sw->rt, cb, cb_arg);
+	for (i = 0; i < sw->nkept; i++)
+		cb(cb_arg, sw->kept[i].uid, sw->kept[i].container,
+		   sw->kept[i].pid, sw->kept[i].ticks);
+}
+
 int
 runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
 	      void *arg)
 {
-	DIR *d = opendir(rt->cfg.log_dir);
-	struct dirent *e;
-	int killed = 0;
+	struct sweep sw = {rt, exists, arg, 0, NULL, 0, 0};
+	size_t i;
 
-	if (d == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		const char *uid = strrchr(e->d_name, '_');
-		char sub[1100];
-		DIR *pd;
-		struct dirent *f;
-
-		if (e->d_name[0] == '.' || uid == NULL || exists(arg, uid + 1))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", rt->cfg.log_dir, e->d_name);
-		if ((pd = opendir(sub)) == NULL)
-			continue;
-		while ((f = readdir(pd)) != NULL) {
-			size_t n = strlen(f->d_name);
-			char path[1400], line[64];
-			unsigned long long ticks;
-			int pid, fd;
-			ssize_t r;
-
-			if (n < 5 || strcmp(f->d_name + n - 4, ".pid"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			r = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
-			if (fd >= 0)
-				close(fd);
-			if (r > 0) {
-				line[r] = '\0';
-				if (sscanf(line, "%d %llu", &pid, &ticks) ==
-					2 &&
-				    (fd = proc_adopt(pid, ticks)) >= 0) {
-					log_info("agent: pid %d belongs to a "
-						 "deleted pod (%s): SIGKILL",
-						 pid, e->d_name);
-					kill(-pid, SIGKILL);
-					close(fd);
-					killed++;
-				}
-			}
-			unlink(path);
-		}
-		closedir(pd);
+	if (pidlog_running(rt->cfg.log_dir, sweep_one, &sw))
+		log_warn("agent: cannot read %s/pids", rt->cfg.log_dir);
+	/* What is left to remember: the processes adopted so far, and any
+	 * other still running for a pod that exists. */
+	if (rt->pids && pidlog_compact(rt->pids, each_after_sweep, &sw))
+		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
+	for (i = 0; i < sw.nkept; i++) {
+		free(sw.kept[i].uid);
+		free(sw.kept[i].container);
 	}
-	closedir(d);
-	return killed;
+	free(sw.kept);
+	return sw.killed;
 }
 
 bool
@@ -1312,5 +1351,6 @@ runtime_free(struct runtime *rt)
 	}
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, free_handle);
+	pidlog_close(rt->pids);
 	free(rt);
 }

@@ -30,9 +30,9 @@ struct lite {
 static const char schema_sql[] =
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=FULL;"
-    /* 512 KiB of page cache: the working set of one host's objects; the
-     * OS cache holds the rest. */
-    "PRAGMA cache_size=-512;"
+    /* 256 KiB of page cache: the hot pages of one host's objects; the
+     * OS cache holds the rest, a pread away. */
+    "PRAGMA cache_size=-256;"
     "PRAGMA foreign_keys=OFF;"
     "CREATE TABLE IF NOT EXISTS objects ("
     " resource TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"

@@ -127,5 +127,5 @@ def test_processes_of_pods_deleted_while_down_are_stopped(box):
     assert alive(pid)
     box.kill()
     box.extra = ["--runtime", "process"]
-    box.start()  # the agent finds the pid file of a pod that is gone
+    box.start()  # the agent finds in its journal a pod that is gone
     wait_for(lambda: not alive(pid), timeout=10, what="the orphan to be stopped")
