@@ -5,7 +5,8 @@ daemon's RSS with 100 running pods (in steady state: the highest of ten
 readings over a second, taken after 1.5 s without writes) and the
 binary's size.
 
-The rollout ends when a watch on the Deployment delivers the status that
+Five rollouts in a row (v1 to v2, ... v5 to v6) give the median. Each
+ends when a watch on the Deployment delivers the status that
 `drover rollout status` accepts (observedGeneration caught up, every
 replica updated and available, none left over): the time is taken as the
 event arrives, not at the next turn of a polling loop.
@@ -27,6 +28,7 @@ drover = os.path.join(build, "drover")
 example = os.path.join(build, "examples", "service")
 REPLICAS = 50
 READY_S = 1  # readiness probe: periodSeconds 1, initialDelaySeconds 1
+VERSIONS = ["v2", "v3", "v4", "v5", "v6"]  # five rollouts: the median counts
 
 
 class UnixHTTPConnection(http.client.HTTPConnection):
@@ -147,23 +149,30 @@ def main():
             [drover, "plan", "--simulate", "-f", state, "--pod-ready-seconds",
              str(READY_S), "-o", "json"], capture_output=True, text=True, check=True).stdout)
         predicted = sim["durationSeconds"]
-        done = watch_until_rolled_out(sock, REPLICAS)
-        if not done["watching"].wait(10):
-            sys.exit("the watch on the Deployment never started")
-        dep = req("GET", "/apis/apps/v1/namespaces/default/deployments/web")
-        dep["spec"]["template"] = manifest("v2", REPLICAS)["spec"]["template"]
-        t0 = time.monotonic()
-        req("PUT", "/apis/apps/v1/namespaces/default/deployments/web", dep)
-        # nothing polls the API while the rollout runs: the watch alone
-        # says when it is done, and the pods are checked afterwards
-        done["thread"].join(timeout=300)
-        if "at" not in done:
-            sys.exit("the watch never saw the rollout complete")
-        wait_for(lambda: complete("v2", REPLICAS), 60, "v2")
-        wall = done["at"] - t0
+        walls = []
+        for version in VERSIONS:
+            # each rollout starts from a quiet state: the last one's old
+            # pods are gone
+            wait_for(lambda: len(req("GET", "/api/v1/namespaces/default/pods")["items"])
+                     == REPLICAS, 60, "the old pods to stop")
+            done = watch_until_rolled_out(sock, REPLICAS)
+            if not done["watching"].wait(10):
+                sys.exit("the watch on the Deployment never started")
+            dep = req("GET", "/apis/apps/v1/namespaces/default/deployments/web")
+            dep["spec"]["template"] = manifest(version, REPLICAS)["spec"]["template"]
+            t0 = time.monotonic()
+            req("PUT", "/apis/apps/v1/namespaces/default/deployments/web", dep)
+            # nothing polls the API while the rollout runs: the watch
+            # alone says when it is done, and the pods are checked after
+            done["thread"].join(timeout=300)
+            if "at" not in done:
+                sys.exit("the watch never saw the rollout complete")
+            wait_for(lambda: complete(version, REPLICAS), 60, version)
+            walls.append(done["at"] - t0)
+        wall = sorted(walls)[len(walls) // 2]
         req("PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale",
             {"spec": {"replicas": 100}}, "application/merge-patch+json")
-        wait_for(lambda: complete("v2", 100), 180, "100 pods")
+        wait_for(lambda: complete(VERSIONS[-1], 100), 180, "100 pods")
         # steady state: the pods run and are probed, nothing is written;
         # the highest of ten readings over a second, after a settling one
         time.sleep(1.5)
@@ -180,7 +189,8 @@ def main():
         ssize = os.path.getsize(stripped)
         print("bench/rollout (example service, %d replicas, 25%%/25%%, ready %ds after start)"
               % (REPLICAS, READY_S))
-        print("  rollout wall time           %7.2f s" % wall)
+        print("  rollout wall time           %7.2f s  (median of %s)"
+              % (wall, ", ".join("%.2f" % w for w in walls)))
         print("  drover plan --simulate       %7.2f s  (the minimum for these settings)" % predicted)
         print("  ratio                        %7.3f    target <= 1.05  %s"
               % (wall / predicted, "ok" if wall / predicted <= 1.05 else "OVER"))
