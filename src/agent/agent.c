@@ -37,6 +37,7 @@ struct agent {
 	 * of a pod deleted at once. */
 	struct strlist todo;
 	uv_timer_t kick;
+	bool flushed; /* in this kick, the store's writes are on disk */
 	int closing;
 };
 
@@ -244,10 +245,30 @@ get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
 	return 0;
 }
 
-/* Writes the runtime's view of a pod into its status (if it changed);
- * with start, first starts what should run and does not yet. */
+/* Starting or stopping a process acts on a write (a binding, a deletion)
+ * that must be on disk first, as the store commits in groups (store.h):
+ * one flush per kick, before the first such act. */
+static bool
+durable(struct agent *a)
+{
+	if (!a->flushed)
+		a->flushed = client_flush(a->cfg.client) == 0;
+	return a->flushed;
+}
+
+/* Starts what should run of p and does not yet. */
 static void
-write_status(struct agent *a, const char *ns, const char *name, bool start)
+start(struct agent *a, const struct pod *p)
+{
+	if (p->metadata.deletion_timestamp == 0 &&
+	    (runtime_knows(a->rt, p->metadata.uid) || durable(a)))
+		runtime_ensure(a->rt, p);
+}
+
+/* Writes the runtime's view of a pod into its status (if it changed);
+ * with starting, first starts what should run and does not yet. */
+static void
+write_status(struct agent *a, const char *ns, const char *name, bool starting)
 {
 	struct object o;
 	struct pod *p;
@@ -256,8 +277,8 @@ write_status(struct agent *a, const char *ns, const char *name, bool start)
 	if (get_pod(a, ns, name, &o))
 		return;
 	p = o.obj;
-	if (start && p->metadata.deletion_timestamp == 0)
-		runtime_ensure(a->rt, p);
+	if (starting)
+		start(a, p);
 	schema_copy(schema_pod.fields[4].sub, &before, &p->status);
 	if (runtime_status(a->rt, p, &p->status) &&
 	    !schema_equal(schema_pod.fields[4].sub, &before, &p->status) &&
@@ -290,7 +311,7 @@ terminate(struct agent *a, const char *ns, const char *name)
 		    ? m->deletion_grace_period_seconds.v
 		    : 30;
 	write_status(a, ns, name, false);
-	if (runtime_stop(a->rt, m->uid, grace))
+	if (durable(a) && runtime_stop(a->rt, m->uid, grace))
 		finish_delete(a, ns, name);
 	object_release(&o);
 }
@@ -303,10 +324,7 @@ on_kick(uv_timer_t *t)
 	char ns[256], name[300];
 	size_t i;
 
-	/* What follows starts and stops processes: only for writes that
-	 * are on disk (the store commits in groups, see store.h). */
-	if (client_flush(a->cfg.client))
-		return;
+	a->flushed = false;
 	memset(&a->todo, 0, sizeof(a->todo));
 	/* Processes first: a wave of new pods all start before the first
 	 * of their statuses is written. */
@@ -314,15 +332,15 @@ on_kick(uv_timer_t *t)
 		struct cached_pod *c;
 
 		if (todo.v[i][0] == 'S' &&
-		    (c = cache_find(a, todo.v[i] + 2)) != NULL &&
-		    ((struct pod *)c->o.obj)->metadata.deletion_timestamp == 0)
-			runtime_ensure(a->rt, c->o.obj);
+		    (c = cache_find(a, todo.v[i] + 2)) != NULL)
+			start(a, c->o.obj);
 	}
 	for (i = 0; i < todo.n; i++) {
 		const char *k = todo.v[i] + 2, *slash = strchr(k, '/');
 
 		if (todo.v[i][0] == 'K') {
-			runtime_stop(a->rt, k, 0); /* force-deleted: kill */
+			if (durable(a)) /* force-deleted: kill */
+				runtime_stop(a->rt, k, 0);
 			continue;
 		}
 		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);

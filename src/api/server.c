@@ -22,6 +22,10 @@ struct listener {
 	struct MHD_Daemon *d;
 	uv_poll_t poll;
 	uv_timer_t timer;
+	/* A resumed watch is run after the loop turn's group commit: the
+	 * check phase, with an idle handle so that the poll does not wait. */
+	uv_check_t check;
+	uv_idle_t idle;
 	bool tcp;
 	bool pending_run;
 };
@@ -75,12 +79,39 @@ log_cb(void *cls, const char *fmt, va_list ap)
  * for MHD_run (MHD does not count it in its timeout), else from
  * MHD_get_timeout. */
 static void
+on_idle(uv_idle_t *h)
+{
+	(void)h;
+}
+
+static void
+on_check(uv_check_t *h)
+{
+	struct listener *l = h->data;
+
+	uv_check_stop(&l->check);
+	uv_idle_stop(&l->idle);
+	run_listener(l);
+}
+
+/* MHD_run for resumed connections, after this loop turn's writes are
+ * committed (serve's prepare handle): one commit serves every event the
+ * turn produced. */
+static void
+run_soon(struct listener *l)
+{
+	l->pending_run = true;
+	uv_idle_start(&l->idle, on_idle);
+	uv_check_start(&l->check, on_check);
+}
+
+static void
 schedule(struct listener *l)
 {
 	MHD_UNSIGNED_LONG_LONG to;
 
 	if (l->pending_run)
-		uv_timer_start(&l->timer, on_timer, 0, 0);
+		run_soon(l);
 	else if (MHD_get_timeout(l->d, &to) == MHD_YES)
 		uv_timer_start(&l->timer, on_timer, to, 0);
 	else
@@ -106,17 +137,16 @@ on_poll(uv_poll_t *h, int status, int events)
 	run_listener(h->data);
 }
 
-/* Resumes a suspended watch. MHD_run is deferred to the next loop turn
- * (a 0 ms timer): this runs inside the store's event fan-out, and running
- * MHD here could complete and free connections under our feet. */
+/* Resumes a suspended watch. MHD_run is deferred (run_soon): this runs
+ * inside the store's event fan-out, and running MHD here could complete
+ * and free connections under our feet. */
 static void
 resume(struct conn *c)
 {
 	if (c->suspended) {
 		c->suspended = false;
 		MHD_resume_connection(c->c);
-		c->l->pending_run = true;
-		uv_timer_start(&c->l->timer, on_timer, 0, 0);
+		run_soon(c->l);
 	}
 }
 
@@ -474,6 +504,9 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 	uv_poll_start(&l->poll, UV_READABLE, on_poll);
 	uv_timer_init(s->cfg.loop, &l->timer);
 	l->timer.data = l;
+	uv_check_init(s->cfg.loop, &l->check);
+	l->check.data = l;
+	uv_idle_init(s->cfg.loop, &l->idle);
 	run_listener(l);
 	return 0;
 }
@@ -570,9 +603,13 @@ http_server_stop(struct http_server *s)
 	for (i = 0; i < s->nls; i++) {
 		s->ls[i].poll.data = s;
 		s->ls[i].timer.data = s;
-		s->closing += 2;
+		s->ls[i].check.data = s;
+		s->ls[i].idle.data = s;
+		s->closing += 4;
 		uv_close((uv_handle_t *)&s->ls[i].poll, on_closed);
 		uv_close((uv_handle_t *)&s->ls[i].timer, on_closed);
+		uv_close((uv_handle_t *)&s->ls[i].check, on_closed);
+		uv_close((uv_handle_t *)&s->ls[i].idle, on_closed);
 	}
 	if (s->bookmark.loop) {
 		s->bookmark.data = s;
