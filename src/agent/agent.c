@@ -30,13 +30,16 @@ struct agent {
 	struct cached_pod *pods;
 	size_t npods, pods_alloc;
 	struct runtime *rt;
-	/* Work deferred out of callbacks, run on the next loop turn once
-	 * the writes behind it are durable: "S ns/name" start what should
-	 * run and write the status, "T ns/name" terminate (a pod being
-	 * deleted), "D ns/name" finish a deletion, "K uid" kill the processes
-	 * of a pod deleted at once. */
+	/* Work deferred out of callbacks, run once the writes behind it are
+	 * durable: "S ns/name" start what should run and write the status,
+	 * "T ns/name" terminate (a pod being deleted), "D ns/name" finish a
+	 * deletion, "K uid" kill the processes of a pod deleted at once. It
+	 * runs in the loop's check phase, right after the group commit of
+	 * the turn (store.h), so that it seldom has to commit itself; an
+	 * idle handle keeps the poll from waiting meanwhile. */
 	struct strlist todo;
-	uv_timer_t kick;
+	uv_check_t kick;
+	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
 	int closing;
 };
@@ -150,7 +153,13 @@ on_heartbeat(uv_timer_t *t)
 		log_warn("agent: node %s: heartbeat failed", a->node);
 }
 
-static void on_kick(uv_timer_t *t);
+static void on_kick(uv_check_t *h);
+
+static void
+on_kick_idle(uv_idle_t *h)
+{
+	(void)h;
+}
 
 static void
 push_todo(struct agent *a, const char *op)
@@ -161,7 +170,8 @@ push_todo(struct agent *a, const char *op)
 		if (!strcmp(a->todo.v[i], op))
 			return;
 	strlist_push(&a->todo, op);
-	uv_timer_start(&a->kick, on_kick, 0, 0);
+	uv_check_start(&a->kick, on_kick);
+	uv_idle_start(&a->kick_idle, on_kick_idle);
 }
 
 static void
@@ -317,13 +327,15 @@ terminate(struct agent *a, const char *ns, const char *name)
 }
 
 static void
-on_kick(uv_timer_t *t)
+on_kick(uv_check_t *h)
 {
-	struct agent *a = t->data;
+	struct agent *a = h->data;
 	struct strlist todo = a->todo;
 	char ns[256], name[300];
 	size_t i;
 
+	uv_check_stop(&a->kick);
+	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
 	memset(&a->todo, 0, sizeof(a->todo));
 	/* Processes first: a wave of new pods all start before the first
@@ -441,8 +453,10 @@ agent_start(const struct agent_config *cfg)
 
 	a->cfg = *cfg;
 	a->node = xstrdup(cfg->node_name);
-	uv_timer_init(cfg->loop, &a->kick);
+	uv_check_init(cfg->loop, &a->kick);
 	a->kick.data = a;
+	uv_idle_init(cfg->loop, &a->kick_idle);
+	a->kick_idle.data = a;
 	if (cfg->pod_dir) {
 		struct runtime_config rc = {
 		    .loop = cfg->loop,
@@ -507,8 +521,9 @@ agent_stop(struct agent *a)
 		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
 	if (a->rt)
 		runtime_free(a->rt);
-	a->closing = 1;
+	a->closing = 2;
 	uv_close((uv_handle_t *)&a->kick, on_closed);
+	uv_close((uv_handle_t *)&a->kick_idle, on_closed);
 	if (a->heartbeat.loop) {
 		a->closing++;
 		uv_timer_stop(&a->heartbeat);

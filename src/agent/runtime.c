@@ -15,6 +15,7 @@
 #include "log.h"
 #include "pidlog.h"
 #include "probe.h"
+#include "probe_pool.h"
 #include "proc.h"
 #include "runtime.h"
 #include "strbuf.h"
@@ -42,6 +43,7 @@ struct prober {
 	const struct probe *spec;
 	uv_timer_t *timer;
 	struct ticket *inflight;
+	uint64_t pool_id; /* scheduled on the probe thread (probe_pool.h) */
 	int64_t successes, failures;
 };
 
@@ -89,6 +91,8 @@ struct runtime {
 	struct runtime_config cfg;
 	struct rpod *pods;
 	uv_timer_t *rotate;
+	struct probe_pool *pool; /* tcpSocket and httpGet probes */
+	uint64_t next_probe_id;
 	struct pidlog *pids; /* DIR/pids, or NULL if it cannot be opened */
 };
 
@@ -294,6 +298,7 @@ static void on_pidfd(uv_poll_t *h, int status, int events);
 /* ---- probes ---- */
 
 static void on_probe_result(void *arg, bool ok, const char *why);
+static void probe_result(struct prober *p, bool ok, const char *why);
 
 static void
 close_timer(uv_timer_t **t)
@@ -308,6 +313,10 @@ close_timer(uv_timer_t **t)
 static void
 prober_stop(struct prober *p)
 {
+	if (p->pool_id) {
+		probe_pool_stop(p->c->pod->rt->pool, p->pool_id);
+		p->pool_id = 0;
+	}
 	close_timer(&p->timer);
 	if (p->inflight) {
 		p->inflight->cancelled = true;
@@ -387,6 +396,7 @@ on_probe_tick(uv_timer_t *t)
 static void
 prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 {
+	struct runtime *rt = c->pod->rt;
 	struct prober *p = &c->probes[kind];
 	uint64_t delay = (uint64_t)opt(&sp->initial_delay_seconds, 0) * 1000;
 	uint64_t period = (uint64_t)opt(&sp->period_seconds, 10) * 1000;
@@ -395,6 +405,24 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	p->kind = kind;
 	p->spec = sp;
 	p->successes = p->failures = 0;
+	if (rt->pool && !(sp->exec && sp->exec->command.n) &&
+	    (sp->http_get || sp->tcp_socket)) {
+		struct probe_pool_spec ps = {
+		    .type = sp->http_get ? PROBE_HTTP : PROBE_TCP,
+		    .host = sp->http_get ? sp->http_get->host
+					 : sp->tcp_socket->host,
+		    .port = host_port(c, sp->http_get ? &sp->http_get->port
+						      : &sp->tcp_socket->port),
+		    .path = sp->http_get ? sp->http_get->path : NULL,
+		    .first_ns = uv_hrtime() + delay * 1000000,
+		    .period_ms = (unsigned)(period ? period : 1000),
+		    .timeout_ms = (unsigned)opt(&sp->timeout_seconds, 1) * 1000,
+		};
+
+		p->pool_id = ++rt->next_probe_id;
+		probe_pool_start(rt->pool, p->pool_id, &ps);
+		return;
+	}
 	p->timer = xcalloc(1, sizeof(*p->timer));
 	uv_timer_init(c->pod->rt->cfg.loop, p->timer);
 	p->timer->data = p;
@@ -468,9 +496,6 @@ on_probe_result(void *arg, bool ok, const char *why)
 {
 	struct ticket *t = arg;
 	struct prober *p = t->p;
-	struct rcont *c;
-	const struct probe *sp;
-	bool was;
 
 	if (t->cancelled) {
 		free(t);
@@ -478,6 +503,35 @@ on_probe_result(void *arg, bool ok, const char *why)
 	}
 	free(t);
 	p->inflight = NULL;
+	probe_result(p, ok, why);
+}
+
+/* A result from the probe thread: for a prober still scheduled there. */
+static void
+on_pool_result(void *arg, uint64_t id, bool ok, const char *why)
+{
+	struct runtime *rt = arg;
+	struct rpod *pod;
+	size_t i;
+	int k;
+
+	for (pod = rt->pods; pod; pod = pod->next)
+		for (i = 0; i < pod->n; i++)
+			for (k = 0; k < PK_N; k++)
+				if (pod->c[i].probes[k].pool_id == id) {
+					probe_result(&pod->c[i].probes[k], ok,
+						     why);
+					return;
+				}
+}
+
+static void
+probe_result(struct prober *p, bool ok, const char *why)
+{
+	struct rcont *c;
+	const struct probe *sp;
+	bool was;
+
 	c = p->c;
 	sp = p->spec;
 	(void)why;
@@ -865,6 +919,10 @@ runtime_new(const struct runtime_config *cfg)
 
 	rt->cfg = *cfg;
 	mkdir(cfg->log_dir, 0700);
+	rt->pool = probe_pool_new(cfg->loop, on_pool_result, rt);
+	if (rt->pool == NULL)
+		log_warn("agent: no probe thread: probes run on the agent's "
+			 "loop");
 	rt->pids = pidlog_open(cfg->log_dir);
 	if (rt->pids == NULL)
 		log_warn("agent: %s/pids: %s: processes of pods deleted while "
@@ -1352,5 +1410,6 @@ runtime_free(struct runtime *rt)
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, free_handle);
 	pidlog_close(rt->pids);
+	probe_pool_free(rt->pool);
 	free(rt);
 }
