@@ -38,6 +38,7 @@ struct agent {
 	 * the turn (store.h), so that it seldom has to commit itself; an
 	 * idle handle keeps the poll from waiting meanwhile. */
 	struct strlist todo;
+	struct strlist later; /* deferred once by a kick (see on_kick) */
 	uv_check_t kick;
 	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
@@ -170,6 +171,14 @@ push_todo(struct agent *a, const char *op)
 		if (!strcmp(a->todo.v[i], op))
 			return;
 	strlist_push(&a->todo, op);
+	uv_check_start(&a->kick, on_kick);
+	uv_idle_start(&a->kick_idle, on_kick_idle);
+}
+
+static void
+push_todo_later(struct agent *a, const char *op)
+{
+	strlist_push(&a->later, op);
 	uv_check_start(&a->kick, on_kick);
 	uv_idle_start(&a->kick_idle, on_kick_idle);
 }
@@ -326,45 +335,83 @@ terminate(struct agent *a, const char *ns, const char *name)
 	object_release(&o);
 }
 
+/* One deferred op (see struct agent). */
+static void
+run_op(struct agent *a, const char *op)
+{
+	const char *k = op + 2, *slash = strchr(k, '/');
+	char ns[256], name[300];
+
+	if (op[0] == 'K') {
+		if (durable(a)) /* force-deleted: kill */
+			runtime_stop(a->rt, k, 0);
+		return;
+	}
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	if (op[0] == 'D')
+		finish_delete(a, ns, name);
+	else if (op[0] == 'T')
+		terminate(a, ns, name);
+	else
+		write_status(a, ns, name, true);
+}
+
+/* The kick first does what moves rollouts on: the statuses of pods that
+ * run already (a pod turning ready lets the next ones start), then the
+ * starts of new pods. When it did any of that, the rest (the statuses of
+ * the pods just started, terminations, deletions) waits for the next
+ * kick, once, so that the controllers can act on the readiness first. */
 static void
 on_kick(uv_check_t *h)
 {
 	struct agent *a = h->data;
-	struct strlist todo = a->todo;
-	char ns[256], name[300];
+	struct strlist todo = a->todo, later = a->later;
+	bool urgent = false;
 	size_t i;
 
 	uv_check_stop(&a->kick);
 	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
 	memset(&a->todo, 0, sizeof(a->todo));
-	/* Processes first: a wave of new pods all start before the first
-	 * of their statuses is written. */
+	memset(&a->later, 0, sizeof(a->later));
+	for (i = 0; i < todo.n; i++) {
+		struct cached_pod *c;
+		const char *uid;
+
+		if (todo.v[i][0] != 'S' ||
+		    (c = cache_find(a, todo.v[i] + 2)) == NULL)
+			continue;
+		uid = ((struct pod *)c->o.obj)->metadata.uid;
+		if (a->rt && !runtime_knows(a->rt, uid))
+			continue; /* new: started below */
+		run_op(a, todo.v[i]);
+		todo.v[i][0] = '-'; /* done */
+		urgent = true;
+	}
 	for (i = 0; i < todo.n && a->rt; i++) {
 		struct cached_pod *c;
 
 		if (todo.v[i][0] == 'S' &&
-		    (c = cache_find(a, todo.v[i] + 2)) != NULL)
+		    (c = cache_find(a, todo.v[i] + 2)) != NULL &&
+		    !runtime_knows(a->rt,
+				   ((struct pod *)c->o.obj)->metadata.uid)) {
 			start(a, c->o.obj);
-	}
-	for (i = 0; i < todo.n; i++) {
-		const char *k = todo.v[i] + 2, *slash = strchr(k, '/');
-
-		if (todo.v[i][0] == 'K') {
-			if (durable(a)) /* force-deleted: kill */
-				runtime_stop(a->rt, k, 0);
-			continue;
+			urgent = true;
 		}
-		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
-		snprintf(name, sizeof(name), "%s", slash + 1);
-		if (todo.v[i][0] == 'D')
-			finish_delete(a, ns, name);
-		else if (todo.v[i][0] == 'T')
-			terminate(a, ns, name);
+	}
+	for (i = 0; i < later.n; i++)
+		run_op(a, later.v[i]);
+	for (i = 0; i < todo.n; i++) {
+		if (todo.v[i][0] == '-')
+			continue;
+		if (urgent)
+			push_todo_later(a, todo.v[i]);
 		else
-			write_status(a, ns, name, true);
+			run_op(a, todo.v[i]);
 	}
 	strlist_release(&todo);
+	strlist_release(&later);
 }
 
 static void
@@ -505,6 +552,7 @@ on_closed(uv_handle_t *h)
 	if (--a->closing)
 		return;
 	strlist_release(&a->todo);
+	strlist_release(&a->later);
 	while (a->npods)
 		cache_del(a, a->pods[0].key);
 	free(a->pods);

@@ -125,14 +125,20 @@ static void
 start_sched(struct probe_pool *pp, struct cmd *c)
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
-	uint64_t now = uv_hrtime(), delay_ms = 0;
+	uint64_t now, delay_ms = 0;
+
+	/* Timers count from the loop's clock: bring it to now first, or a
+	 * thread that waited to run would start the first check early. */
+	uv_update_time(&pp->loop);
+	now = uv_hrtime();
 
 	s->pp = pp;
 	s->id = c->id;
 	s->spec = c->spec; /* takes the strings */
 	memset(&c->spec, 0, sizeof(c->spec));
+	/* + 1: the loop's clock counts whole milliseconds, truncated */
 	if (s->spec.first_ns > now)
-		delay_ms = (s->spec.first_ns - now + 999999) / 1000000;
+		delay_ms = (s->spec.first_ns - now + 999999) / 1000000 + 1;
 	uv_timer_init(&pp->loop, &s->timer);
 	s->timer.data = s;
 	uv_timer_start(&s->timer, on_tick, delay_ms,

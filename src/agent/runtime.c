@@ -1274,19 +1274,11 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 	return true;
 }
 
-struct kept {
-	char *uid, *container;
-	int pid;
-	uint64_t ticks;
-};
-
 struct sweep {
 	struct runtime *rt;
 	bool (*exists)(void *arg, const char *uid);
 	void *arg;
 	int killed;
-	struct kept *kept; /* alive, of a pod that exists, not adopted */
-	size_t nkept, kept_alloc;
 };
 
 static bool
@@ -1301,6 +1293,11 @@ known(struct runtime *rt, const char *uid, int pid)
 	return false;
 }
 
+/* A process the journal says runs, that no pod's status accounts for:
+ * its pod was deleted while the agent was down, or the agent stopped
+ * between starting it and recording it in the pod's status (a crash), in
+ * which case the container will be started again. Either way it goes:
+ * never two processes for one container. */
 static void
 sweep_one(void *arg, const char *uid, const char *container, int pid,
 	  uint64_t ticks)
@@ -1310,21 +1307,14 @@ sweep_one(void *arg, const char *uid, const char *container, int pid,
 
 	if (known(sw->rt, uid, pid) || (fd = proc_adopt(pid, ticks)) < 0)
 		return;
-	if (sw->exists(sw->arg, uid)) {
-		struct kept *k;
-
-		close(fd);
-		ALLOC_GROW(sw->kept, sw->nkept + 1, sw->kept_alloc);
-		k = &sw->kept[sw->nkept++];
-		k->uid = xstrdup(uid);
-		k->container = xstrdup(container);
-		k->pid = pid;
-		k->ticks = ticks;
-		return;
-	}
-	log_info("agent: pid %d (container %s) belongs to a deleted pod (%s): "
-		 "SIGKILL",
-		 pid, container, uid);
+	if (sw->exists(sw->arg, uid))
+		log_info("agent: pid %d (pod %s, container %s) is not in its "
+			 "pod's status: SIGKILL",
+			 pid, uid, container);
+	else
+		log_info("agent: pid %d (container %s) belongs to a deleted "
+			 "pod (%s): SIGKILL",
+			 pid, container, uid);
 	kill(-pid, SIGKILL);
 	close(fd);
 	sw->killed++;
@@ -1333,33 +1323,20 @@ sweep_one(void *arg, const char *uid, const char *container, int pid,
 static void
 each_after_sweep(void *arg, pidlog_cb cb, void *cb_arg)
 {
-	struct sweep *sw = arg;
-	size_t i;
-
-	each_running(sw->rt, cb, cb_arg);
-	for (i = 0; i < sw->nkept; i++)
-		cb(cb_arg, sw->kept[i].uid, sw->kept[i].container,
-		   sw->kept[i].pid, sw->kept[i].ticks);
+	each_running(((struct sweep *)arg)->rt, cb, cb_arg);
 }
 
 int
 runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
 	      void *arg)
 {
-	struct sweep sw = {rt, exists, arg, 0, NULL, 0, 0};
-	size_t i;
+	struct sweep sw = {rt, exists, arg, 0};
 
 	if (pidlog_running(rt->cfg.log_dir, sweep_one, &sw))
 		log_warn("agent: cannot read %s/pids", rt->cfg.log_dir);
-	/* What is left to remember: the processes adopted so far, and any
-	 * other still running for a pod that exists. */
+	/* What is left to remember: the processes adopted so far. */
 	if (rt->pids && pidlog_compact(rt->pids, each_after_sweep, &sw))
 		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
-	for (i = 0; i < sw.nkept; i++) {
-		free(sw.kept[i].uid);
-		free(sw.kept[i].container);
-	}
-	free(sw.kept);
 	return sw.killed;
 }
 

@@ -73,12 +73,14 @@ bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
  * conditions, IPs, startTime). Returns false if the pod is unknown. */
 bool runtime_status(struct runtime *rt, const struct pod *p,
 		    struct pod_status *st);
-/* Kills the processes of pods that no longer exist (deleted while the
- * agent was down): those the journal of started processes (pidlog.h)
- * records for a pod uid `exists` does not know, if the process is still
- * the one recorded (pid and start time); then rewrites the journal with
- * the processes still running. Call it once the pods of this node have
- * been adopted. Returns the number killed. */
+/* Kills the processes the journal of started processes (pidlog.h) says
+ * run and the runtime has not adopted: those of pods `exists` does not
+ * know (deleted while the agent was down), and those whose start never
+ * reached their pod's status (the agent stopped in between; the
+ * container starts again). A process counts only if it is still the one
+ * recorded (pid and start time). Then rewrites the journal with the
+ * processes running. Call it once the pods of this node have been
+ * adopted. Returns the number killed. */
 int runtime_sweep(struct runtime *rt,
 		  bool (*exists)(void *arg, const char *uid), void *arg);
 /* True if the runtime started (and still tracks) the pod with this uid. */

@@ -110,12 +110,16 @@ schedule(struct listener *l)
 {
 	MHD_UNSIGNED_LONG_LONG to;
 
-	if (l->pending_run)
+	if (l->pending_run) {
 		run_soon(l);
-	else if (MHD_get_timeout(l->d, &to) == MHD_YES)
-		uv_timer_start(&l->timer, on_timer, to, 0);
-	else
+	} else if (MHD_get_timeout(l->d, &to) == MHD_YES) {
+		if (to == 0) /* work at once: after the turn's commit too */
+			run_soon(l);
+		else
+			uv_timer_start(&l->timer, on_timer, to, 0);
+	} else {
 		uv_timer_stop(&l->timer);
+	}
 }
 
 static void

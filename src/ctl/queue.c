@@ -10,6 +10,7 @@
 struct item {
 	char *key;
 	bool dirty;
+	uint64_t seq; /* when it became dirty: keys run first in, first out */
 	bool running;
 	int failures;
 	uv_timer_t *timer; /* a delayed add or a retry */
@@ -24,6 +25,7 @@ struct queue {
 	struct item **items;
 	size_t n, alloc;
 	uv_timer_t kick; /* runs dirty keys on the next loop turn */
+	uint64_t seq;
 	bool kicked;
 	bool closing;
 };
@@ -48,6 +50,25 @@ find(struct queue *q, const char *key, bool create)
 }
 
 static void run_dirty(uv_timer_t *t);
+
+/* A key already waiting keeps its place (client-go's workqueue). */
+static void
+mark_dirty(struct queue *q, struct item *it)
+{
+	if (!it->dirty) {
+		it->dirty = true;
+		it->seq = ++q->seq;
+	}
+}
+
+static int
+by_seq(const void *a, const void *b)
+{
+	const struct item *x = *(struct item *const *)a;
+	const struct item *y = *(struct item *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
 
 static void
 kick(struct queue *q)
@@ -80,7 +101,7 @@ on_timer(uv_timer_t *t)
 	struct item *it = t->data;
 
 	stop_timer(it);
-	it->dirty = true;
+	mark_dirty(it->q, it);
 	kick(it->q);
 }
 
@@ -105,11 +126,16 @@ static void
 run_dirty(uv_timer_t *t)
 {
 	struct queue *q = t->data;
-	size_t i;
+	struct item **todo = xcalloc(q->n + 1, sizeof(*todo));
+	size_t i, n = 0;
 
 	q->kicked = false;
-	for (i = 0; i < q->n; i++) {
-		struct item *it = q->items[i];
+	for (i = 0; i < q->n; i++)
+		if (q->items[i]->dirty && !q->items[i]->running)
+			todo[n++] = q->items[i];
+	xqsort(todo, n, sizeof(*todo), by_seq);
+	for (i = 0; i < n; i++) {
+		struct item *it = todo[i];
 		int64_t requeue = -1;
 		int r;
 
@@ -135,6 +161,7 @@ run_dirty(uv_timer_t *t)
 			it->failures = 0;
 		}
 	}
+	free(todo);
 	for (i = 0; i < q->n; i++)
 		if (q->items[i]->dirty) {
 			kick(q);
@@ -159,9 +186,7 @@ queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb, void *arg)
 void
 queue_add(struct queue *q, const char *key)
 {
-	struct item *it = find(q, key, true);
-
-	it->dirty = true;
+	mark_dirty(q, find(q, key, true));
 	kick(q);
 }
 

@@ -1,7 +1,8 @@
 /* queue.h - the keyed work queue of a controller (client-go's workqueue
  * on one libuv loop, no threads).
  *
- * - De-duplication: a key added many times before it runs is synced once.
+ * - De-duplication: a key added many times before it runs is synced once,
+ *   in the place of its first add: keys run first in, first out.
  * - A key is never synced re-entrantly: adds during its sync mark it dirty
  *   and it runs again on a later loop turn.
  * - Delayed adds (requeue-after), and rate-limited retries on failure:

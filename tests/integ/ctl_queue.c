@@ -1,5 +1,6 @@
 /* ctl_queue.c - the controllers' work queue on a real libuv loop:
- * de-duplication, no re-entrant sync of a key, delayed requeue, retry
+ * de-duplication, first-in first-out order, no re-entrant sync of a
+ * key, delayed requeue, retry
  * with back-off; the loop is empty at the end. (The retry cap of 15 is
  * 163 s of back-off, too slow for a test.) */
 #include <setjmp.h>
@@ -75,6 +76,50 @@ test_dedupe_and_readd(void **state)
 	assert_int_equal(r.calls_b, 1);
 }
 
+struct order {
+	char seen[16];
+	size_t n;
+};
+
+static int
+order_cb(void *arg, const char *key, int64_t *requeue)
+{
+	struct order *o = arg;
+
+	(void)requeue;
+	if (o->n < sizeof(o->seen) - 1)
+		o->seen[o->n++] = key[0];
+	return 0;
+}
+
+/* Keys run in the order they were first added since their last run,
+ * whatever order the queue first met them in. */
+static void
+test_fifo(void **state)
+{
+	uv_loop_t loop;
+	struct order o = {0};
+	struct queue *q;
+
+	(void)state;
+	uv_loop_init(&loop);
+	q = queue_new(&loop, "t", order_cb, &o);
+	queue_add(q, "x");
+	queue_add(q, "y");
+	queue_add(q, "z");
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_string_equal(o.seen, "xyz");
+	o.n = 0;
+	memset(o.seen, 0, sizeof(o.seen));
+	queue_add(q, "z");
+	queue_add(q, "x");
+	queue_add(q, "z"); /* keeps its place */
+	queue_add(q, "y");
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_string_equal(o.seen, "zxy");
+	run(&loop, q);
+}
+
 static void
 test_requeue_after(void **state)
 {
@@ -111,6 +156,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dedupe_and_readd),
+	    cmocka_unit_test(test_fifo),
 	    cmocka_unit_test(test_requeue_after),
 	    cmocka_unit_test(test_backoff),
 	};
