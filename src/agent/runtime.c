@@ -14,6 +14,7 @@
 #include "expand.h"
 #include "log.h"
 #include "pidlog.h"
+#include "podlog.h"
 #include "probe.h"
 #include "probe_pool.h"
 #include "proc.h"
@@ -573,27 +574,77 @@ probe_result(struct prober *p, bool ok, const char *why)
 	}
 }
 
-/* The log of a container: DIR/<ns>_<pod>_<uid>/<container>.log. A
- * restart first moves the last run's log to <container>.previous.log
- * (`drover logs --previous`). */
+/* The log of a container (podlog.h). A restart first moves the last
+ * run's log to the .previous.log (`drover logs --previous`). */
 static int
 open_log(struct rcont *c)
 {
-	struct rpod *p = c->pod;
-	char dir[1024], path[1200], prev[1300];
+	const struct object_meta *m = &c->pod->pod.metadata;
+	char path[1200], prev[1200];
 
-	snprintf(dir, sizeof(dir), "%s/%s_%s_%s", p->rt->cfg.log_dir,
-		 p->pod.metadata.namespace, p->pod.metadata.name,
-		 p->pod.metadata.uid);
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	if (podlog_path(path, sizeof(path), c->pod->rt->cfg.log_dir,
+			m->namespace, m->name, m->uid, c->spec->name, false) ||
+	    podlog_path(prev, sizeof(prev), c->pod->rt->cfg.log_dir,
+			m->namespace, m->name, m->uid, c->spec->name, true)) {
+		errno = ENAMETOOLONG;
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s.log", dir, c->spec->name);
-	if (c->started_ever) {
-		snprintf(prev, sizeof(prev), "%s/%s.previous.log", dir,
-			 c->spec->name);
-		rename(path, prev);
 	}
+	if (c->started_ever)
+		rename(path, prev);
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* Creating the log files of a new pod (new inodes) costs more than
+ * starting its processes: a worker thread makes them ahead, as soon as
+ * the pod is bound here, so that open_log() finds them. Racing with
+ * open_log() is harmless: both create-or-open. */
+struct prepare {
+	uv_work_t req;
+	struct strlist logs;
+};
+
+static void
+prepare_work(uv_work_t *req)
+{
+	struct prepare *w = req->data;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < w->logs.n; i++)
+		if ((fd = open(w->logs.v[i],
+			       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			       0600)) >= 0)
+			close(fd);
+}
+
+static void
+prepare_done(uv_work_t *req, int status)
+{
+	struct prepare *w = req->data;
+
+	(void)status;
+	strlist_release(&w->logs);
+	free(w);
+}
+
+void
+runtime_prepare(struct runtime *rt, const struct pod *pod)
+{
+	const struct object_meta *m = &pod->metadata;
+	struct prepare *w;
+	char path[1200];
+	size_t i;
+
+	if (find(rt, m->uid))
+		return;
+	w = xcalloc(1, sizeof(*w));
+	for (i = 0; i < pod->spec.containers.n; i++)
+		if (podlog_path(path, sizeof(path), rt->cfg.log_dir,
+				m->namespace, m->name, m->uid,
+				pod->spec.containers.v[i].name, false) == 0)
+			strlist_push(&w->logs, path);
+	w->req.data = w;
+	uv_queue_work(rt->cfg.loop, &w->req, prepare_work, prepare_done);
 }
 
 /* The journal of started processes (pidlog.h) stays about as long as the
@@ -653,10 +704,11 @@ rotate_logs(struct runtime *rt)
 			ssize_t n;
 			int in, out;
 
-			snprintf(path, sizeof(path), "%s/%s_%s_%s/%s.log",
-				 rt->cfg.log_dir, p->pod.metadata.namespace,
-				 p->pod.metadata.name, p->pod.metadata.uid,
-				 p->c[i].spec->name);
+			if (podlog_path(
+				path, sizeof(path), rt->cfg.log_dir,
+				p->pod.metadata.namespace, p->pod.metadata.name,
+				p->pod.metadata.uid, p->c[i].spec->name, false))
+				continue;
 			if (stat(path, &st) || st.st_size < RUNTIME_LOG_MAX)
 				continue;
 			snprintf(old, sizeof(old), "%s.1", path);

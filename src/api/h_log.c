@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "api_int.h"
+#include "podlog.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -75,9 +76,9 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 			    rt->res, rt->name, NULL);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s_%s_%s/%s%s.log", a->cfg.pod_dir,
-		 rt->ns, rt->name, uid ? uid : "", name,
-		 prev && !strcmp(prev, "true") ? ".previous" : "");
+	if (podlog_path(path, sizeof(path), a->cfg.pod_dir, rt->ns, rt->name,
+			uid ? uid : "", name, prev && !strcmp(prev, "true")))
+		path[0] = '\0'; /* too long: no such file */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		snprintf(msg, sizeof(msg),

@@ -36,7 +36,7 @@ static const char usage_text[] =
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
     "keeps pods as objects only. Watches can resume from any of the last\n"
     "N writes (default 1000) while their objects fit in B bytes (default\n"
-    "1 MiB, 0: no bound); older: 410 Gone.\n";
+    "512 KiB, 0: no bound); older: 410 Gone.\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -241,7 +241,9 @@ serve_main(int argc, char **argv)
 	struct agent_config agc = {0};
 	int c, port = 0;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
-	long history_bytes = 1L << 20;
+	/* About 200 pod updates (Kubernetes' watch cache keeps 100 events
+	 * a resource); the bound keeps large objects from growing it. */
+	long history_bytes = 512L * 1024;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -332,6 +334,9 @@ serve_main(int argc, char **argv)
 	}
 	s.loop = uv_default_loop();
 	store_limit_history(s.store, (size_t)history_bytes);
+	/* One malloc arena: the probe thread allocates little, and a second
+	 * arena would keep pages of its own. */
+	mallopt(M_ARENA_MAX, 1);
 	store_set_deferred(s.store, true);
 	uv_prepare_init(s.loop, &s.commit);
 	s.commit.data = &s;

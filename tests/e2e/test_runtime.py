@@ -126,8 +126,8 @@ def test_processes_env_logs_and_rolling_update(rt):
         assert env["DROVER_IMAGE"] == "web:v1"
         with open("/proc/%d/cmdline" % pid, "rb") as f:
             assert f.read().split(b"\0")[1:3] == [b"--port", b"0"]  # $(MYPORT)
-        log = os.path.join(rt.dir, "pods", "default_%s_%s" % (
-            pod["metadata"]["name"], pod["metadata"]["uid"]), "web.log")
+        log = os.path.join(rt.dir, "pods", "default_%s_%s_web.log" % (
+            pod["metadata"]["name"], pod["metadata"]["uid"]))
         wait_for(lambda: "listening on" in open(log).read(), what="the log")
     obs = Observer(rt, "web")
     try:

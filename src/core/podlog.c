@@ -1,0 +1,15 @@
+/* podlog.c - the path of a container's log (see podlog.h). */
+#include <stdio.h>
+
+#include "podlog.h"
+
+int
+podlog_path(char *buf, size_t len, const char *dir, const char *ns,
+	    const char *pod, const char *uid, const char *container,
+	    bool previous)
+{
+	int n = snprintf(buf, len, "%s/%s_%s_%s_%s%s.log", dir, ns, pod, uid,
+			 container, previous ? ".previous" : "");
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
