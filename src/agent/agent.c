@@ -472,8 +472,6 @@ on_pod(void *arg, json_t *ev)
 		runtime_unready(a->rt, uid);
 		defer(a, 'T', ns, name);
 	} else {
-		if (((struct pod *)o.obj)->status.container_statuses.n == 0)
-			runtime_prepare(a->rt, o.obj); /* a start to come */
 		defer(a, 'S', ns, name); /* starts what should run */
 	}
 }

@@ -594,59 +594,6 @@ open_log(struct rcont *c)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
-/* Creating the log files of a new pod (new inodes) costs more than
- * starting its processes: a worker thread makes them ahead, as soon as
- * the pod is bound here, so that open_log() finds them. Racing with
- * open_log() is harmless: both create-or-open. */
-struct prepare {
-	uv_work_t req;
-	struct strlist logs;
-};
-
-static void
-prepare_work(uv_work_t *req)
-{
-	struct prepare *w = req->data;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < w->logs.n; i++)
-		if ((fd = open(w->logs.v[i],
-			       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			       0600)) >= 0)
-			close(fd);
-}
-
-static void
-prepare_done(uv_work_t *req, int status)
-{
-	struct prepare *w = req->data;
-
-	(void)status;
-	strlist_release(&w->logs);
-	free(w);
-}
-
-void
-runtime_prepare(struct runtime *rt, const struct pod *pod)
-{
-	const struct object_meta *m = &pod->metadata;
-	struct prepare *w;
-	char path[1200];
-	size_t i;
-
-	if (find(rt, m->uid))
-		return;
-	w = xcalloc(1, sizeof(*w));
-	for (i = 0; i < pod->spec.containers.n; i++)
-		if (podlog_path(path, sizeof(path), rt->cfg.log_dir,
-				m->namespace, m->name, m->uid,
-				pod->spec.containers.v[i].name, false) == 0)
-			strlist_push(&w->logs, path);
-	w->req.data = w;
-	uv_queue_work(rt->cfg.loop, &w->req, prepare_work, prepare_done);
-}
-
 /* The journal of started processes (pidlog.h) stays about as long as the
  * list of running ones: past this many bytes of history it is rewritten
  * from that list. */

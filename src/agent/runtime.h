@@ -56,10 +56,6 @@ void runtime_free(struct runtime *rt);
 
 /* Makes sure the pod's containers run (starts what has not started).
  * Returns 0, or -1 if the pod is already being stopped. */
-/* A pod bound here that is to start soon: its log directory and files
- * are made ahead on a worker thread (the file system is the slow part of
- * a start). */
-void runtime_prepare(struct runtime *rt, const struct pod *p);
 int runtime_ensure(struct runtime *rt, const struct pod *p);
 /* Takes over a pod that ran before this runtime started (live restore):
  * each container reported running is re-adopted if its pid is alive and
