@@ -1319,6 +1319,24 @@ sweep_one(void *arg, const char *uid, const char *container, int pid,
 	sw->killed++;
 }
 
+/* A service process found writing to a pod log of this node: the start
+ * of a process can be cut short between the exec and its journal line
+ * (a crash of the agent), so the journal alone may miss it. */
+static void
+sweep_writer(void *arg, pid_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+	char ns[256], pod[256], uid[128], container[256];
+	uint64_t ticks;
+
+	/* <ns>_<pod>_<uid>_<container>.log (podlog.h) */
+	if (sscanf(base, "%255[^_]_%255[^_]_%127[^_]_%255[^.]", ns, pod, uid,
+		   container) != 4 ||
+	    proc_start_time(pid, &ticks))
+		return;
+	sweep_one(arg, uid, container, (int)pid, ticks);
+}
+
 static void
 each_after_sweep(void *arg, pidlog_cb cb, void *cb_arg)
 {
@@ -1333,6 +1351,8 @@ runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
 
 	if (pidlog_running(rt->cfg.log_dir, sweep_one, &sw))
 		log_warn("agent: cannot read %s/pids", rt->cfg.log_dir);
+	if (proc_each_writing_under(rt->cfg.log_dir, sweep_writer, &sw))
+		log_warn("agent: cannot read /proc");
 	/* What is left to remember: the processes adopted so far. */
 	if (rt->pids && pidlog_compact(rt->pids, each_after_sweep, &sw))
 		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);

@@ -74,7 +74,9 @@ bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
 bool runtime_status(struct runtime *rt, const struct pod *p,
 		    struct pod_status *st);
 /* Kills the processes the journal of started processes (pidlog.h) says
- * run and the runtime has not adopted: those of pods `exists` does not
+ * run, or that write to a pod log of this node (podlog.h: a start cut
+ * short before its journal line), and that the runtime has not adopted:
+ * those of pods `exists` does not
  * know (deleted while the agent was down), and those whose start never
  * reached their pod's status (the agent stopped in between; the
  * container starts again). A process counts only if it is still the one

@@ -1,6 +1,7 @@
 /* proc.c - posix_spawn of services, /proc/PID/stat start times and
  * pidfds. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -144,5 +145,43 @@ proc_reap(int pidfd, int *status, int *sig)
 		return errno;
 	*status = si.si_code == CLD_EXITED ? si.si_status : 0;
 	*sig = si.si_code == CLD_EXITED ? 0 : si.si_status;
+	return 0;
+}
+
+int
+proc_each_writing_under(const char *dir,
+			void (*cb)(void *arg, pid_t pid, const char *path),
+			void *arg)
+{
+	DIR *d;
+	struct dirent *e;
+	char real[4096];
+	size_t dl;
+
+	/* readlink gives the canonical path: compare with the same form */
+	if (realpath(dir, real) == NULL)
+		return -1;
+	dir = real;
+	dl = strlen(dir);
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		char link[64], path[4096];
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		ssize_t n;
+
+		if (*end || pid <= 0 || getsid((pid_t)pid) != (pid_t)pid)
+			continue;
+		snprintf(link, sizeof(link), "/proc/%ld/fd/1", pid);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		if ((size_t)n > dl && !strncmp(path, dir, dl) &&
+		    path[dl] == '/')
+			cb(arg, (pid_t)pid, path);
+	}
+	closedir(d);
 	return 0;
 }

@@ -28,6 +28,12 @@ struct proc_spawn {
  * nothing is copied), and an exec failure is its result: 0 or an errno.
  * *pidfd becomes readable when the process exits; then proc_reap(). */
 int proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd);
+/* Calls cb for every process that leads its own session and whose
+ * standard output is a file under dir (path: that file). Returns 0, or
+ * -1 if /proc cannot be read. */
+int proc_each_writing_under(const char *dir,
+			    void (*cb)(void *arg, pid_t pid, const char *path),
+			    void *arg);
 /* Collects the exit of a child whose pidfd is readable: its exit code in
  * *status, or the signal that ended it in *sig (the other is 0). 0 or an
  * errno. The caller still closes pidfd. */

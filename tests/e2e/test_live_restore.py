@@ -129,3 +129,27 @@ def test_processes_of_pods_deleted_while_down_are_stopped(box):
     box.extra = ["--runtime", "process"]
     box.start()  # the agent finds in its journal a pod that is gone
     wait_for(lambda: not alive(pid), timeout=10, what="the orphan to be stopped")
+
+
+def test_process_started_without_a_journal_line_is_stopped(box):
+    """A start cut short by a crash between the exec and the journal line:
+    the service process exists, writes to a pod log of this node, and no
+    pod or journal knows it. The next agent finds it by its log and
+    stops it, so that a container never runs twice."""
+    os.makedirs(os.path.join(box.dir, "pods"), exist_ok=True)
+    log = os.path.join(box.dir, "pods",
+                       "default_lost_00000000-0000-0000-0000-000000000001_c.log")
+    with open(log, "ab") as out:
+        stray = subprocess.Popen([EXAMPLE, "--port", "0"], stdout=out, stderr=out,
+                                 start_new_session=True)
+    try:
+        wait_for(lambda: "listening on" in open(log).read(), what="the stray to start")
+        box.kill()
+        box.start()
+        wait_for(lambda: stray.poll() is not None, timeout=10,
+                 what="the stray process to be stopped")
+        assert stray.returncode == -signal.SIGKILL
+    finally:
+        if stray.poll() is None:
+            stray.kill()
+            stray.wait()
