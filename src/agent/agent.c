@@ -163,6 +163,13 @@ on_kick_idle(uv_idle_t *h)
 }
 
 static void
+kick(struct agent *a)
+{
+	uv_check_start(&a->kick, on_kick);
+	uv_idle_start(&a->kick_idle, on_kick_idle);
+}
+
+static void
 push_todo(struct agent *a, const char *op)
 {
 	size_t i;
@@ -171,16 +178,14 @@ push_todo(struct agent *a, const char *op)
 		if (!strcmp(a->todo.v[i], op))
 			return;
 	strlist_push(&a->todo, op);
-	uv_check_start(&a->kick, on_kick);
-	uv_idle_start(&a->kick_idle, on_kick_idle);
+	kick(a);
 }
 
 static void
 push_todo_later(struct agent *a, const char *op)
 {
 	strlist_push(&a->later, op);
-	uv_check_start(&a->kick, on_kick);
-	uv_idle_start(&a->kick_idle, on_kick_idle);
+	kick(a);
 }
 
 static void

@@ -20,6 +20,7 @@ struct store_watch {
 struct hist {
 	enum store_event_type type;
 	struct store_item item;
+	size_t size; /* hist_size(&item) */
 };
 
 struct store {
@@ -243,7 +244,7 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	while (s->len == s->cap || (s->max_bytes && s->len >= HIST_KEEP &&
 				    s->bytes + sz > s->max_bytes)) {
 		h = &s->ring[s->head];
-		s->bytes -= hist_size(&h->item);
+		s->bytes -= h->size;
 		store_item_release(&h->item);
 		s->head = (s->head + 1) % s->cap;
 		s->len--;
@@ -251,6 +252,7 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	h = &s->ring[(s->head + s->len) % s->cap];
 	h->type = type;
 	store_item_copy(&h->item, it);
+	h->size = sz;
 	s->len++;
 	s->bytes += sz;
 	ev.type = type;
