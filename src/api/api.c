@@ -357,7 +357,9 @@ event_object(struct api *a, const struct store_item *it)
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	if (a->primed_text && it->value == a->primed_text) {
+	/* By content: the event carries the store history's copy of the
+	 * text. The same text is the same object, whichever write it is. */
+	if (a->primed_text && !strcmp(it->value, a->primed_text)) {
 		char rv[32];
 
 		o = a->primed;

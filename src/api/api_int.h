@@ -80,8 +80,9 @@ json_t *served_object(const struct store_item *it);
  * which no one may modify. */
 json_t *event_object(struct api *a, const struct store_item *it);
 /* The next write stores text, encoded from j (without resourceVersion):
- * the event_object() of that write is j itself, with the rv set. Takes a
- * reference; event_unprime() drops it if the write did not happen. */
+ * the event_object() of an item with that text (that write's event) is j
+ * itself, with the rv set. Takes a reference; event_unprime() drops it if
+ * the write did not happen. */
 void event_prime(struct api *a, const char *text, json_t *j);
 void event_unprime(struct api *a);
 
