@@ -75,7 +75,8 @@ struct store_op {
 	int64_t expect_rv;           /* UPDATE, DELETE: 0 = any */
 	/* out: */
 	int64_t rv;             /* the rv this op got */
-	struct store_item prev; /* UPDATE, DELETE: the object before */
+	struct store_item prev; /* DELETE: the object before (a backend
+				   may fill it for UPDATE too) */
 };
 
 enum store_event_type { STORE_ADDED, STORE_MODIFIED, STORE_DELETED };

@@ -124,12 +124,42 @@ step_done(sqlite3_stmt *st)
 	return r == SQLITE_DONE ? 0 : STORE_EIO;
 }
 
+/* An update checks its precondition in the UPDATE itself: no read of
+ * the row unless it fails (then: which way). */
+static int
+do_update(struct lite *l, struct store_op *op)
+{
+	char *labels =
+	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
+	int r;
+
+	sqlite3_reset(l->upd);
+	bind_key(l->upd, &op->key);
+	sqlite3_bind_int64(l->upd, 4, op->rv);
+	sqlite3_bind_text(l->upd, 5, labels, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(l->upd, 6, op->value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(l->upd, 7, op->expect_rv);
+	r = step_done(l->upd);
+	free(labels);
+	if (r || sqlite3_changes(l->db) == 1)
+		return r;
+	r = lite_get(l, &op->key, &op->prev);
+	if (r == 0) {
+		store_item_release(&op->prev);
+		r = STORE_ECONFLICT;
+	}
+	return r;
+}
+
 static int
 do_op(struct lite *l, struct store_op *op)
 {
-	int r = lite_get(l, &op->key, &op->prev);
+	int r;
 	char *labels;
 
+	if (op->kind == STORE_OP_UPDATE)
+		return do_update(l, op);
+	r = lite_get(l, &op->key, &op->prev);
 	if (r == STORE_EIO)
 		return r;
 	if (op->kind == STORE_OP_CREATE) {
@@ -150,14 +180,12 @@ do_op(struct lite *l, struct store_op *op)
 	}
 	labels =
 	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
-	sqlite3_stmt *st = op->kind == STORE_OP_CREATE ? l->ins : l->upd;
-
-	sqlite3_reset(st);
-	bind_key(st, &op->key);
-	sqlite3_bind_int64(st, 4, op->rv);
-	sqlite3_bind_text(st, 5, labels, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, op->value, -1, SQLITE_STATIC);
-	r = step_done(st);
+	sqlite3_reset(l->ins);
+	bind_key(l->ins, &op->key);
+	sqlite3_bind_int64(l->ins, 4, op->rv);
+	sqlite3_bind_text(l->ins, 5, labels, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(l->ins, 6, op->value, -1, SQLITE_STATIC);
+	r = step_done(l->ins);
 	free(labels);
 	return r;
 }
@@ -292,7 +320,7 @@ store_sqlite_open(const char *path, size_t history, char *err, size_t errlen)
 		 &l->ins) ||
 	    prep(l,
 		 "UPDATE objects SET rv=?4, labels=?5, value=?6 "
-		 "WHERE resource=?1 AND ns=?2 AND name=?3",
+		 "WHERE resource=?1 AND ns=?2 AND name=?3 AND (?7=0 OR rv=?7)",
 		 &l->upd) ||
 	    prep(l,
 		 "DELETE FROM objects WHERE resource=?1 AND ns=?2 AND name=?3",
