@@ -124,23 +124,30 @@ step_done(sqlite3_stmt *st)
 	return r == SQLITE_DONE ? 0 : STORE_EIO;
 }
 
+/* Binds ?1-?6 of an INSERT or UPDATE: the key, rv, labels, value. */
+static void
+bind_row(sqlite3_stmt *st, const struct store_op *op)
+{
+	char *labels =
+	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
+
+	bind_key(st, &op->key);
+	sqlite3_bind_int64(st, 4, op->rv);
+	sqlite3_bind_text(st, 5, labels, -1, free);
+	sqlite3_bind_text(st, 6, op->value, -1, SQLITE_STATIC);
+}
+
 /* An update checks its precondition in the UPDATE itself: no read of
  * the row unless it fails (then: which way). */
 static int
 do_update(struct lite *l, struct store_op *op)
 {
-	char *labels =
-	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
 	int r;
 
 	sqlite3_reset(l->upd);
-	bind_key(l->upd, &op->key);
-	sqlite3_bind_int64(l->upd, 4, op->rv);
-	sqlite3_bind_text(l->upd, 5, labels, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(l->upd, 6, op->value, -1, SQLITE_STATIC);
+	bind_row(l->upd, op);
 	sqlite3_bind_int64(l->upd, 7, op->expect_rv);
 	r = step_done(l->upd);
-	free(labels);
 	if (r || sqlite3_changes(l->db) == 1)
 		return r;
 	r = lite_get(l, &op->key, &op->prev);
@@ -155,7 +162,6 @@ static int
 do_op(struct lite *l, struct store_op *op)
 {
 	int r;
-	char *labels;
 
 	if (op->kind == STORE_OP_UPDATE)
 		return do_update(l, op);
@@ -178,16 +184,9 @@ do_op(struct lite *l, struct store_op *op)
 		bind_key(l->del, &op->key);
 		return step_done(l->del);
 	}
-	labels =
-	    store_labels_encode(op->labels ? op->labels : &(struct strmap){0});
 	sqlite3_reset(l->ins);
-	bind_key(l->ins, &op->key);
-	sqlite3_bind_int64(l->ins, 4, op->rv);
-	sqlite3_bind_text(l->ins, 5, labels, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(l->ins, 6, op->value, -1, SQLITE_STATIC);
-	r = step_done(l->ins);
-	free(labels);
-	return r;
+	bind_row(l->ins, op);
+	return step_done(l->ins);
 }
 
 static int
