@@ -23,6 +23,7 @@ struct agent {
 	struct agent_config cfg;
 	char *node;
 	uv_timer_t heartbeat;
+	uv_timer_t resync;
 	struct client_watch *wpod;
 	/* The last state the watch delivered of each of this node's pods
 	 * (with a runtime): status writes start from it instead of reading
@@ -481,6 +482,21 @@ on_pod(void *arg, json_t *ev)
 	}
 }
 
+/* What an event would do, for every pod of the cache. */
+static void
+on_resync(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+	size_t i;
+
+	for (i = 0; i < a->npods; i++) {
+		const struct object_meta *m = object_meta(&a->pods[i].o);
+
+		defer(a, m->deletion_timestamp ? 'T' : 'S', m->namespace,
+		      m->name);
+	}
+}
+
 static bool
 pod_exists(void *arg, const char *uid)
 {
@@ -531,6 +547,12 @@ agent_start(const struct agent_config *cfg)
 	uv_timer_start(&a->heartbeat, on_heartbeat,
 		       cfg->heartbeat_ms ? cfg->heartbeat_ms : 10000,
 		       cfg->heartbeat_ms ? cfg->heartbeat_ms : 10000);
+	if (cfg->resync_ms > 0) {
+		uv_timer_init(cfg->loop, &a->resync);
+		a->resync.data = a;
+		uv_timer_start(&a->resync, on_resync, (uint64_t)cfg->resync_ms,
+			       (uint64_t)cfg->resync_ms);
+	}
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	snprintf(query, sizeof(query),
 		 "watch=true&fieldSelector=spec.nodeName%%3D%s", a->node);
@@ -581,5 +603,10 @@ agent_stop(struct agent *a)
 		a->closing++;
 		uv_timer_stop(&a->heartbeat);
 		uv_close((uv_handle_t *)&a->heartbeat, on_closed);
+	}
+	if (a->resync.loop) {
+		a->closing++;
+		uv_timer_stop(&a->resync);
+		uv_close((uv_handle_t *)&a->resync, on_closed);
 	}
 }

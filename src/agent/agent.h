@@ -24,6 +24,10 @@ struct agent_config {
 	dtime (*now)(void);
 	unsigned heartbeat_ms; /* 0: 10 s */
 	const char *pod_dir;   /* NULL: no process runtime */
+	/* Every pod of this node is looked at again this often (starting
+	 * what should run, writing its status), as after an event; 0:
+	 * never. */
+	int64_t resync_ms;
 };
 
 struct agent;

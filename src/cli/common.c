@@ -8,6 +8,7 @@
 
 #include "client_http.h"
 #include "common.h"
+#include "dtime.h"
 #include "deploy_util.h"
 #include "object.h"
 #include "serve.h"
@@ -416,32 +417,5 @@ cli_urlencode(const char *s)
 int64_t
 cli_parse_duration(const char *s)
 {
-	int64_t total = 0;
-	char *end;
-
-	if (*s == '\0')
-		return -1;
-	while (*s) {
-		double v = strtod(s, &end);
-
-		if (end == s)
-			return -1;
-		s = end;
-		if (!strncmp(s, "ms", 2)) {
-			total += (int64_t)v;
-			s += 2;
-		} else if (*s == 's' || *s == '\0') {
-			total += (int64_t)(v * 1000);
-			s += *s ? 1 : 0;
-		} else if (*s == 'm') {
-			total += (int64_t)(v * 60000);
-			s++;
-		} else if (*s == 'h') {
-			total += (int64_t)(v * 3600000);
-			s++;
-		} else {
-			return -1;
-		}
-	}
-	return total;
+	return dtime_parse_duration(s);
 }

@@ -1,6 +1,7 @@
 /* dtime.c - RFC 3339 parsing and formatting with pure civil-date arithmetic
  * (no libc time functions, so no time zone state). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtime.h"
@@ -140,4 +141,37 @@ dtime_format(dtime t, char *buf)
 	else
 		snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02uZ", yy, m % 100,
 			 d % 100, rem / 3600 % 100, rem / 60 % 60, rem % 60);
+}
+
+int64_t
+dtime_parse_duration(const char *s)
+{
+	int64_t total = 0;
+	char *end;
+
+	if (*s == '\0')
+		return -1;
+	while (*s) {
+		double v = strtod(s, &end);
+
+		if (end == s)
+			return -1;
+		s = end;
+		if (!strncmp(s, "ms", 2)) {
+			total += (int64_t)v;
+			s += 2;
+		} else if (*s == 's' || *s == '\0') {
+			total += (int64_t)(v * 1000);
+			s += *s ? 1 : 0;
+		} else if (*s == 'm') {
+			total += (int64_t)(v * 60000);
+			s++;
+		} else if (*s == 'h') {
+			total += (int64_t)(v * 3600000);
+			s++;
+		} else {
+			return -1;
+		}
+	}
+	return total;
 }

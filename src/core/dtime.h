@@ -22,4 +22,8 @@ int dtime_parse(const char *s, dtime *out);
  * printed without a fraction, as Kubernetes does; otherwise milliseconds. */
 void dtime_format(dtime t, char *buf);
 
+/* Parses a Go-style duration ("90s", "1m30s", "250ms", "2h"; a bare
+ * number is seconds) into milliseconds; -1 if it is not one. */
+int64_t dtime_parse_duration(const char *s);
+
 #endif

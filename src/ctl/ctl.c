@@ -15,6 +15,7 @@ struct controllers {
 	struct ctl_rs *rs;
 	struct ctl_gc *gc;
 	struct ctl_sched *sched;
+	uv_timer_t *resync; /* NULL: no periodic resync */
 };
 
 void
@@ -87,6 +88,22 @@ ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 }
 
 void
+ctl_enqueue_all(struct informer *inf, struct queue *q)
+{
+	struct object **l;
+	size_t i, n = informer_list(inf, NULL, &l);
+	char key[600];
+
+	for (i = 0; i < n; i++) {
+		const struct object_meta *m = object_meta(l[i]);
+
+		ctl_key(key, sizeof(key), m->namespace, m->name);
+		queue_add(q, key);
+	}
+	free(l);
+}
+
+void
 ctl_hold(const struct ctl_config *cfg)
 {
 	informer_hold(cfg->deploys);
@@ -102,6 +119,18 @@ ctl_release(const struct ctl_config *cfg)
 	informer_release(cfg->rss);
 	informer_release(cfg->pods);
 	informer_release(cfg->nodes);
+}
+
+static void
+on_resync(uv_timer_t *t)
+{
+	ctl_resync(t->data);
+}
+
+static void
+free_handle(uv_handle_t *h)
+{
+	free(h);
 }
 
 struct controllers *
@@ -126,7 +155,29 @@ ctl_start(const struct ctl_config *cfg)
 		ctl_stop(c);
 		return NULL;
 	}
+	/* The caches hold everything stored (an in-process watch lists
+	 * before it returns) but their first events came before anyone
+	 * subscribed: sync every object once, as client-go's informers
+	 * deliver their initial list. A change stored just before a crash
+	 * is acted on by the next daemon even if nothing else happens. */
+	ctl_resync(c);
+	if (cfg->resync_ms > 0) {
+		c->resync = xcalloc(1, sizeof(*c->resync));
+		uv_timer_init(cfg->loop, c->resync);
+		c->resync->data = c;
+		uv_timer_start(c->resync, on_resync, (uint64_t)cfg->resync_ms,
+			       (uint64_t)cfg->resync_ms);
+	}
 	return c;
+}
+
+void
+ctl_resync(struct controllers *c)
+{
+	ctl_deploy_resync(c->deploy);
+	ctl_rs_resync(c->rs);
+	ctl_gc_resync(c->gc);
+	ctl_sched_resync(c->sched);
 }
 
 void
@@ -134,6 +185,10 @@ ctl_stop(struct controllers *c)
 {
 	if (c == NULL)
 		return;
+	if (c->resync) {
+		uv_timer_stop(c->resync);
+		uv_close((uv_handle_t *)c->resync, free_handle);
+	}
 	ctl_deploy_stop(c->deploy);
 	ctl_rs_stop(c->rs);
 	ctl_gc_stop(c->gc);

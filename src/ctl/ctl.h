@@ -21,6 +21,10 @@ struct ctl_config {
 	uv_loop_t *loop;
 	struct client *client;
 	dtime (*now)(void);
+	/* Every object is synced again this often (client-go's resync: a
+	 * safety net for an event lost anyhow); 0: never. Each controller
+	 * syncs every object once at start in any case. */
+	int64_t resync_ms;
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 };
@@ -34,6 +38,10 @@ void ctl_release(const struct ctl_config *cfg);
  * Returns NULL if a watch could not be opened. */
 struct controllers *ctl_start(const struct ctl_config *cfg);
 void ctl_stop(struct controllers *c);
+/* Enqueues every object each controller owns, as at start. */
+void ctl_resync(struct controllers *c);
+
+#define CTL_RESYNC_DEFAULT_MS (5 * 60 * 1000)
 
 /* One controller; each file exports its start/stop. */
 struct ctl_deploy;
@@ -48,6 +56,11 @@ struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
 void ctl_gc_stop(struct ctl_gc *g);
 struct ctl_sched *ctl_sched_start(const struct ctl_config *cfg);
 void ctl_sched_stop(struct ctl_sched *s);
+/* Each enqueues every key it owns from the shared caches. */
+void ctl_deploy_resync(struct ctl_deploy *d);
+void ctl_rs_resync(struct ctl_rs *r);
+void ctl_gc_resync(struct ctl_gc *g);
+void ctl_sched_resync(struct ctl_sched *s);
 
 struct queue;
 
@@ -58,6 +71,8 @@ struct queue;
 void ctl_enqueue_object(struct queue *q, json_t *ev);
 void ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 		       const char *owner_kind);
+/* Enqueues the key of every cached object of inf. */
+void ctl_enqueue_all(struct informer *inf, struct queue *q);
 
 /* "ns/name" keys. */
 void ctl_key(char *buf, size_t len, const char *ns, const char *name);

@@ -212,3 +212,9 @@ ctl_deploy_stop(struct ctl_deploy *c)
 	queue_free(c->q);
 	free(c);
 }
+
+void
+ctl_deploy_resync(struct ctl_deploy *c)
+{
+	ctl_enqueue_all(c->cfg.deploys, c->q);
+}

@@ -228,3 +228,22 @@ ctl_gc_stop(struct ctl_gc *c)
 	queue_free(c->q);
 	free(c);
 }
+
+/* Every namespace that holds an object: an owner's deletion may have
+ * been missed (a crash between it and the collector's writes). */
+void
+ctl_gc_resync(struct ctl_gc *c)
+{
+	struct informer *infs[] = {c->cfg.deploys, c->cfg.rss, c->cfg.pods};
+	struct object **l;
+	size_t i, k, n;
+
+	for (k = 0; k < 3; k++) {
+		n = informer_list(infs[k], NULL, &l);
+		for (i = 0; i < n; i++)
+			queue_add(c->q, object_meta(l[i])->namespace
+					    ? object_meta(l[i])->namespace
+					    : "");
+		free(l);
+	}
+}

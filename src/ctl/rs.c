@@ -153,3 +153,9 @@ ctl_rs_stop(struct ctl_rs *c)
 	queue_free(c->q);
 	free(c);
 }
+
+void
+ctl_rs_resync(struct ctl_rs *c)
+{
+	ctl_enqueue_all(c->cfg.rss, c->q);
+}

@@ -194,3 +194,9 @@ ctl_sched_stop(struct ctl_sched *c)
 	queue_free(c->q);
 	free(c);
 }
+
+void
+ctl_sched_resync(struct ctl_sched *c)
+{
+	queue_add(c->q, PASS_KEY);
+}

@@ -19,6 +19,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "rand.h"
+#include "dtime.h"
 #include "serve.h"
 #include "server.h"
 #include "store.h"
@@ -28,6 +29,7 @@ static const char usage_text[] =
     "[--listen ADDR:PORT]\n"
     "                    [--node-name NAME] [--runtime none|process]\n"
     "                    [--watch-history N] [--watch-history-bytes B]\n"
+    "                    [--resync-period DURATION]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -36,7 +38,9 @@ static const char usage_text[] =
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
     "keeps pods as objects only. Watches can resume from any of the last\n"
     "N writes (default 1000) while their objects fit in B bytes (default\n"
-    "512 KiB, 0: no bound); older: 410 Gone.\n";
+    "512 KiB, 0: no bound); older: 410 Gone. The controllers and the agent\n"
+    "sync every object at start and again every DURATION (default 5m,\n"
+    "0: only at start).\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -226,6 +230,7 @@ serve_main(int argc, char **argv)
 	    {"watch-history-bytes", required_argument, NULL, 'W'},
 	    {"node-name", required_argument, NULL, 'N'},
 	    {"runtime", required_argument, NULL, 'R'},
+	    {"resync-period", required_argument, NULL, 'r'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -244,6 +249,7 @@ serve_main(int argc, char **argv)
 	/* About 200 pod updates (Kubernetes' watch cache keeps 100 events
 	 * a resource); the bound keeps large objects from growing it. */
 	long history_bytes = 512L * 1024;
+	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -284,6 +290,17 @@ serve_main(int argc, char **argv)
 			if (history_bytes < 0) {
 				fprintf(stderr, "error: --watch-history-bytes: "
 						"must not be negative\n");
+				return 2;
+			}
+			break;
+		case 'r':
+			resync_ms = dtime_parse_duration(optarg);
+			if (resync_ms < 0) {
+				fprintf(stderr,
+					"error: --resync-period: \"%s\": "
+					"expected a duration such as 5m or "
+					"30s (0: never)\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -375,6 +392,7 @@ serve_main(int argc, char **argv)
 	cc.loop = s.loop;
 	cc.client = s.client;
 	cc.now = now_plain;
+	cc.resync_ms = resync_ms;
 	s.ctl = ctl_start(&cc);
 	if (s.ctl == NULL) {
 		fprintf(stderr, "error: cannot start the controllers\n");
@@ -391,6 +409,7 @@ serve_main(int argc, char **argv)
 	agc.node_name = node_name;
 	agc.now = now_plain;
 	agc.pod_dir = ac.pod_dir;
+	agc.resync_ms = resync_ms;
 	s.agent = agent_start(&agc);
 	if (s.agent == NULL) {
 		fprintf(stderr, "error: cannot register node %s\n", node_name);

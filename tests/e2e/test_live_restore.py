@@ -11,25 +11,19 @@ import pytest
 
 from test_api import APPS, CORE, Daemon, wait_for
 from test_probes import complete, deployment, put_template
-from test_runtime import EXAMPLE, alive, all_pids, pids_of
+from test_runtime import EXAMPLE, alive, all_pids, pids_of, service_pids
 
 
-def example_pids():
-    """Service processes of the example: each leads its own process group
-    (drover starts it with setsid). Helpers that share its command line
-    but not its group, such as the tracer LeakSanitizer clones while a
-    sanitized build exits, are not services and are left out."""
-    out = subprocess.run(["ps", "-eo", "pid=,pgid=,args="], capture_output=True,
-                         text=True).stdout
-    rows = [l.split() for l in out.splitlines()]
-    return sorted(int(r[0]) for r in rows if r[2:3] == [EXAMPLE] and r[0] == r[1])
+def example_pids(dm):
+    """The service processes the daemon dm started (service_pids)."""
+    return service_pids(dm.dir)
 
 
 @pytest.fixture
 def box():
     with tempfile.TemporaryDirectory() as d:
         dm = Daemon(d, extra=["--runtime", "process"])
-        before = set(example_pids())
+        before = set(example_pids(dm))
         dm.before = before
         try:
             yield dm
@@ -41,7 +35,7 @@ def box():
                          timeout=20, what="every pod to go")
             finally:
                 dm.kill()
-                for pid in set(example_pids()) - before:
+                for pid in set(example_pids(dm)) - before:
                     try:
                         os.killpg(pid, signal.SIGKILL)  # never leave one behind
                     except ProcessLookupError:
@@ -68,7 +62,7 @@ def test_sigkill_restart_readopts_and_rollout_completes(box):
         return now if len(now) == 3 and victim not in now else None
     now = wait_for(settled, timeout=20, what="adoption and restart")
     assert set(pids[1:]) <= set(now)
-    assert sorted(set(example_pids()) - box.before) == now  # no duplicate
+    assert sorted(set(example_pids(box)) - box.before) == now  # no duplicate
     restarted = [p for p in box.req("GET", CORE + "/pods").json()["items"]
                  if p["status"]["containerStatuses"][0]["restartCount"] >= 1]
     assert len(restarted) == 1
@@ -103,7 +97,7 @@ def test_sigkill_restart_readopts_and_rollout_completes(box):
     assert len(final) == 3
     # no duplicates: once the old pods are gone, the processes of this
     # test are exactly the pods' processes
-    mine = lambda: sorted(set(example_pids()) - box.before)
+    mine = lambda: sorted(set(example_pids(box)) - box.before)
     wait_for(lambda: mine() == final, timeout=20,
              what="exactly the pods' processes")
 

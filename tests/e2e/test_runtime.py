@@ -44,9 +44,34 @@ def rt():
                     wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
             finally:
                 dm.kill()
-                for pid in pids:  # never leave a process behind
+                left = service_pids(dm.dir)
+                for pid in set(pids) | set(left):  # never leave one behind
                     if alive(pid):
                         os.killpg(pid, signal.SIGKILL)
+                assert not left, "processes left behind: %s" % left
+
+
+def service_pids(data_dir):
+    """The service processes a daemon on data_dir started and that are
+    still there: each leads its own process group (drover starts it with
+    setsid) and writes its standard output to a pod log under DIR/pods.
+    Unlike a scan by command line, it sees nothing of the daemons other
+    test files run at the same time."""
+    logs = os.path.realpath(data_dir) + "/pods/"
+    out = []
+    for e in os.listdir("/proc"):
+        if not e.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % e) as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            if st[0] == "Z" or st[2] != e:  # a zombie, or not a group leader
+                continue
+            if os.readlink("/proc/%s/fd/1" % e).startswith(logs):
+                out.append(int(e))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return sorted(out)
 
 
 def alive(pid):
