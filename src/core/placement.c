@@ -98,11 +98,7 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 				first_taint = bad;
 			continue;
 		}
-		for (j = 0; j < in->npods; j++)
-			if (in->pods[j]->spec.node_name &&
-			    !strcmp(in->pods[j]->spec.node_name,
-				    s0(n->metadata.name)))
-				pods++;
+		pods = in->pods_on ? in->pods_on[i] : 0;
 		if (best == NULL || pref < best_pref ||
 		    (pref == best_pref &&
 		     (pods < best_pods ||

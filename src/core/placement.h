@@ -16,8 +16,10 @@ struct sched_in {
 	const struct pod *pod;
 	const struct node *const *nodes;
 	size_t nnodes;
-	const struct pod *const *pods; /* bound pods, for the spread score */
-	size_t npods;
+	/* Pods already bound to each node (parallel to nodes; NULL: none),
+	 * for the spread score: counted once by the caller, not for every
+	 * pod it places. */
+	const int64_t *pods_on;
 };
 
 /* Returns the chosen node, or NULL with kube-scheduler's reason in why

@@ -18,6 +18,12 @@ struct controllers {
 	uv_timer_t *resync; /* NULL: no periodic resync */
 };
 
+bool
+ctl_overtime(uint64_t started)
+{
+	return uv_hrtime() - started > (uint64_t)CTL_SYNC_BUDGET_MS * 1000000;
+}
+
 void
 ctl_key(char *buf, size_t len, const char *ns, const char *name)
 {

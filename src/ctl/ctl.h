@@ -7,6 +7,8 @@
 #ifndef DROVER_CTL_H
 #define DROVER_CTL_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <uv.h>
 
 #include "client.h"
@@ -73,6 +75,13 @@ void ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 		       const char *owner_kind);
 /* Enqueues the key of every cached object of inf. */
 void ctl_enqueue_all(struct informer *inf, struct queue *q);
+
+/* A sync that has run this long stops where it is and asks to run again
+ * at once, which waits until the loop has polled for I/O (queue.h): a
+ * controller acting on a hundred thousand objects never holds the API
+ * up for long. started is uv_hrtime() at the start of the sync. */
+#define CTL_SYNC_BUDGET_MS 20
+bool ctl_overtime(uint64_t started);
 
 /* "ns/name" keys. */
 void ctl_key(char *buf, size_t len, const char *ns, const char *name);

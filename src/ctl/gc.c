@@ -1,13 +1,21 @@
 /* gc.c - the garbage collector: follows ownerReferences.
  *
- * Keys are namespaces. For every object of the namespace:
- *  - owners all gone (Background deletion of the owner): delete it;
- *  - owner being deleted with the "foregroundDeletion" finalizer: delete
- *    its dependents, and drop the finalizer once none is left;
- *  - owner being deleted with the "orphan" finalizer: remove the owner's
- *    ownerReference from every dependent, then drop the finalizer.
+ * Keys are objects ("Kind/ns/name"), found through the caches' uid and
+ * owner indexes, so that a change costs what it touches:
+ *  - an object whose owners are all gone (Background deletion of the
+ *    owner) is deleted;
+ *  - an owner being deleted with the "foregroundDeletion" finalizer has its
+ *    dependents deleted, and the finalizer dropped once none is left;
+ *  - an owner being deleted with the "orphan" finalizer has its
+ *    ownerReference removed from every dependent, then the finalizer
+ *    dropped.
  * Dropping the last finalizer of an object being deleted removes it (the
- * API does that on the update). */
+ * API does that on the update).
+ *
+ * What enqueues what: a new object naming owners (they may be gone
+ * already); an object being deleted (its finalizers); a deletion (the
+ * dependents of the deleted object, which may now be orphans, and its
+ * owners, which may be waiting for their last dependent). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,46 +35,82 @@ struct ctl_gc {
 static const enum kind_id kinds[] = {KIND_DEPLOYMENT, KIND_REPLICASET,
 				     KIND_POD};
 
+static struct informer *
+cache_of(const struct ctl_gc *c, const char *kind)
+{
+	if (kind == NULL)
+		return NULL;
+	if (!strcmp(kind, "Deployment"))
+		return c->cfg.deploys;
+	if (!strcmp(kind, "ReplicaSet"))
+		return c->cfg.rss;
+	if (!strcmp(kind, "Pod"))
+		return c->cfg.pods;
+	return NULL;
+}
+
+static void
+add_key(struct ctl_gc *c, const char *kind, const char *ns, const char *name)
+{
+	char key[700];
+
+	snprintf(key, sizeof(key), "%s/%s/%s", kind, ns ? ns : "",
+		 name ? name : "");
+	queue_add(c->q, key);
+}
+
+/* Every cached dependent of uid, of every kind. */
+static void
+add_dependents(struct ctl_gc *c, const char *uid, const char *ns)
+{
+	struct object **l;
+	size_t i, k, n;
+
+	for (k = 0; k < 3 && uid; k++) {
+		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
+
+		n = informer_dependents(inf, uid, ns, &l);
+		for (i = 0; i < n; i++)
+			add_key(c, l[i]->k->kind, ns, object_meta(l[i])->name);
+		free(l);
+	}
+}
+
 static void
 on_event(void *arg, json_t *ev)
 {
 	struct ctl_gc *c = arg;
-	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	json_t *obj = json_object_get(ev, "object");
+	json_t *md = json_object_get(obj, "metadata");
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *type = json_string_value(json_object_get(ev, "type"));
-
-	if (ev == NULL || ns == NULL || type == NULL)
-		return;
-	/* Owners disappear only through deletions, and finalizers matter
-	 * only on objects being deleted; a new object may name an owner
-	 * that is already gone. Updates of live objects change nothing
-	 * here (and pods are updated all the time). */
-	if (!strcmp(type, "DELETED") ||
-	    json_object_get(md, "deletionTimestamp") ||
-	    (!strcmp(type, "ADDED") &&
-	     json_array_size(json_object_get(md, "ownerReferences"))))
-		queue_add(c->q, ns);
-}
-
-static bool
-uid_in(struct object_list *all, const char *uid)
-{
+	json_t *refs = json_object_get(md, "ownerReferences"), *r;
 	size_t i;
 
-	for (i = 0; i < all->n; i++) {
-		const char *u = object_meta(&all->v[i])->uid;
+	if (ev == NULL || ns == NULL || name == NULL || type == NULL ||
+	    kind == NULL)
+		return;
+	/* Updates of live objects change nothing here (and pods are
+	 * updated all the time). */
+	if (!strcmp(type, "DELETED")) {
+		add_dependents(c, json_string_value(json_object_get(md, "uid")),
+			       ns);
+		json_array_foreach(refs, i, r)
+		{
+			const char *okind =
+			    json_string_value(json_object_get(r, "kind"));
+			const char *oname =
+			    json_string_value(json_object_get(r, "name"));
 
-		if (u && uid && !strcmp(u, uid))
-			return true;
+			if (cache_of(c, okind) && oname)
+				add_key(c, okind, ns, oname);
+		}
+	} else if (json_object_get(md, "deletionTimestamp") ||
+		   (!strcmp(type, "ADDED") && json_array_size(refs))) {
+		add_key(c, kind, ns, name);
 	}
-	return false;
-}
-
-static bool
-known_kind(const char *kind)
-{
-	return kind && (!strcmp(kind, "Deployment") ||
-			!strcmp(kind, "ReplicaSet") || !strcmp(kind, "Pod"));
 }
 
 static bool
@@ -95,113 +139,126 @@ drop_finalizer(struct object_meta *m, const char *f)
 		}
 }
 
-static bool
-owned_by(const struct object_meta *m, const char *uid)
+static struct object
+copy_of(const struct object *o)
 {
-	size_t i;
+	struct object out = {o->k, xmalloc(o->k->schema->size)};
 
-	for (i = 0; i < m->owner_references.n; i++)
-		if (m->owner_references.v[i].uid &&
-		    !strcmp(m->owner_references.v[i].uid, uid))
-			return true;
-	return false;
+	schema_copy(o->k->schema, out.obj, o->obj);
+	return out;
 }
 
+/* An owner being deleted with the orphan or foregroundDeletion
+ * finalizer: its dependents first, then the finalizer. */
 static int
-sync_ns(void *arg, const char *ns, int64_t *requeue)
+finalize(struct ctl_gc *c, const struct object *owner, bool orphan)
 {
-	struct ctl_gc *c = arg;
-	struct object_list all = {0};
-	size_t i, j, k;
+	const struct object_meta *om = object_meta(owner);
+	struct object o;
+	struct object **l;
+	size_t i, k, n, left = 0;
 	int fail = 0;
 
-	(void)requeue;
-	/* Copies of the cached objects: the collector edits some of them
-	 * before writing them back. */
-	ctl_hold(&c->cfg);
-	for (k = 0; k < 3; k++) {
-		struct informer *inf =
-		    kinds[k] == KIND_DEPLOYMENT   ? c->cfg.deploys
-		    : kinds[k] == KIND_REPLICASET ? c->cfg.rss
-						  : c->cfg.pods;
-		struct object **l;
-		size_t n = informer_list(inf, ns, &l);
+	for (k = 0; k < 3 && !fail; k++) {
+		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
 
-		for (i = 0; i < n; i++) {
-			struct object o = {l[i]->k,
-					   xmalloc(l[i]->k->schema->size)};
+		n = informer_dependents(inf, om->uid, om->namespace, &l);
+		for (i = 0; i < n && !fail; i++) {
+			const struct object_meta *dm = object_meta(l[i]);
 
-			schema_copy(o.k->schema, o.obj, l[i]->obj);
-			object_list_push(&all, o);
-		}
-		free(l);
-	}
-	ctl_release(&c->cfg);
-	for (i = 0; i < all.n && !fail; i++) {
-		struct object_meta *m = object_meta(&all.v[i]);
-		bool orphan, fg;
-		size_t left = 0;
-
-		if (!m->deletion_timestamp || !m->uid)
-			continue;
-		orphan = has_finalizer(m, "orphan");
-		fg = has_finalizer(m, "foregroundDeletion");
-		if (!orphan && !fg)
-			continue;
-		for (j = 0; j < all.n; j++) {
-			struct object_meta *dm = object_meta(&all.v[j]);
-
-			if (j == i || !owned_by(dm, m->uid))
-				continue;
 			if (orphan) {
-				meta_remove_owner_refs(dm, all.v[i].k->kind,
-						       m->uid, NULL);
-				if (kube_update(c->cfg.client, &all.v[j],
-						NULL) != 200)
+				struct object d = copy_of(l[i]);
+
+				meta_remove_owner_refs(object_meta(&d),
+						       owner->k->kind, om->uid,
+						       NULL);
+				if (kube_update(c->cfg.client, &d, NULL) != 200)
 					fail = 1;
+				object_release(&d);
 			} else {
 				left++;
 				if (!dm->deletion_timestamp) {
-					int st = kube_delete(c->cfg.client,
-							     all.v[j].k->id, ns,
-							     dm->name);
+					int st = kube_delete(
+					    c->cfg.client, l[i]->k->id,
+					    om->namespace, dm->name);
 
 					if (st != 200 && st != 404)
 						fail = 1;
 				}
 			}
 		}
-		if (fail || (fg && left))
-			continue;
-		drop_finalizer(m, orphan ? "orphan" : "foregroundDeletion");
-		if (kube_update(c->cfg.client, &all.v[i], NULL) != 200)
-			fail = 1;
+		free(l);
 	}
-	for (i = 0; i < all.n && !fail; i++) {
-		struct object_meta *m = object_meta(&all.v[i]);
-		size_t gone = 0, n = m->owner_references.n;
-
-		if (n == 0 || m->deletion_timestamp)
-			continue;
-		for (j = 0; j < n; j++) {
-			const struct owner_ref *r = &m->owner_references.v[j];
-
-			if (known_kind(r->kind) && !uid_in(&all, r->uid))
-				gone++;
-		}
-		if (gone == n) {
-			int st = kube_delete(c->cfg.client, all.v[i].k->id, ns,
-					     m->name);
-
-			log_info("garbage collector: deleted %s %s/%s (owner "
-				 "gone): HTTP %d",
-				 all.v[i].k->kind, ns, m->name, st);
-			if (st != 200 && st != 404)
-				fail = 1;
-		}
-	}
-	object_list_release(&all);
+	if (fail || (!orphan && left))
+		return fail ? -1 : 0; /* the last dependent's deletion
+					 brings the owner back here */
+	o = copy_of(owner);
+	drop_finalizer(object_meta(&o),
+		       orphan ? "orphan" : "foregroundDeletion");
+	if (kube_update(c->cfg.client, &o, NULL) != 200)
+		fail = 1;
+	object_release(&o);
 	return fail ? -1 : 0;
+}
+
+/* A live object whose owners of the kinds drover knows are all gone. */
+static int
+collect(struct ctl_gc *c, const struct object *o)
+{
+	const struct object_meta *m = object_meta(o);
+	size_t j, gone = 0, n = m->owner_references.n;
+	int st;
+
+	for (j = 0; j < n; j++) {
+		const struct owner_ref *r = &m->owner_references.v[j];
+		struct informer *inf = cache_of(c, r->kind);
+
+		if (inf && !informer_by_uid(inf, r->uid))
+			gone++;
+	}
+	if (n == 0 || gone < n)
+		return 0;
+	st = kube_delete(c->cfg.client, o->k->id, m->namespace, m->name);
+	log_info("garbage collector: deleted %s %s/%s (owner gone): HTTP %d",
+		 o->k->kind, m->namespace, m->name, st);
+	return st == 200 || st == 404 ? 0 : -1;
+}
+
+static int
+sync_one(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_gc *c = arg;
+	char kind[64], ns[256], name[256];
+	const char *slash = strchr(key, '/');
+	const struct object *cached;
+	struct object o = {0};
+	const struct object_meta *m;
+	int r = 0;
+
+	(void)requeue;
+	if (slash == NULL || (size_t)(slash - key) >= sizeof(kind) ||
+	    ctl_split_key(slash + 1, ns, sizeof(ns), name, sizeof(name)))
+		return 0;
+	snprintf(kind, sizeof(kind), "%.*s", (int)(slash - key), key);
+	/* A copy: the writes below bring events that change the cache. */
+	ctl_hold(&c->cfg);
+	cached = informer_find(cache_of(c, kind), ns, name);
+	if (cached)
+		o = copy_of(cached);
+	ctl_release(&c->cfg);
+	if (cached == NULL)
+		return 0; /* gone */
+	m = object_meta(&o);
+	ctl_hold(&c->cfg);
+	if (m->deletion_timestamp && m->uid &&
+	    (has_finalizer(m, "orphan") ||
+	     has_finalizer(m, "foregroundDeletion")))
+		r = finalize(c, &o, has_finalizer(m, "orphan"));
+	else if (!m->deletion_timestamp)
+		r = collect(c, &o);
+	ctl_release(&c->cfg);
+	object_release(&o);
+	return r;
 }
 
 struct ctl_gc *
@@ -210,7 +267,7 @@ ctl_gc_start(const struct ctl_config *cfg)
 	struct ctl_gc *c = xcalloc(1, sizeof(*c));
 
 	c->cfg = *cfg;
-	c->q = queue_new(cfg->loop, "garbage-collector", sync_ns, c);
+	c->q = queue_new(cfg->loop, "garbage-collector", sync_one, c);
 	informer_subscribe(cfg->deploys, on_event, c);
 	informer_subscribe(cfg->rss, on_event, c);
 	informer_subscribe(cfg->pods, on_event, c);
@@ -229,21 +286,25 @@ ctl_gc_stop(struct ctl_gc *c)
 	free(c);
 }
 
-/* Every namespace that holds an object: an owner's deletion may have
- * been missed (a crash between it and the collector's writes). */
+/* Every object that names an owner or is being deleted: a deletion may
+ * have been missed (a crash between it and the collector's writes). */
 void
 ctl_gc_resync(struct ctl_gc *c)
 {
-	struct informer *infs[] = {c->cfg.deploys, c->cfg.rss, c->cfg.pods};
 	struct object **l;
 	size_t i, k, n;
 
 	for (k = 0; k < 3; k++) {
-		n = informer_list(infs[k], NULL, &l);
-		for (i = 0; i < n; i++)
-			queue_add(c->q, object_meta(l[i])->namespace
-					    ? object_meta(l[i])->namespace
-					    : "");
+		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
+
+		n = informer_list(inf, NULL, &l);
+		for (i = 0; i < n; i++) {
+			const struct object_meta *m = object_meta(l[i]);
+
+			if (m->owner_references.n || m->deletion_timestamp)
+				add_key(c, l[i]->k->kind, m->namespace,
+					m->name);
+		}
 		free(l);
 	}
 }

@@ -1,7 +1,11 @@
-/* informer.c - decode-once object caches fed by watches. */
+/* informer.c - decode-once object caches fed by watches, indexed by
+ * namespace/name, by uid and by owner (uthash). */
 #include <stdlib.h>
 #include <string.h>
 
+#include <uthash.h>
+
+#include "ctl.h"
 #include "informer.h"
 #include "kube.h"
 #include "object.h"
@@ -12,31 +16,164 @@ struct sub {
 	void *arg;
 };
 
+struct entry;
+
+/* One owner uid and the entries that name it ("" gathers the entries
+ * with no controller: the orphans). */
+struct dep {
+	struct entry *e;
+	UT_hash_handle hh; /* in owner.deps, by e */
+};
+
+struct owner {
+	char *uid;
+	struct dep *deps;
+	UT_hash_handle hh; /* in informer.owners, by uid */
+};
+
+struct entry {
+	char *key; /* "ns/name" */
+	char *uid;
+	struct object o;
+	/* The owner uids this entry is filed under, as they were when it
+	 * was filed (the object may have changed since). */
+	char **owners;
+	size_t nowners;
+	UT_hash_handle hh;     /* in informer.by_key */
+	UT_hash_handle hh_uid; /* in informer.by_uid */
+};
+
 struct informer {
 	struct client *client;
 	enum kind_id kind;
 	struct client_watch *w;
-	struct object *objs;
-	size_t n, alloc;
+	struct entry *by_key, *by_uid;
+	struct owner *owners;
 	struct sub *subs;
 	size_t nsubs, subs_alloc;
 	int held;
 	json_t *pending; /* events held back */
 };
 
-static long
+#define ORPHANS ""
+
+static struct entry *
 find(struct informer *inf, const char *ns, const char *name)
 {
+	struct entry *e;
+	char key[600];
+
+	ctl_key(key, sizeof(key), ns, name);
+	HASH_FIND_STR(inf->by_key, key, e);
+	return e;
+}
+
+static void
+file_under(struct informer *inf, struct entry *e, const char *uid)
+{
+	struct owner *o;
+	struct dep *d;
+
+	HASH_FIND_STR(inf->owners, uid, o);
+	if (o == NULL) {
+		o = xcalloc(1, sizeof(*o));
+		o->uid = xstrdup(uid);
+		HASH_ADD_KEYPTR(hh, inf->owners, o->uid, strlen(o->uid), o);
+	}
+	d = xcalloc(1, sizeof(*d));
+	d->e = e;
+	HASH_ADD_PTR(o->deps, e, d);
+	e->owners = xrealloc(e->owners, (e->nowners + 1) * sizeof(char *));
+	e->owners[e->nowners++] = xstrdup(uid);
+}
+
+static void
+index_owners(struct informer *inf, struct entry *e)
+{
+	const struct object_meta *m = object_meta(&e->o);
+	size_t i, j;
+
+	for (i = 0; i < m->owner_references.n; i++) {
+		const char *uid = m->owner_references.v[i].uid;
+		bool dup = false;
+
+		for (j = 0; uid && j < e->nowners; j++)
+			dup = dup || !strcmp(e->owners[j], uid);
+		if (uid && *uid && !dup)
+			file_under(inf, e, uid);
+	}
+	if (meta_controller_ref(m) == NULL)
+		file_under(inf, e, ORPHANS);
+}
+
+static void
+unindex_owners(struct informer *inf, struct entry *e)
+{
+	struct owner *o;
+	struct dep *d;
 	size_t i;
 
-	for (i = 0; i < inf->n; i++) {
-		const struct object_meta *m = object_meta(&inf->objs[i]);
-
-		if (!strcmp(m->name ? m->name : "", name) &&
-		    !strcmp(m->namespace ? m->namespace : "", ns))
-			return (long)i;
+	for (i = 0; i < e->nowners; i++) {
+		HASH_FIND_STR(inf->owners, e->owners[i], o);
+		if (o)
+			HASH_FIND_PTR(o->deps, &e, d);
+		if (o && d) {
+			HASH_DEL(o->deps, d);
+			free(d);
+		}
+		if (o && o->deps == NULL) {
+			HASH_DEL(inf->owners, o);
+			free(o->uid);
+			free(o);
+		}
+		free(e->owners[i]);
 	}
-	return -1;
+	free(e->owners);
+	e->owners = NULL;
+	e->nowners = 0;
+}
+
+static void
+entry_drop(struct informer *inf, struct entry *e)
+{
+	unindex_owners(inf, e);
+	HASH_DELETE(hh, inf->by_key, e);
+	if (e->uid)
+		HASH_DELETE(hh_uid, inf->by_uid, e);
+	object_release(&e->o);
+	free(e->key);
+	free(e->uid);
+	free(e);
+}
+
+/* Takes o. */
+static void
+entry_put(struct informer *inf, struct entry *e, const char *ns,
+	  const char *name, struct object *o)
+{
+	const char *uid = object_meta(o)->uid;
+
+	if (e == NULL) {
+		char key[600];
+
+		ctl_key(key, sizeof(key), ns, name);
+		e = xcalloc(1, sizeof(*e));
+		e->key = xstrdup(key);
+		HASH_ADD_KEYPTR(hh, inf->by_key, e->key, strlen(e->key), e);
+	} else {
+		unindex_owners(inf, e);
+		if (e->uid)
+			HASH_DELETE(hh_uid, inf->by_uid, e);
+		free(e->uid);
+		e->uid = NULL;
+		object_release(&e->o);
+	}
+	e->o = *o;
+	if (uid && *uid) {
+		e->uid = xstrdup(uid);
+		HASH_ADD_KEYPTR(hh_uid, inf->by_uid, e->uid, strlen(e->uid), e);
+	}
+	index_owners(inf, e);
 }
 
 static void
@@ -49,26 +186,18 @@ apply(struct informer *inf, json_t *ev)
 	const char *name = json_string_value(json_object_get(md, "name"));
 	struct fielderr_list errs = {0};
 	struct object o;
-	long at;
+	struct entry *e;
 	size_t i;
 
 	if (ev == NULL || type == NULL || name == NULL)
 		return;
-	at = find(inf, ns ? ns : "", name);
+	e = find(inf, ns, name);
 	if (!strcmp(type, "DELETED")) {
-		if (at >= 0) {
-			object_release(&inf->objs[at]);
-			inf->objs[at] = inf->objs[--inf->n];
-		}
+		if (e)
+			entry_drop(inf, e);
 	} else if (strcmp(type, "BOOKMARK") &&
 		   object_decode(obj, false, &o, &errs) == 0) {
-		if (at >= 0) {
-			object_release(&inf->objs[at]);
-			inf->objs[at] = o;
-		} else {
-			ALLOC_GROW(inf->objs, inf->n + 1, inf->alloc);
-			inf->objs[inf->n++] = o;
-		}
+		entry_put(inf, e, ns ? ns : "", name, &o);
 	}
 	fielderr_list_release(&errs);
 	for (i = 0; i < inf->nsubs; i++)
@@ -93,12 +222,12 @@ int
 informer_get(struct informer *inf, const char *ns, const char *name,
 	     struct object *out)
 {
-	long at = find(inf, ns ? ns : "", name);
+	struct entry *e = find(inf, ns, name);
 	const struct object *o;
 
-	if (at < 0)
+	if (e == NULL)
 		return -1;
-	o = &inf->objs[at];
+	o = &e->o;
 	out->k = o->k;
 	out->obj = xcalloc(1, o->k->schema->size);
 	schema_copy(o->k->schema, out->obj, o->obj);
@@ -152,14 +281,13 @@ informer_new(struct client *c, enum kind_id k)
 void
 informer_free(struct informer *inf)
 {
-	size_t i;
+	struct entry *e, *tmp;
 
 	if (inf == NULL)
 		return;
 	inf->client->ops->unwatch(inf->client, inf->w);
-	for (i = 0; i < inf->n; i++)
-		object_release(&inf->objs[i]);
-	free(inf->objs);
+	HASH_ITER(hh, inf->by_key, e, tmp)
+	entry_drop(inf, e);
 	free(inf->subs);
 	json_decref(inf->pending);
 	free(inf);
@@ -187,17 +315,70 @@ informer_unsubscribe(struct informer *inf, void *arg)
 	}
 }
 
+static bool
+in_ns(const struct object *o, const char *ns)
+{
+	const char *ons = object_meta(o)->namespace;
+
+	return ns == NULL || !strcmp(ons ? ons : "", ns);
+}
+
 size_t
 informer_list(struct informer *inf, const char *ns, struct object ***out)
 {
-	size_t i, n = 0;
+	struct entry *e, *tmp;
+	size_t n = 0;
 
-	*out = xcalloc(inf->n + 1, sizeof(**out));
-	for (i = 0; i < inf->n; i++) {
-		const struct object_meta *m = object_meta(&inf->objs[i]);
+	*out = xcalloc(HASH_COUNT(inf->by_key) + 1, sizeof(**out));
+	HASH_ITER(hh, inf->by_key, e, tmp)
+	{
+		if (in_ns(&e->o, ns))
+			(*out)[n++] = &e->o;
+	}
+	return n;
+}
 
-		if (ns == NULL || !strcmp(m->namespace ? m->namespace : "", ns))
-			(*out)[n++] = &inf->objs[i];
+size_t
+informer_count(struct informer *inf)
+{
+	return HASH_COUNT(inf->by_key);
+}
+
+const struct object *
+informer_find(struct informer *inf, const char *ns, const char *name)
+{
+	struct entry *e = find(inf, ns, name);
+
+	return e ? &e->o : NULL;
+}
+
+const struct object *
+informer_by_uid(struct informer *inf, const char *uid)
+{
+	struct entry *e;
+
+	if (uid == NULL)
+		return NULL;
+	HASH_FIND(hh_uid, inf->by_uid, uid, strlen(uid), e);
+	return e ? &e->o : NULL;
+}
+
+size_t
+informer_dependents(struct informer *inf, const char *owner_uid, const char *ns,
+		    struct object ***out)
+{
+	struct owner *o;
+	struct dep *d, *tmp;
+	size_t n = 0;
+
+	HASH_FIND_STR(inf->owners, owner_uid ? owner_uid : ORPHANS, o);
+	*out = xcalloc((o ? HASH_COUNT(o->deps) : 0) + 1, sizeof(**out));
+	if (o == NULL)
+		return 0;
+	HASH_ITER(hh, o->deps, d, tmp)
+	{
+		if (in_ns(&d->e->o, ns))
+			(*out)[n++] = &d->e->o;
 	}
 	return n;
 }

@@ -8,6 +8,9 @@
  * and those writes come back as events at once: so a sync holds the
  * informers (informer_hold) and the events wait until it releases them.
  *
+ * Lookups by namespace/name, uid and owner are hash-indexed (uthash), so a
+ * sync costs what it reads, not the size of the cache.
+ *
  * Ownership: the informer owns its objects; pointers it returns are valid
  * while it is held. */
 #ifndef DROVER_CTL_INFORMER_H
@@ -28,6 +31,17 @@ void informer_unsubscribe(struct informer *inf, void *arg);
  * frees (the objects it points to belong to the informer). */
 size_t informer_list(struct informer *inf, const char *ns,
 		     struct object ***out);
+/* Number of cached objects. */
+size_t informer_count(struct informer *inf);
+/* The cached object ns/name, or by uid; NULL if none. */
+const struct object *informer_find(struct informer *inf, const char *ns,
+				   const char *name);
+const struct object *informer_by_uid(struct informer *inf, const char *uid);
+/* The cached objects of namespace ns (NULL: all) with an ownerReference
+ * to owner_uid; NULL owner_uid: those without a controller (orphans). In
+ * an array the caller frees, as informer_list. */
+size_t informer_dependents(struct informer *inf, const char *owner_uid,
+			   const char *ns, struct object ***out);
 /* A copy of the cached object ns/name, which the caller releases
  * (object_release); -1 if the cache has none. */
 int informer_get(struct informer *inf, const char *ns, const char *name,

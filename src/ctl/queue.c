@@ -1,7 +1,16 @@
-/* queue.c - keyed work queue on a libuv loop (see queue.h). */
+/* queue.c - keyed work queue on a libuv loop (see queue.h).
+ *
+ * Items are hashed by key (uthash) and the dirty ones wait in a list in
+ * the order they became dirty (utlist), so adding a key and running one
+ * cost the same with ten keys or a hundred thousand. An item that is idle
+ * (not dirty, not running, no timer) is freed at once: the queue holds
+ * only the keys that have something to do. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
+#include <utlist.h>
 
 #include "log.h"
 #include "queue.h"
@@ -9,12 +18,14 @@
 
 struct item {
 	char *key;
-	bool dirty;
-	uint64_t seq; /* when it became dirty: keys run first in, first out */
+	bool dirty; /* in q->dirty */
 	bool running;
 	int failures;
 	uv_timer_t *timer; /* a delayed add or a retry */
 	struct queue *q;
+	bool yielded;             /* in q->yielded */
+	struct item *prev, *next; /* in q->dirty, q->yielded or a batch */
+	UT_hash_handle hh;        /* in q->items */
 };
 
 struct queue {
@@ -22,31 +33,56 @@ struct queue {
 	char *name;
 	queue_sync_cb cb;
 	void *arg;
-	struct item **items;
-	size_t n, alloc;
+	struct item *items; /* by key */
+	struct item *dirty; /* first in, first out */
+	size_t ndirty;
 	uv_timer_t kick; /* runs dirty keys on the next loop turn */
-	uint64_t seq;
+	/* Keys that asked to run again at once (a burst with more to do),
+	 * and all dirty keys once this loop iteration has run for
+	 * QUEUE_TURN_BUDGET_MS, wait until the loop has polled for I/O:
+	 * they run in the check phase, and an idle handle keeps the poll
+	 * from waiting. (libuv runs a 0 ms timer started by a timer in the
+	 * same pass, so a cascade of kicks between queues would otherwise
+	 * never let the loop poll.) */
+	struct item *yielded;
+	uv_check_t yield;
+	uv_idle_t yield_idle;
 	bool kicked;
 	bool closing;
+	int closing_handles;
 };
 
 static struct item *
 find(struct queue *q, const char *key, bool create)
 {
-	size_t i;
 	struct item *it;
 
-	for (i = 0; i < q->n; i++)
-		if (!strcmp(q->items[i]->key, key))
-			return q->items[i];
-	if (!create)
-		return NULL;
+	HASH_FIND_STR(q->items, key, it);
+	if (it || !create)
+		return it;
 	it = xcalloc(1, sizeof(*it));
 	it->key = xstrdup(key);
 	it->q = q;
-	ALLOC_GROW(q->items, q->n + 1, q->alloc);
-	q->items[q->n++] = it;
+	HASH_ADD_KEYPTR(hh, q->items, it->key, strlen(it->key), it);
 	return it;
+}
+
+static void
+item_free(struct item *it)
+{
+	free(it->key);
+	free(it);
+}
+
+/* Frees it if nothing is left for it to do. */
+static void
+forget_if_idle(struct queue *q, struct item *it)
+{
+	if (it->dirty || it->running || it->timer || it->failures ||
+	    it->yielded)
+		return;
+	HASH_DEL(q->items, it);
+	item_free(it);
 }
 
 static void run_dirty(uv_timer_t *t);
@@ -55,28 +91,53 @@ static void run_dirty(uv_timer_t *t);
 static void
 mark_dirty(struct queue *q, struct item *it)
 {
+	if (it->yielded) { /* sooner than the yield */
+		DL_DELETE(q->yielded, it);
+		it->yielded = false;
+	}
 	if (!it->dirty) {
 		it->dirty = true;
-		it->seq = ++q->seq;
+		q->ndirty++;
+		if (!it->running)
+			DL_APPEND(q->dirty, it);
 	}
 }
 
-static int
-by_seq(const void *a, const void *b)
-{
-	const struct item *x = *(struct item *const *)a;
-	const struct item *y = *(struct item *const *)b;
+static void on_yield(uv_check_t *h);
 
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+static void
+nothing(uv_idle_t *h)
+{
+	(void)h;
+}
+
+static void
+after_poll(struct queue *q)
+{
+	if (!q->closing) {
+		uv_check_start(&q->yield, on_yield);
+		uv_idle_start(&q->yield_idle, nothing);
+	}
+}
+
+/* How long this loop iteration has run: uv_now() is the time the loop
+ * read at its start (and after its poll). */
+static bool
+over_budget(struct queue *q)
+{
+	return uv_hrtime() / 1000000 > uv_now(q->loop) + QUEUE_TURN_BUDGET_MS;
 }
 
 static void
 kick(struct queue *q)
 {
-	if (!q->kicked && !q->closing) {
-		q->kicked = true;
+	if (q->kicked || q->closing)
+		return;
+	q->kicked = true;
+	if (over_budget(q))
+		after_poll(q);
+	else
 		uv_timer_start(&q->kick, run_dirty, 0, 0);
-	}
 }
 
 static void
@@ -106,6 +167,33 @@ on_timer(uv_timer_t *t)
 }
 
 static void
+on_yield(uv_check_t *h)
+{
+	struct queue *q = h->data;
+	struct item *it;
+
+	uv_check_stop(&q->yield);
+	uv_idle_stop(&q->yield_idle);
+	while ((it = q->yielded) != NULL) {
+		DL_DELETE(q->yielded, it);
+		it->yielded = false;
+		mark_dirty(q, it);
+	}
+	if (q->dirty)
+		run_dirty(&q->kick);
+}
+
+static void
+yield(struct queue *q, struct item *it)
+{
+	if (it->dirty || it->yielded)
+		return; /* it runs again anyway */
+	it->yielded = true;
+	DL_APPEND(q->yielded, it);
+	after_poll(q);
+}
+
+static void
 arm(struct item *it, int64_t ms)
 {
 	/* A sooner wake-up replaces a later one. */
@@ -122,32 +210,33 @@ arm(struct item *it, int64_t ms)
 	uv_timer_start(it->timer, on_timer, (uint64_t)ms, 0);
 }
 
+/* Runs the keys dirty when the turn began, in their order; keys made
+ * dirty by these syncs (their own included) wait for the next turn. */
 static void
 run_dirty(uv_timer_t *t)
 {
 	struct queue *q = t->data;
-	struct item **todo = xcalloc(q->n + 1, sizeof(*todo));
-	size_t i, n = 0;
+	struct item *batch = q->dirty, *it;
 
 	q->kicked = false;
-	for (i = 0; i < q->n; i++)
-		if (q->items[i]->dirty && !q->items[i]->running)
-			todo[n++] = q->items[i];
-	xqsort(todo, n, sizeof(*todo), by_seq);
-	for (i = 0; i < n; i++) {
-		struct item *it = todo[i];
+	q->dirty = NULL;
+	while ((it = batch) != NULL) {
 		int64_t requeue = -1;
 		int r;
 
-		if (!it->dirty || it->running)
-			continue;
+		DL_DELETE(batch, it);
 		it->dirty = false;
+		q->ndirty--;
 		it->running = true;
 		r = q->cb(q->arg, it->key, &requeue);
 		it->running = false;
+		if (it->dirty) /* added again while it ran */
+			DL_APPEND(q->dirty, it);
 		if (r == 0) {
 			it->failures = 0;
-			if (requeue >= 0)
+			if (requeue == 0)
+				yield(q, it);
+			else if (requeue > 0)
 				arm(it, requeue);
 		} else if (++it->failures <= QUEUE_MAX_RETRIES) {
 			int64_t backoff = 5LL << (it->failures - 1);
@@ -160,13 +249,10 @@ run_dirty(uv_timer_t *t)
 				 it->key, QUEUE_MAX_RETRIES);
 			it->failures = 0;
 		}
+		forget_if_idle(q, it);
 	}
-	free(todo);
-	for (i = 0; i < q->n; i++)
-		if (q->items[i]->dirty) {
-			kick(q);
-			break;
-		}
+	if (q->dirty)
+		kick(q);
 }
 
 struct queue *
@@ -180,6 +266,10 @@ queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb, void *arg)
 	q->arg = arg;
 	uv_timer_init(loop, &q->kick);
 	q->kick.data = q;
+	uv_check_init(loop, &q->yield);
+	q->yield.data = q;
+	uv_idle_init(loop, &q->yield_idle);
+	q->yield_idle.data = q;
 	return q;
 }
 
@@ -203,25 +293,22 @@ queue_add_after(struct queue *q, const char *key, int64_t ms)
 size_t
 queue_pending(const struct queue *q)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < q->n; i++)
-		if (q->items[i]->dirty)
-			n++;
-	return n;
+	return q->ndirty;
 }
 
 static void
 on_kick_closed(uv_handle_t *h)
 {
 	struct queue *q = h->data;
-	size_t i;
+	struct item *it, *tmp;
 
-	for (i = 0; i < q->n; i++) {
-		free(q->items[i]->key);
-		free(q->items[i]);
+	if (--q->closing_handles)
+		return;
+	HASH_ITER(hh, q->items, it, tmp)
+	{
+		HASH_DEL(q->items, it);
+		item_free(it);
 	}
-	free(q->items);
 	free(q->name);
 	free(q);
 }
@@ -229,13 +316,18 @@ on_kick_closed(uv_handle_t *h)
 void
 queue_free(struct queue *q)
 {
-	size_t i;
+	struct item *it, *tmp;
 
 	if (q == NULL)
 		return;
 	q->closing = true;
-	for (i = 0; i < q->n; i++)
-		stop_timer(q->items[i]);
+	HASH_ITER(hh, q->items, it, tmp)
+	stop_timer(it);
 	uv_timer_stop(&q->kick);
+	uv_check_stop(&q->yield);
+	uv_idle_stop(&q->yield_idle);
+	q->closing_handles = 3;
 	uv_close((uv_handle_t *)&q->kick, on_kick_closed);
+	uv_close((uv_handle_t *)&q->yield, on_kick_closed);
+	uv_close((uv_handle_t *)&q->yield_idle, on_kick_closed);
 }

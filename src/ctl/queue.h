@@ -5,6 +5,11 @@
  *   in the place of its first add: keys run first in, first out.
  * - A key is never synced re-entrantly: adds during its sync mark it dirty
  *   and it runs again on a later loop turn.
+ * - A sync that asks to run again at once (requeue 0: a burst with more
+ *   to do) yields: it runs after the loop has polled for I/O; so do all
+ *   keys once the loop iteration has worked for QUEUE_TURN_BUDGET_MS, so
+ *   that neither a long job nor a cascade between controllers starves
+ *   the API.
  * - Delayed adds (requeue-after), and rate-limited retries on failure:
  *   5 ms doubling up to 1000 s, dropped after 15 failures until the next
  *   add (Kubernetes' DefaultControllerRateLimiter per item).
@@ -32,5 +37,8 @@ size_t queue_pending(const struct queue *q);
 void queue_free(struct queue *q);
 
 #define QUEUE_MAX_RETRIES 15
+/* Past this much work in one loop iteration, the queues wait for the
+ * loop to poll for I/O before they run again. */
+#define QUEUE_TURN_BUDGET_MS 20
 
 #endif

@@ -35,18 +35,32 @@ on_pod(void *arg, json_t *ev)
 	ctl_enqueue_owner(c->cfg.rss, c->q, ev, "ReplicaSet");
 }
 
+static bool
+names_owner(const struct object_meta *m, const char *uid)
+{
+	size_t i;
+
+	for (i = 0; i < m->owner_references.n; i++)
+		if (uid && m->owner_references.v[i].uid &&
+		    !strcmp(m->owner_references.v[i].uid, uid))
+			return true;
+	return false;
+}
+
 static int
 sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 {
-	struct object rso, **cache;
+	struct object rso, **cache, **orphans;
 	struct plan_rs_in in = {0};
 	struct plan_rs_out out;
 	const struct pod **pp;
 	struct replicaset *rs;
 	char ns[256], name[256];
-	size_t i;
+	size_t i, nmine, norph;
 	int64_t k;
 	int st, fail = 0;
+	bool more = false; /* stopped by the budget */
+	uint64_t started = uv_hrtime();
 
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
@@ -55,11 +69,18 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	if (informer_get(c->cfg.rss, ns, name, &rso))
 		return 0; /* deleted */
 	rs = rso.obj;
-	in.npods = informer_list(c->cfg.pods, ns, &cache);
-	pp = xcalloc(in.npods + 1, sizeof(*pp));
-	for (i = 0; i < in.npods; i++)
-		pp[i] = cache[i]->obj;
+	/* Its own pods and the orphans it may adopt: nothing else of the
+	 * namespace can matter to plan_rs. */
+	nmine = informer_dependents(c->cfg.pods, rs->metadata.uid, ns, &cache);
+	norph = informer_dependents(c->cfg.pods, NULL, ns, &orphans);
+	pp = xcalloc(nmine + norph + 1, sizeof(*pp));
+	for (i = 0; i < nmine; i++)
+		pp[in.npods++] = cache[i]->obj;
+	for (i = 0; i < norph; i++)
+		if (!names_owner(object_meta(orphans[i]), rs->metadata.uid))
+			pp[in.npods++] = orphans[i]->obj; /* not twice */
 	free(cache);
+	free(orphans);
 	in.rs = rs;
 	in.pods = pp;
 	in.now = c->cfg.now();
@@ -80,8 +101,17 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			fail = st;
 		object_release(&po);
 	}
-	for (k = 0; k < out.create && !fail; k++) {
+	/* Creations and deletions stop at the first failure (Kubernetes'
+	 * slow start stops at the first failed batch), at burstReplicas
+	 * (plan_rs), and when the sync has run for CTL_SYNC_BUDGET_MS: the
+	 * rest follows on the next loop iteration. */
+	for (k = 0; k < out.create && !fail && !more; k++) {
 		struct object po = {kind_by_id(KIND_POD), NULL};
+
+		if (k && ctl_overtime(started)) {
+			more = true;
+			break;
+		}
 
 		po.obj = xcalloc(1, sizeof(struct pod));
 		rs_new_pod(rs, po.obj);
@@ -89,7 +119,11 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			fail = st;
 		object_release(&po);
 	}
-	for (i = 0; i < out.nvictims && !fail; i++) {
+	for (i = 0; i < out.nvictims && !fail && !more; i++) {
+		if (i && ctl_overtime(started)) {
+			more = true;
+			break;
+		}
 		st = kube_delete(c->cfg.client, KIND_POD, ns,
 				 out.victims[i]->metadata.name);
 		if (st != 200 && st != 404)
@@ -109,8 +143,9 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			  (long long)out.create, out.nvictims);
 	if (!fail && out.requeue_after_ms >= 0)
 		*requeue = out.requeue_after_ms;
-	/* More to create than one burst allows: come back at once. */
-	if (!fail && (out.create == RS_BURST_REPLICAS ||
+	/* More to create or delete than one burst or the budget allows:
+	 * come back at once (after the loop has polled). */
+	if (!fail && (more || out.create == RS_BURST_REPLICAS ||
 		      out.nvictims == RS_BURST_REPLICAS))
 		*requeue = 0;
 	plan_rs_out_release(&out);

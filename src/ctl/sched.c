@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uthash.h>
+
 #include "ctl.h"
 #include "informer.h"
 #include "kube.h"
@@ -108,29 +110,47 @@ bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
 	return r;
 }
 
-/* Schedules the key's pod and, while the caches are at hand, every other
- * pending pod. */
+/* A node's index in a pass, by name. */
+struct node_ix {
+	const char *name; /* the node cache's */
+	size_t i;
+	UT_hash_handle hh;
+};
+
+/* Binds every pending pod. The pods already bound to each node are
+ * counted once per pass (the spread score), so a pass costs one look at
+ * each pod however many are pending. */
 static int
-sync_locked(struct ctl_sched *c)
+sync_locked(struct ctl_sched *c, bool *more)
 {
+	uint64_t started = uv_hrtime();
 	struct object **nl, **pl;
 	const struct node **np;
-	const struct pod **pp;
-	struct pod *bound; /* pods bound in this pass, for the spread */
-	size_t nn, npods, i, k, nb = 0;
+	struct node_ix *ix = NULL, *x, *tmp, *xs;
+	int64_t *on;
+	size_t nn, npods, i;
 	int r = 0;
 
 	nn = informer_list(c->cfg.nodes, NULL, &nl);
 	npods = informer_list(c->cfg.pods, NULL, &pl);
 	np = xcalloc(nn + 1, sizeof(*np));
-	for (i = 0; i < nn; i++)
+	on = xcalloc(nn + 1, sizeof(*on));
+	xs = xcalloc(nn + 1, sizeof(*xs));
+	for (i = 0; i < nn; i++) {
 		np[i] = nl[i]->obj;
-	pp = xcalloc(npods + 1, sizeof(*pp));
-	bound = xcalloc(npods + 1, sizeof(*bound));
-	for (i = k = 0; i < npods; i++)
-		if (!is_pending(pl[i]->obj) &&
-		    !((struct pod *)pl[i]->obj)->metadata.deletion_timestamp)
-			pp[k++] = pl[i]->obj;
+		xs[i].name = np[i]->metadata.name ? np[i]->metadata.name : "";
+		xs[i].i = i;
+		HASH_ADD_KEYPTR(hh, ix, xs[i].name, strlen(xs[i].name), &xs[i]);
+	}
+	for (i = 0; i < npods; i++) {
+		const struct pod *p = pl[i]->obj;
+
+		if (is_pending(p) || p->metadata.deletion_timestamp)
+			continue;
+		HASH_FIND_STR(ix, p->spec.node_name, x);
+		if (x)
+			on[x->i]++;
+	}
 	for (i = 0; i < npods; i++) {
 		const struct pod *p = pl[i]->obj;
 		struct strbuf why = STRBUF_INIT;
@@ -138,11 +158,16 @@ sync_locked(struct ctl_sched *c)
 
 		if (!is_pending(p))
 			continue;
-		chosen = sched_pick(&(struct sched_in){p, np, nn, pp, k}, &why);
+		if (ctl_overtime(started)) {
+			*more = true;
+			break;
+		}
+		chosen = sched_pick(&(struct sched_in){p, np, nn, on}, &why);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
 			/* it counts for the spread of the next ones */
-			bound[nb].spec.node_name = chosen->metadata.name;
-			pp[k++] = &bound[nb++];
+			HASH_FIND_STR(ix, chosen->metadata.name, x);
+			if (x)
+				on[x->i]++;
 		} else if (chosen) {
 			r = -1;
 		} else if (unschedulable(c, p, why.buf)) {
@@ -150,9 +175,11 @@ sync_locked(struct ctl_sched *c)
 		}
 		strbuf_release(&why);
 	}
-	free(bound); /* its node names belong to the node cache */
+	HASH_ITER(hh, ix, x, tmp)
+	HASH_DEL(ix, x);
+	free(xs);
+	free(on);
 	free(np);
-	free(pp);
 	free(nl);
 	free(pl);
 	return r;
@@ -164,11 +191,14 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	struct ctl_sched *c = arg;
 	int r;
 
+	bool more = false;
+
 	(void)key;
-	(void)requeue;
 	ctl_hold(&c->cfg);
-	r = sync_locked(c);
+	r = sync_locked(c, &more);
 	ctl_release(&c->cfg);
+	if (r == 0 && more)
+		*requeue = 0; /* the rest after the loop has polled */
 	return r;
 }
 

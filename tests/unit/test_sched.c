@@ -61,13 +61,20 @@ static const char *
 pick(struct pod *p, struct node **nodes, size_t n, struct pod **bound,
      size_t nb, struct strbuf *why)
 {
+	int64_t on[8] = {0};
 	struct sched_in in = {.pod = p,
 			      .nodes = (const struct node *const *)nodes,
 			      .nnodes = n,
-			      .pods = (const struct pod *const *)bound,
-			      .npods = nb};
-	const struct node *r = sched_pick(&in, why);
+			      .pods_on = on};
+	const struct node *r;
+	size_t i, j;
 
+	for (i = 0; i < n && i < 8; i++)
+		for (j = 0; j < nb; j++)
+			if (!strcmp(bound[j]->spec.node_name,
+				    nodes[i]->metadata.name))
+				on[i]++;
+	r = sched_pick(&in, why);
 	return r ? r->metadata.name : NULL;
 }
 
