@@ -29,7 +29,7 @@
 #include "xalloc.h"
 
 static const char usage_text[] =
-    "usage: drover apply -f FILE|DIR|- [-f ...]\n"
+    "usage: drover apply -f FILE|DIR|- [-f ...] [--dry-run=server|client]\n"
     "\n"
     "Creates or updates the objects of the manifests (YAML or JSON, several\n"
     "documents, Lists; a directory's .yaml, .yml and .json files).\n"
@@ -325,7 +325,7 @@ apply_one(struct client *c, json_t *doc)
 		cli_path(path, sizeof(path), k, ns, NULL, NULL);
 		client_request(c, "POST", path, NULL, NULL, mod, &r);
 		if (r.status == 201 || r.status == 200)
-			printf("%s/%s created\n", q, name);
+			printf("%s/%s created%s\n", q, name, cli_dry_suffix());
 		else
 			rc = cli_resp_error(&r, k, name);
 		client_resp_release(&r);
@@ -347,11 +347,11 @@ apply_one(struct client *c, json_t *doc)
 		orig = json_loads(la, 0, NULL);
 	patch = diff3(orig, cur, mod);
 	if (json_object_size(patch) == 0) {
-		printf("%s/%s unchanged\n", q, name);
+		printf("%s/%s unchanged%s\n", q, name, cli_dry_suffix());
 	} else if ((rc = cli_patch(c, k, ns, name, NULL,
 				   "application/strategic-merge-patch+json",
 				   patch, NULL)) == 0) {
-		printf("%s/%s configured\n", q, name);
+		printf("%s/%s configured%s\n", q, name, cli_dry_suffix());
 	}
 	json_decref(patch);
 	json_decref(orig);
@@ -389,6 +389,7 @@ apply_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"filename", required_argument, NULL, 'f'},
+	    {"dry-run", optional_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -406,6 +407,10 @@ apply_run(int argc, char **argv)
 			nfiles++;
 			if (rc == 0)
 				rc = add_path(&s, optarg);
+			break;
+		case 'D':
+			if (cli_dry_run_set(optarg))
+				return 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
