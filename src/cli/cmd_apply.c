@@ -397,6 +397,7 @@ apply_run(int argc, char **argv)
 	struct client *c;
 	size_t i, nfiles = 0, nobjs = 0;
 	int ch, rc = 0;
+	bool dry_bad = false;
 
 	if ((rc = cli_globals_parse(&argc, argv)))
 		return rc;
@@ -410,22 +411,29 @@ apply_run(int argc, char **argv)
 			break;
 		case 'D':
 			if (cli_dry_run_set(optarg))
-				return 1;
+				dry_bad = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			rc = -1;
+			goto out;
 		default:
 			fputs(usage_text, stderr);
-			return 2;
+			rc = 2;
+			goto out;
 		}
+	}
+	if (dry_bad) {
+		rc = 1;
+		goto out;
 	}
 	if (nfiles == 0 || optind != argc) {
 		if (nfiles == 0)
 			fprintf(stderr, "error: must specify one of -f and "
 					"-k\n");
 		fputs(usage_text, stderr);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	/* Refuse every invalid manifest before sending anything. */
 	for (i = 0; i < s.n; i++) {
@@ -461,12 +469,13 @@ apply_run(int argc, char **argv)
 		}
 		c->ops->free(c);
 	}
+out:
 	for (i = 0; i < s.n; i++) {
 		free(s.v[i].path);
 		free(s.v[i].buf);
 	}
 	free(s.v);
-	return rc;
+	return rc < 0 ? 0 : rc;
 }
 
 const struct cmd_entry cmd_apply_entry = {
