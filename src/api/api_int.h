@@ -129,6 +129,10 @@ void filter_release(struct filter *f);
 int route_parse(const char *path, struct route *rt);
 
 /* Request options (options.c). */
+/* A 422 Status for invalid request options: `CreateOptions.meta.k8s.io ""
+ * is invalid: ...`. */
+void resp_options_invalid(struct api_resp *resp, const char *options_kind,
+			  const struct fielderr_list *errs);
 /* ValidateDryRun of n dryRun values: 1 for a dry run, 0 for none; -1
  * with a 422 Status naming options_kind ("CreateOptions") in resp. */
 int dry_run_check(const char *const *vals, size_t n, const char *options_kind,

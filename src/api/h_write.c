@@ -861,11 +861,12 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 	    strcmp(d.policy, "Orphan")) {
 		struct fielderr_list e = {0};
 
+		/* ValidateDeleteOptions */
 		fielderr_addf_str(&e, FE_NOT_SUPPORTED, "propagationPolicy",
 				  d.policy,
 				  "supported values: \"Foreground\", "
-				  "\"Background\", \"Orphan\"");
-		resp_invalid(resp, rt->res, rt->name, &e);
+				  "\"Background\", \"Orphan\", \"nil\"");
+		resp_options_invalid(resp, "DeleteOptions", &e);
 		fielderr_list_release(&e);
 		json_decref(body);
 		return;

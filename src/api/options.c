@@ -30,13 +30,21 @@ go_quote(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+void
+resp_options_invalid(struct api_resp *resp, const char *options_kind,
+		     const struct fielderr_list *errs)
+{
+	struct resource opts = {"meta.k8s.io", "v1",  "",   "", NULL, "", 0,
+				false,         false, false};
+
+	opts.kind = options_kind;
+	resp_invalid(resp, &opts, NULL, errs);
+}
+
 int
 dry_run_check(const char *const *vals, size_t n, const char *options_kind,
 	      struct api_resp *resp)
 {
-	static const struct resource meta = {
-	    "meta.k8s.io", "v1", "", "", NULL, "", 0, false, false, false};
-	struct resource opts = meta;
 	struct fielderr_list e = {0};
 	struct strbuf v = STRBUF_INIT;
 	size_t i;
@@ -58,8 +66,7 @@ dry_run_check(const char *const *vals, size_t n, const char *options_kind,
 	strbuf_addch(&v, '}');
 	fielderr_add(&e, FE_NOT_SUPPORTED, "dryRun", v.buf,
 		     "supported values: \"All\"");
-	opts.kind = options_kind;
-	resp_invalid(resp, &opts, NULL, &e);
+	resp_options_invalid(resp, options_kind, &e);
 	fielderr_list_release(&e);
 	strbuf_release(&v);
 	return -1;

@@ -216,6 +216,10 @@ def test_refusals_with_kubernetes_messages(api):
     st = status(api.req("DELETE", path, {"dryRun": ["All", "Everything"]}), 422)
     assert st["message"].startswith('DeleteOptions.meta.k8s.io "" is invalid: dryRun: '
                                     'Unsupported value: []string{"All", "Everything"}')
+    st = status(api.req("DELETE", path, params={"propagationPolicy": "Sideways"}), 422)
+    assert st["message"] == ('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                             'Unsupported value: "Sideways": supported values: "Foreground", '
+                             '"Background", "Orphan", "nil"')
     # bodies of a media type the endpoint does not take
     st = status(api.req("POST", APPS + "/deployments", deployment("x"),
                         ct="text/plain"), 415)
