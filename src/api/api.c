@@ -491,23 +491,28 @@ field_selector_parse(const char *fs, struct filter *f, char *err, size_t errlen)
 	int rc = 0;
 
 	for (k = 0;; k++) {
-		if (slash) {
+		bool end = fs[k] == '\0';
+
+		if (!end && slash) {
 			slash = false;
-		} else if (fs[k] == '\\') {
-			slash = true;
-		} else if (fs[k] == ',' || fs[k] == '\0') {
-			if (n == 64) {
-				snprintf(err, errlen,
-					 "invalid selector: '%.200s'; too many "
-					 "terms",
-					 fs);
-				rc = -1;
-				break;
-			}
-			terms[n++] = xstrndup(fs + start, k - start);
-			start = k + 1;
+			continue;
 		}
-		if (fs[k] == '\0')
+		if (!end && fs[k] == '\\') {
+			slash = true;
+			continue;
+		}
+		if (!end && fs[k] != ',')
+			continue;
+		if (n == 64) {
+			snprintf(err, errlen,
+				 "invalid selector: '%.200s'; too many terms",
+				 fs);
+			rc = -1;
+			break;
+		}
+		terms[n++] = xstrndup(fs + start, k - start);
+		start = k + 1;
+		if (end)
 			break;
 	}
 	if (rc == 0)

@@ -258,6 +258,8 @@ def test_refusals_with_kubernetes_messages(api):
                       "invalid field selector: unescaped character in value: 61"),
                      ("metadata.name=a\\x",
                       "invalid field selector: invalid escape sequence: \\x"),
+                     ("metadata.name=a\\",
+                      "invalid field selector: invalid escape sequence: \\"),
                      ("spec.replicas=1", "field label not supported: spec.replicas")):
         st = status(api.req("GET", APPS + "/deployments", params={"fieldSelector": sel}), 400)
         assert st["message"] == msg, sel
@@ -266,6 +268,8 @@ def test_refusals_with_kubernetes_messages(api):
     r = api.req("GET", APPS + "/deployments",
                 params={"fieldSelector": "metadata.name=web,metadata.namespace!=x"})
     assert [d["metadata"]["name"] for d in r.json()["items"]] == ["web"]
+    r = api.req("GET", APPS + "/deployments", params={"fieldSelector": "metadata.name=a\\,b"})
+    assert r.status_code == 200 and r.json()["items"] == []
     r = api.req("GET", CORE + "/pods", params={"fieldSelector": "status.phase=Running"})
     assert r.status_code == 200
     # a resourceVersion that is not a number
