@@ -69,10 +69,35 @@ merge_named(json_t *target, json_t *patch)
 	return out;
 }
 
+/* A list holding {"$patch": "replace"}: it replaces the target's list,
+ * without its directive elements (mergeSliceWithSpecialElements). NULL if
+ * it holds none. */
+static json_t *
+replacing_list(json_t *a)
+{
+	json_t *v, *out;
+	size_t i;
+	bool replace = false;
+
+	json_array_foreach(a, i, v)
+	{
+		const char *d = json_string_value(json_object_get(v, "$patch"));
+
+		if (d && !strcmp(d, "replace"))
+			replace = true;
+	}
+	if (!replace)
+		return NULL;
+	out = json_array();
+	json_array_foreach(a, i, v) if (!json_object_get(v, "$patch"))
+	    json_array_append(out, v);
+	return out;
+}
+
 static json_t *
 merge(json_t *target, json_t *patch, bool strategic)
 {
-	json_t *out, *v;
+	json_t *out, *v, *r;
 	const char *k;
 
 	if (!json_is_object(patch))
@@ -94,8 +119,7 @@ merge(json_t *target, json_t *patch, bool strategic)
 				continue;
 			}
 			if (!strcmp(d, "replace")) { /* the map as given */
-				json_t *r = json_deep_copy(v);
-
+				r = json_deep_copy(v);
 				json_object_del(r, "$patch");
 				json_object_set_new(out, k, r);
 				continue;
@@ -103,6 +127,9 @@ merge(json_t *target, json_t *patch, bool strategic)
 		}
 		if (json_is_null(v)) {
 			json_object_del(out, k);
+		} else if (strategic && json_is_array(v) &&
+			   (r = replacing_list(v))) {
+			json_object_set_new(out, k, r);
 		} else if (strategic && named_list(v) && named_list(cur)) {
 			json_object_set_new(out, k, merge_named(cur, v));
 		} else if (json_is_object(v)) {
@@ -194,9 +221,10 @@ go_value(json_t *v, char *buf, size_t len, size_t *at)
 }
 
 /* Every "$patch" directive of a strategic merge patch must be one
- * Kubernetes knows: "replace" and "delete" in a map, and also "merge" in a
- * list element. Returns 0, or -1 with mergepatch.ErrBadPatchType's text
- * ("unknown patch type: X in map: map[...]") in err. */
+ * Kubernetes knows: "replace" or "delete" (a list element saying "merge"
+ * is refused as Kubernetes refuses it). Returns 0, or -1 with
+ * mergepatch.ErrBadPatchType's text ("unknown patch type: X in map:
+ * map[...]") in err. */
 static int
 check_directives(json_t *patch, bool in_list, char *err, size_t errlen)
 {
@@ -216,8 +244,14 @@ check_directives(json_t *patch, bool in_list, char *err, size_t errlen)
 	if (v) {
 		const char *d = json_string_value(v);
 
-		if (d == NULL || (strcmp(d, "replace") && strcmp(d, "delete") &&
-				  !(in_list && !strcmp(d, "merge")))) {
+		if (in_list && d && !strcmp(d, "merge")) {
+			snprintf(err, errlen,
+				 "merging lists cannot yet be "
+				 "specified in the patch");
+			return -1;
+		}
+		if (d == NULL ||
+		    (strcmp(d, "replace") && strcmp(d, "delete"))) {
 			size_t at = 0;
 
 			at = (size_t)snprintf(err, errlen,

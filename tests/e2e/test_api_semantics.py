@@ -248,7 +248,16 @@ def test_refusals_with_kubernetes_messages(api):
         {"name": "web", "$patch": "remove"}]}}}},
         ct="application/strategic-merge-patch+json"), 400)
     assert st["message"] == "unknown patch type: remove in map: map[$patch:remove name:web]"
-    # ... while the known ones work: delete a map, replace a map
+    st = status(api.req("PATCH", path, {"spec": {"template": {"spec": {"containers": [
+        {"$patch": "merge"}]}}}}, ct="application/strategic-merge-patch+json"), 400)
+    assert st["message"] == "merging lists cannot yet be specified in the patch"
+    assert api.req("GET", path).json()["metadata"] == web["metadata"]
+    # ... while the known ones work: replace a list, replace a map
+    r = api.req("PATCH", path, {"spec": {"template": {"spec": {"containers": [
+        {"name": "other", "image": "other:1"}, {"$patch": "replace"}]}}}},
+        ct="application/strategic-merge-patch+json")
+    assert r.status_code == 200, r.text
+    assert [c["name"] for c in r.json()["spec"]["template"]["spec"]["containers"]] == ["other"]
     r = api.req("PATCH", path, {"metadata": {"labels": {"$patch": "replace", "k": "v"}}},
                 ct="application/strategic-merge-patch+json")
     assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"k": "v"}
