@@ -6,6 +6,7 @@ fieldRefs (refused when Kubernetes refuses them, expanded in the
 environment of real processes)."""
 import json
 import os
+import shutil
 
 import requests
 
@@ -330,10 +331,14 @@ def env_ref(name, path):
 
 
 def test_field_refs_refused_and_expanded(rt):
+    # A copy of the example service, so that tests that count the
+    # example's processes while this one runs beside them do not see it.
+    prog = os.path.join(rt.dir, "downward-web")
+    shutil.copy(EXAMPLE, prog)
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "downward", "labels": {"app": "web", "tier": "front"},
                         "annotations": {"example.com/team": "core"}},
-           "spec": {"containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+           "spec": {"containers": [{"name": "c", "image": "x", "command": [prog],
                                     "args": ["--port", "0"], "env": []}]}}
     env = pod["spec"]["containers"][0]["env"]
     # refused as Kubernetes refuses them
