@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "downward.h"
 #include "expand.h"
 #include "log.h"
 #include "pidlog.h"
@@ -183,25 +184,13 @@ host_port(const struct rcont *c, const struct intstr *port)
 	return port->type == INTSTR_INT ? (int)port->ival : 0;
 }
 
-/* The value of a downward-API field for this pod. */
+/* The value of a downward-API field for this pod (downward.h): its node
+ * is this agent's, its address the loopback its ports are on. */
 static const char *
 field_ref(struct rpod *p, const char *path)
 {
-	if (!strcmp(path, "metadata.name"))
-		return p->pod.metadata.name;
-	if (!strcmp(path, "metadata.namespace"))
-		return p->pod.metadata.namespace;
-	if (!strcmp(path, "metadata.uid"))
-		return p->pod.metadata.uid;
-	if (!strcmp(path, "spec.nodeName"))
-		return p->rt->cfg.node_name;
-	if (!strcmp(path, "status.podIP") || !strcmp(path, "status.hostIP"))
-		return "127.0.0.1";
-	if (!strcmp(path, "spec.serviceAccountName"))
-		return p->pod.spec.service_account_name
-			   ? p->pod.spec.service_account_name
-			   : "default";
-	return "";
+	return downward_env_value(&p->pod, path, p->rt->cfg.node_name,
+				  "127.0.0.1");
 }
 
 /* Environment of a container: Kubernetes' order (each value may refer to

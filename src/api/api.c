@@ -397,14 +397,194 @@ event_unprime(struct api *a)
 
 /* ---- filters ---- */
 
+/* The field labels each kind supports in field selectors (its
+ * GetAttrs / AddFieldLabelConversionFunc). */
+static bool
+field_label_supported(enum kind_id kid, const char *label)
+{
+	static const char *const common[] = {"metadata.name",
+					     "metadata.namespace", NULL};
+	static const char *const pod[] = {"spec.nodeName",
+					  "spec.restartPolicy",
+					  "spec.schedulerName",
+					  "spec.serviceAccountName",
+					  "spec.hostNetwork",
+					  "status.phase",
+					  "status.podIP",
+					  "status.podIPs",
+					  "status.nominatedNodeName",
+					  NULL};
+	static const char *const rs[] = {"status.replicas", NULL};
+	static const char *const node[] = {"spec.unschedulable", NULL};
+	const char *const *extra = kid == KIND_POD          ? pod
+				   : kid == KIND_REPLICASET ? rs
+				   : kid == KIND_NODE       ? node
+							    : NULL;
+	size_t i;
+
+	for (i = 0; common[i]; i++)
+		if (!strcmp(common[i], label))
+			return true;
+	for (i = 0; extra && extra[i]; i++)
+		if (!strcmp(extra[i], label))
+			return true;
+	return false;
+}
+
+/* fields.UnescapeValue: "\\", "\," and "\=" are escapes; any other
+ * escape, and an unescaped "," or "=", are errors. */
+static char *
+field_unescape(const char *s, char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool slash = false;
+
+	for (; *s; s++) {
+		if (slash) {
+			if (*s != '\\' && *s != ',' && *s != '=') {
+				snprintf(err, errlen,
+					 "invalid field selector: invalid "
+					 "escape sequence: \\%c",
+					 *s);
+				strbuf_release(&sb);
+				return NULL;
+			}
+			strbuf_addch(&sb, *s);
+			slash = false;
+		} else if (*s == '\\') {
+			slash = true;
+		} else if (*s == ',' || *s == '=') {
+			/* Go prints the rune with %v: its code point */
+			snprintf(err, errlen,
+				 "invalid field selector: unescaped character "
+				 "in value: %d",
+				 *s);
+			strbuf_release(&sb);
+			return NULL;
+		} else {
+			strbuf_addch(&sb, *s);
+		}
+	}
+	if (slash) {
+		snprintf(err, errlen,
+			 "invalid field selector: invalid escape sequence: \\");
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+static int
+cmp_term(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* fields.ParseSelector: terms split at unescaped commas, sorted, each
+ * "lhs!=rhs", "lhs==rhs" or "lhs=rhs" at the first operator. */
+static int
+field_selector_parse(const char *fs, struct filter *f, char *err, size_t errlen)
+{
+	char *terms[64];
+	size_t n = 0, i, start = 0, k;
+	bool slash = false;
+	int rc = 0;
+
+	for (k = 0;; k++) {
+		bool end = fs[k] == '\0';
+
+		if (!end && slash) {
+			slash = false;
+			continue;
+		}
+		if (!end && fs[k] == '\\') {
+			slash = true;
+			continue;
+		}
+		if (!end && fs[k] != ',')
+			continue;
+		if (n == 64) {
+			snprintf(err, errlen,
+				 "invalid selector: '%.200s'; too many terms",
+				 fs);
+			rc = -1;
+			break;
+		}
+		terms[n++] = xstrndup(fs + start, k - start);
+		start = k + 1;
+		if (end)
+			break;
+	}
+	if (rc == 0)
+		qsort(terms, n, sizeof(terms[0]), cmp_term);
+	for (i = 0; rc == 0 && i < n; i++) {
+		char *t = terms[i], *v;
+		size_t at, oplen = 0;
+		bool neg = false;
+
+		if (!*t)
+			continue;
+		for (at = 0; t[at]; at++) {
+			if (!strncmp(t + at, "!=", 2)) {
+				neg = true;
+				oplen = 2;
+			} else if (!strncmp(t + at, "==", 2)) {
+				oplen = 2;
+			} else if (t[at] == '=') {
+				oplen = 1;
+			}
+			if (oplen)
+				break;
+		}
+		if (!oplen) {
+			snprintf(err, errlen,
+				 "invalid selector: '%.200s'; can't understand "
+				 "'%.200s'",
+				 fs, t);
+			rc = -1;
+			break;
+		}
+		if ((v = field_unescape(t + at + oplen, err, errlen)) == NULL) {
+			rc = -1;
+			break;
+		}
+		t[at] = '\0';
+		if (!field_label_supported(f->kid, t)) {
+			snprintf(err, errlen,
+				 "field label not supported: %.200s", t);
+			free(v);
+			rc = -1;
+			break;
+		}
+		if (f->nfields ==
+		    sizeof(f->field_path) / sizeof(f->field_path[0])) {
+			snprintf(err, errlen,
+				 "invalid selector: '%.200s'; too many terms",
+				 fs);
+			free(v);
+			rc = -1;
+			break;
+		}
+		f->field_path[f->nfields] = xstrdup(t);
+		f->field_value[f->nfields] = v;
+		f->field_neg[f->nfields] = neg;
+		f->nfields++;
+	}
+	for (i = 0; i < n; i++)
+		free(terms[i]);
+	return rc;
+}
+
 int
-filter_parse(const struct query *q, struct filter *f, struct api_resp *resp)
+filter_parse(const struct query *q, enum kind_id kid, struct filter *f,
+	     struct api_resp *resp)
 {
 	const char *ls = query_get(q, "labelSelector");
 	const char *fs = query_get(q, "fieldSelector");
-	char err[256];
+	char err[600];
 
 	memset(f, 0, sizeof(*f));
+	f->kid = kid;
 	if (ls && *ls) {
 		if (selector_parse(ls, &f->labels, err, sizeof(err))) {
 			schema_release(&schema_label_selector, &f->labels);
@@ -414,41 +594,18 @@ filter_parse(const struct query *q, struct filter *f, struct api_resp *resp)
 		}
 		f->has_labels = true;
 	}
-	while (fs && *fs && f->nfields < 8) {
-		const char *comma = strchr(fs, ',');
-		size_t len = comma ? (size_t)(comma - fs) : strlen(fs);
-		char *term = xstrndup(fs, len), *eq = strchr(term, '=');
-		bool neg = false;
-
-		if (eq == NULL) {
-			snprintf(err, sizeof(err),
-				 "invalid field selector \"%s\"", term);
-			free(term);
-			filter_release(f);
-			resp_status(resp, 400, "BadRequest", err, NULL, NULL,
-				    NULL);
-			return -1;
-		}
-		if (eq > term && eq[-1] == '!') {
-			neg = true;
-			eq[-1] = '\0';
-		}
-		*eq = '\0';
-		if (eq[1] == '=')
-			eq++;
-		f->field_path[f->nfields] = xstrdup(term);
-		f->field_value[f->nfields] = xstrdup(eq + 1);
-		f->field_neg[f->nfields] = neg;
-		f->nfields++;
-		free(term);
-		fs = comma ? comma + 1 : NULL;
+	if (fs && *fs && field_selector_parse(fs, f, err, sizeof(err))) {
+		filter_release(f);
+		resp_status(resp, 400, "BadRequest", err, NULL, NULL, NULL);
+		return -1;
 	}
 	return 0;
 }
 
-/* A dotted path into the object ("metadata.name", "spec.nodeName"). */
+/* A dotted path into the object ("metadata.name", "spec.nodeName"), as
+ * the text a field selector compares: booleans and numbers printed. */
 static const char *
-field_value(json_t *obj, const char *path)
+field_value(json_t *obj, const char *path, char *num, size_t numlen)
 {
 	char buf[256], *p, *save = NULL;
 	json_t *cur = obj;
@@ -457,6 +614,13 @@ field_value(json_t *obj, const char *path)
 	for (p = strtok_r(buf, ".", &save); p && cur;
 	     p = strtok_r(NULL, ".", &save))
 		cur = json_object_get(cur, p);
+	if (json_is_boolean(cur))
+		return json_is_true(cur) ? "true" : "false";
+	if (json_is_integer(cur)) {
+		snprintf(num, numlen, "%lld",
+			 (long long)json_integer_value(cur));
+		return num;
+	}
 	return cur ? json_string_value(cur) : NULL;
 }
 
@@ -468,7 +632,9 @@ filter_match(const struct filter *f, const struct store_item *it, json_t *obj)
 	if (f->has_labels && !selector_matches(&f->labels, &it->labels))
 		return false;
 	for (i = 0; i < f->nfields; i++) {
-		const char *v = field_value(obj, f->field_path[i]);
+		char num[32];
+		const char *v =
+		    field_value(obj, f->field_path[i], num, sizeof(num));
 		bool eq = !strcmp(v ? v : "", f->field_value[i]);
 
 		if (eq == f->field_neg[i])
@@ -551,6 +717,32 @@ api_is_watch(const struct api_req *req)
 	return r;
 }
 
+/* The options of a write that the query string carries: dryRun (the
+ * DeleteOptions body may add its own, see h_delete), and the media type
+ * of a body to decode. 0, or -1 with the refusal in resp. */
+static int
+write_options(const struct api_req *req, struct route *rt,
+	      const struct query *q, struct api_resp *resp)
+{
+	const char *m = req->method;
+	const char *kind = !strcmp(m, "POST")     ? "CreateOptions"
+			   : !strcmp(m, "PUT")    ? "UpdateOptions"
+			   : !strcmp(m, "PATCH")  ? "PatchOptions"
+			   : !strcmp(m, "DELETE") ? "DeleteOptions"
+						  : NULL;
+	int r;
+
+	if (kind == NULL)
+		return 0;
+	if ((r = dry_run_query(q, kind, resp)) < 0)
+		return -1;
+	rt->dry_run = r == 1;
+	if ((!strcmp(m, "POST") || !strcmp(m, "PUT")) &&
+	    body_media_type(req, resp))
+		return -1;
+	return 0;
+}
+
 void
 api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 {
@@ -580,6 +772,10 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 		return;
 	}
 	query_parse(req->query, &q);
+	if (write_options(req, &rt, &q, resp)) {
+		query_release(&q);
+		return;
+	}
 	if (!strcmp(m, "GET") && rt.sub && !strcmp(rt.sub, "log"))
 		h_log(a, &rt, &q, resp);
 	else if (!strcmp(m, "GET") && rt.name)

@@ -42,6 +42,7 @@ struct route {
 	const char *ns;   /* NULL: all namespaces (lists, watches) */
 	const char *name; /* NULL: the collection */
 	const char *sub;  /* NULL, "status", "scale" */
+	bool dry_run;     /* dryRun=All: answer as if done, store nothing */
 	char buf[1024];   /* storage for the pieces above */
 };
 
@@ -107,8 +108,11 @@ void h_delete(struct api *a, struct route *rt, const struct query *q,
 	      const struct api_req *req, struct api_resp *resp);
 
 /* Matching for lists and watches: label and field selectors from the
- * query. Returns -1 and fills resp on a bad selector. */
+ * query, parsed as fields.ParseSelector does and limited to the field
+ * labels kid supports. Returns -1 and fills resp (400) on a bad
+ * selector. */
 struct filter {
+	enum kind_id kid; /* whose field labels are supported */
 	struct label_selector labels;
 	bool has_labels;
 	char *field_path[8];
@@ -116,12 +120,32 @@ struct filter {
 	bool field_neg[8];
 	size_t nfields;
 };
-int filter_parse(const struct query *q, struct filter *f,
+int filter_parse(const struct query *q, enum kind_id kid, struct filter *f,
 		 struct api_resp *resp);
 bool filter_match(const struct filter *f, const struct store_item *it,
 		  json_t *obj);
 void filter_release(struct filter *f);
 
 int route_parse(const char *path, struct route *rt);
+
+/* Request options (options.c). */
+/* A 422 Status for invalid request options: `CreateOptions.meta.k8s.io ""
+ * is invalid: ...`. */
+void resp_options_invalid(struct api_resp *resp, const char *options_kind,
+			  const struct fielderr_list *errs);
+/* ValidateDryRun of n dryRun values: 1 for a dry run, 0 for none; -1
+ * with a 422 Status naming options_kind ("CreateOptions") in resp. */
+int dry_run_check(const char *const *vals, size_t n, const char *options_kind,
+		  struct api_resp *resp);
+/* The same for every dryRun value of the query string. */
+int dry_run_query(const struct query *q, const char *options_kind,
+		  struct api_resp *resp);
+/* True if Content-Type ct names the media type want, parameters aside. */
+bool media_type_is(const char *ct, const char *want);
+/* A body to decode must be JSON: 0, or -1 with a 415 Status in resp. */
+int body_media_type(const struct api_req *req, struct api_resp *resp);
+/* A resourceVersion to list or watch from ("" and absent: 0); -1 with a
+ * 400 Status in resp if it is not an unsigned number. */
+int rv_parse(const char *s, int64_t *out, struct api_resp *resp);
 
 #endif

@@ -192,7 +192,9 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 			    rt->res, NULL, NULL);
 		return;
 	}
-	if (filter_parse(q, &f, resp))
+	if (rv_parse(query_get(q, "resourceVersion"), &rv, resp))
+		return;
+	if (filter_parse(q, rt->res->kid, &f, resp))
 		return;
 	r = store_list(a->cfg.store, rt->res->plural, rt->ns,
 		       f.has_labels ? &f.labels : NULL, &items, &rv);
@@ -308,7 +310,7 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	w->obj_cb = obj_cb;
 	w->arg = arg;
 	w->res = rt.res;
-	if (filter_parse(&q, &w->f, resp)) {
+	if (filter_parse(&q, rt.res->kid, &w->f, resp)) {
 		query_release(&q);
 		free(w);
 		return NULL;
@@ -316,8 +318,12 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	rvq = query_get(&q, "resourceVersion");
 	bm = query_get(&q, "allowWatchBookmarks");
 	w->bookmarks = bm && !strcmp(bm, "true");
-	if (rvq && *rvq)
-		from = strtoll(rvq, NULL, 10);
+	if (rv_parse(rvq, &from, resp)) {
+		filter_release(&w->f);
+		query_release(&q);
+		free(w);
+		return NULL;
+	}
 	if (from == 0) {
 		/* "Any" version: the current state as ADDED events, then
 		 * everything after it. */

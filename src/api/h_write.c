@@ -217,6 +217,23 @@ respond_item(struct api *a, struct api_resp *resp, int code,
 	event_unprime(a);
 }
 
+/* The answer to a dry run: the object as it would have been stored, with
+ * the resourceVersion it has now (none for a create); nothing is written,
+ * so no version is used up and no event is sent. */
+static void
+respond_dry(struct api *a, struct api_resp *resp, int code, const char *text,
+	    int64_t rv)
+{
+	struct store_item it = {.rv = rv, .value = (char *)text};
+	json_t *o = served_object(&it);
+
+	if (rv == 0)
+		json_object_del(json_object_get(o, "metadata"),
+				"resourceVersion");
+	event_unprime(a);
+	resp_json(resp, code, o);
+}
+
 static void
 clear_status(struct object *o)
 {
@@ -289,6 +306,29 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			return;
 		}
 		text = encode_text(a, &o);
+		if (rt->dry_run) {
+			struct store_item cur;
+
+			r = store_get(a->cfg.store,
+				      &(struct store_key){
+					  res->plural, m->namespace, m->name},
+				      &cur);
+			if (r == 0) {
+				store_item_release(&cur);
+				r = STORE_EEXIST;
+			} else if (r == STORE_ENOENT) {
+				respond_dry(a, resp, 201, text, 0);
+				free(text);
+				object_release(&o);
+				return;
+			}
+			event_unprime(a);
+			free(text);
+			if (r != STORE_EEXIST || !m->generate_name ||
+			    !*m->generate_name)
+				break;
+			continue;
+		}
 		r = store_create(
 		    a->cfg.store,
 		    &(struct store_key){res->plural, m->namespace, m->name},
@@ -351,6 +391,11 @@ commit(struct api *a, struct route *rt, struct object *o,
 	bool gone = false;
 	int r;
 
+	if (rt->dry_run) {
+		respond_dry(a, resp, 200, text, old->rv);
+		free(text);
+		return;
+	}
 	if (m->deletion_timestamp && m->finalizers.n == 0 &&
 	    !(o->k->id == KIND_POD && m->deletion_grace_period_seconds.set &&
 	      m->deletion_grace_period_seconds.v > 0)) {
@@ -433,11 +478,20 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 			? &((struct deployment *)old.obj)->spec.replicas
 			: &((struct replicaset *)old.obj)->spec.replicas;
 
-		if (!json_is_integer(rep)) {
+		if (!json_is_integer(rep) ||
+		    json_integer_value(rep) > INT32_MAX ||
+		    json_integer_value(rep) < INT32_MIN) {
 			struct fielderr_list e = {0};
 
-			fielderr_add(&e, FE_REQUIRED, "spec.replicas", NULL,
-				     "");
+			if (json_is_integer(rep))
+				fielderr_addf_int(
+				    &e, FE_INVALID, "spec.replicas",
+				    json_integer_value(rep),
+				    "cannot unmarshal number into a field of "
+				    "type int32");
+			else
+				fielderr_add(&e, FE_REQUIRED, "spec.replicas",
+					     NULL, "");
 			resp_invalid(resp, res, rt->name, &e);
 			fielderr_list_release(&e);
 			goto out;
@@ -552,27 +606,27 @@ void
 h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	struct api_resp *resp)
 {
-	const char *ct = req->content_type ? req->content_type : "";
+	const char *ct = req->content_type;
+	bool json_patch = media_type_is(ct, "application/json-patch+json");
+	bool merge = media_type_is(ct, "application/merge-patch+json");
+	bool strategic =
+	    media_type_is(ct, "application/strategic-merge-patch+json");
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
 	struct store_item it;
 	json_t *patch, *target, *result = NULL;
-	char err[256];
+	char err[512] = "";
 	int r;
 
-	if (strncmp(ct, "application/merge-patch+json", 28) &&
-	    strncmp(ct, "application/json-patch+json", 27) &&
-	    strncmp(ct, "application/strategic-merge-patch+json", 38)) {
-		char msg[300];
-
-		snprintf(msg, sizeof(msg),
-			 "the body of the request was in an unknown format - "
-			 "accepted media types include: "
-			 "application/json-patch+json, "
-			 "application/merge-patch+json, "
-			 "application/strategic-merge-patch+json (got \"%s\")",
-			 ct);
-		resp_status(resp, 415, "UnsupportedMediaType", msg, NULL, NULL,
-			    NULL);
+	/* The patch handler's NewUnsupportedMediaTypeError(patchTypes). */
+	if (!json_patch && !merge && !strategic) {
+		resp_status(
+		    resp, 415, "UnsupportedMediaType",
+		    "the body of the request was in an unknown format - "
+		    "accepted media types include: "
+		    "application/json-patch+json, "
+		    "application/merge-patch+json, "
+		    "application/strategic-merge-patch+json",
+		    NULL, NULL, NULL);
 		return;
 	}
 	if ((patch = parse_body(req, resp)) == NULL)
@@ -595,13 +649,19 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 		api_resp_release(&tmp);
 		(void)base;
 	}
-	if (!strncmp(ct, "application/json-patch+json", 27))
+	if (json_patch)
 		result = patch_json(target, patch, err, sizeof(err));
-	else if (!strncmp(ct, "application/merge-patch+json", 28))
+	else if (merge)
 		result = patch_merge(target, patch);
 	else
-		result = patch_strategic(target, patch);
+		result = patch_strategic(target, patch, err, sizeof(err));
 	json_decref(patch);
+	if (result == NULL && strategic) {
+		/* A bad $patch directive: the patch itself is wrong. */
+		json_decref(target);
+		bad_request(resp, err);
+		return;
+	}
 	if (result == NULL) {
 		json_decref(target);
 		resp_status(resp, 422, "Invalid", err, rt->res, rt->name, NULL);
@@ -643,6 +703,94 @@ has_finalizer(const struct object_meta *m, const char *f)
 	return false;
 }
 
+/* Decodes a DeleteOptions body as Go's JSON decoder would: unknown
+ * members are ignored, a known one of the wrong type refuses the whole
+ * request (400), and so does text that is not JSON. */
+static const struct {
+	const char *name, *go_type;
+	int jtype; /* json_type, or -1 for an array of strings */
+} delete_fields[] = {
+    {"kind", "string", JSON_STRING},
+    {"apiVersion", "string", JSON_STRING},
+    {"gracePeriodSeconds", "int64", JSON_INTEGER},
+    {"preconditions", "v1.Preconditions", JSON_OBJECT},
+    {"orphanDependents", "bool", JSON_TRUE},
+    {"propagationPolicy", "v1.DeletionPropagation", JSON_STRING},
+    {"dryRun", "[]string", -1},
+};
+
+static bool
+is_type(json_t *v, int jtype)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_null(v))
+		return true;
+	if (jtype == JSON_TRUE)
+		return json_is_boolean(v);
+	if (jtype != -1)
+		return (int)json_typeof(v) == jtype;
+	if (!json_is_array(v))
+		return false;
+	json_array_foreach(v, i, e) if (!json_is_string(e)) return false;
+	return true;
+}
+
+static json_t *
+delete_body(const struct api_req *req, struct api_resp *resp)
+{
+	json_t *body, *pre;
+	char msg[300];
+	size_t i;
+
+	if (body_media_type(req, resp) ||
+	    (body = parse_body(req, resp)) == NULL)
+		return NULL;
+	if (!json_is_object(body)) {
+		bad_request(resp, "json: cannot unmarshal non-object into Go "
+				  "value of type v1.DeleteOptions");
+		json_decref(body);
+		return NULL;
+	}
+	for (i = 0; i < sizeof(delete_fields) / sizeof(delete_fields[0]); i++) {
+		json_t *v = json_object_get(body, delete_fields[i].name);
+
+		if (v && !is_type(v, delete_fields[i].jtype)) {
+			snprintf(msg, sizeof(msg),
+				 "json: cannot unmarshal %s into Go struct "
+				 "field DeleteOptions.%s of type %s",
+				 json_is_object(v)   ? "object"
+				 : json_is_array(v)  ? "array"
+				 : json_is_string(v) ? "string"
+				 : json_is_number(v) ? "number"
+						     : "bool",
+				 delete_fields[i].name,
+				 delete_fields[i].go_type);
+			bad_request(resp, msg);
+			json_decref(body);
+			return NULL;
+		}
+	}
+	pre = json_object_get(body, "preconditions");
+	for (i = 0; json_is_object(pre) && i < 2; i++) {
+		const char *k = i ? "resourceVersion" : "uid";
+		json_t *v = json_object_get(pre, k);
+
+		if (v && !json_is_string(v) && !json_is_null(v)) {
+			snprintf(msg, sizeof(msg),
+				 "json: cannot unmarshal %s into Go struct "
+				 "field Preconditions.preconditions.%s of type "
+				 "string",
+				 json_is_number(v) ? "number" : "value", k);
+			bad_request(resp, msg);
+			json_decref(body);
+			return NULL;
+		}
+	}
+	return body;
+}
+
 void
 h_delete(struct api *a, struct route *rt, const struct query *q,
 	 const struct api_req *req, struct api_resp *resp)
@@ -656,12 +804,30 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 	char msg[300];
 	dtime now = a->cfg.now(a->cfg.arg);
 
-	if (req->body && req->body_len &&
-	    (!req->content_type ||
-	     !strncmp(req->content_type, "application/json", 16)))
-		body = json_loadb(req->body, req->body_len, 0, NULL);
-	if (body) {
-		json_t *pre = json_object_get(body, "preconditions");
+	if ((req->body && req->body_len) || req->json) {
+		json_t *pre, *dry;
+
+		if ((body = delete_body(req, resp)) == NULL)
+			return;
+		pre = json_object_get(body, "preconditions");
+		dry = json_object_get(body, "dryRun");
+		if (json_array_size(dry)) {
+			const char *vals[32];
+			size_t i, n = 0;
+			int r;
+
+			for (i = 0; i < json_array_size(dry) && n < 32; i++)
+				vals[n++] =
+				    json_string_value(json_array_get(dry, i));
+			if ((r = dry_run_check(vals, n, "DeleteOptions",
+					       resp)) < 0) {
+				json_decref(body);
+				return;
+			}
+			rt->dry_run = rt->dry_run || r == 1;
+		}
+		if (json_is_true(json_object_get(body, "orphanDependents")))
+			d.policy = "Orphan";
 
 		if ((v = json_string_value(
 			 json_object_get(body, "propagationPolicy"))))
@@ -676,17 +842,31 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 	}
 	if ((v = query_get(q, "propagationPolicy")))
 		d.policy = v;
-	if ((v = query_get(q, "gracePeriodSeconds")))
-		d.grace = strtoll(v, NULL, 10);
+	if ((v = query_get(q, "gracePeriodSeconds"))) {
+		char *end;
+
+		d.grace = strtoll(v, &end, 10);
+		if (!*v || *end) {
+			snprintf(
+			    msg, sizeof(msg),
+			    "strconv.ParseInt: parsing \"%.200s\": invalid "
+			    "syntax",
+			    v);
+			bad_request(resp, msg);
+			json_decref(body);
+			return;
+		}
+	}
 	if (strcmp(d.policy, "Background") && strcmp(d.policy, "Foreground") &&
 	    strcmp(d.policy, "Orphan")) {
 		struct fielderr_list e = {0};
 
+		/* ValidateDeleteOptions */
 		fielderr_addf_str(&e, FE_NOT_SUPPORTED, "propagationPolicy",
 				  d.policy,
 				  "supported values: \"Foreground\", "
-				  "\"Background\", \"Orphan\"");
-		resp_invalid(resp, rt->res, rt->name, &e);
+				  "\"Background\", \"Orphan\", \"nil\"");
+		resp_options_invalid(resp, "DeleteOptions", &e);
 		fielderr_list_release(&e);
 		json_decref(body);
 		return;

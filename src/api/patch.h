@@ -7,9 +7,11 @@
 #include <jansson.h>
 
 /* Each returns a new reference to the patched document, or NULL with a
- * message in err. The target is not modified. */
+ * message in err (a strategic merge patch: an unknown "$patch"
+ * directive). The target is not modified. */
 json_t *patch_merge(json_t *target, json_t *patch);
-json_t *patch_strategic(json_t *target, json_t *patch);
+json_t *patch_strategic(json_t *target, json_t *patch, char *err,
+			size_t errlen);
 json_t *patch_json(json_t *target, json_t *ops, char *err, size_t errlen);
 
 #endif

@@ -29,7 +29,7 @@
 #include "xalloc.h"
 
 static const char usage_text[] =
-    "usage: drover apply -f FILE|DIR|- [-f ...]\n"
+    "usage: drover apply -f FILE|DIR|- [-f ...] [--dry-run=server|client]\n"
     "\n"
     "Creates or updates the objects of the manifests (YAML or JSON, several\n"
     "documents, Lists; a directory's .yaml, .yml and .json files).\n"
@@ -325,7 +325,7 @@ apply_one(struct client *c, json_t *doc)
 		cli_path(path, sizeof(path), k, ns, NULL, NULL);
 		client_request(c, "POST", path, NULL, NULL, mod, &r);
 		if (r.status == 201 || r.status == 200)
-			printf("%s/%s created\n", q, name);
+			printf("%s/%s created%s\n", q, name, cli_dry_suffix());
 		else
 			rc = cli_resp_error(&r, k, name);
 		client_resp_release(&r);
@@ -347,11 +347,11 @@ apply_one(struct client *c, json_t *doc)
 		orig = json_loads(la, 0, NULL);
 	patch = diff3(orig, cur, mod);
 	if (json_object_size(patch) == 0) {
-		printf("%s/%s unchanged\n", q, name);
+		printf("%s/%s unchanged%s\n", q, name, cli_dry_suffix());
 	} else if ((rc = cli_patch(c, k, ns, name, NULL,
 				   "application/strategic-merge-patch+json",
 				   patch, NULL)) == 0) {
-		printf("%s/%s configured\n", q, name);
+		printf("%s/%s configured%s\n", q, name, cli_dry_suffix());
 	}
 	json_decref(patch);
 	json_decref(orig);
@@ -389,6 +389,7 @@ apply_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"filename", required_argument, NULL, 'f'},
+	    {"dry-run", optional_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -396,6 +397,7 @@ apply_run(int argc, char **argv)
 	struct client *c;
 	size_t i, nfiles = 0, nobjs = 0;
 	int ch, rc = 0;
+	bool dry_bad = false;
 
 	if ((rc = cli_globals_parse(&argc, argv)))
 		return rc;
@@ -407,20 +409,31 @@ apply_run(int argc, char **argv)
 			if (rc == 0)
 				rc = add_path(&s, optarg);
 			break;
+		case 'D':
+			if (cli_dry_run_set(optarg))
+				dry_bad = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			rc = -1;
+			goto out;
 		default:
 			fputs(usage_text, stderr);
-			return 2;
+			rc = 2;
+			goto out;
 		}
+	}
+	if (dry_bad) {
+		rc = 1;
+		goto out;
 	}
 	if (nfiles == 0 || optind != argc) {
 		if (nfiles == 0)
 			fprintf(stderr, "error: must specify one of -f and "
 					"-k\n");
 		fputs(usage_text, stderr);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	/* Refuse every invalid manifest before sending anything. */
 	for (i = 0; i < s.n; i++) {
@@ -456,12 +469,13 @@ apply_run(int argc, char **argv)
 		}
 		c->ops->free(c);
 	}
+out:
 	for (i = 0; i < s.n; i++) {
 		free(s.v[i].path);
 		free(s.v[i].buf);
 	}
 	free(s.v);
-	return rc;
+	return rc < 0 ? 0 : rc;
 }
 
 const struct cmd_entry cmd_apply_entry = {

@@ -26,7 +26,8 @@ static const char usage_text[] =
     "       drover delete -f FILE [flags]\n"
     "\n"
     "flags: --cascade=background|foreground|orphan, --ignore-not-found,\n"
-    "       --wait=true|false, --timeout=DURATION (default 60s)\n"
+    "       --wait=true|false, --timeout=DURATION (default 60s),\n"
+    "       --dry-run=none|server|client\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 struct target {
@@ -111,9 +112,9 @@ delete_one(struct client *c, const struct target *t, const struct del_args *a)
 	}
 	client_resp_release(&r);
 	cli_kind_qualified(t->k, q, sizeof(q));
-	printf("%s \"%s\" deleted\n", q, t->name);
+	printf("%s \"%s\" deleted%s\n", q, t->name, cli_dry_suffix());
 	fflush(stdout);
-	if (a->wait)
+	if (a->wait && cli_g.dry_run == CLI_DRY_NONE)
 		rc = wait_gone(c, t, uid, a->timeout_ms);
 	free(uid);
 	return rc;
@@ -193,6 +194,7 @@ delete_run(int argc, char **argv)
 	    {"ignore-not-found", no_argument, NULL, 'i'},
 	    {"wait", optional_argument, NULL, 'w'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"dry-run", optional_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -213,6 +215,10 @@ delete_run(int argc, char **argv)
 		case 'f':
 			if (nfiles < 16)
 				files[nfiles++] = optarg;
+			break;
+		case 'D':
+			if (cli_dry_run_set(optarg))
+				return 1;
 			break;
 		case 'c':
 			if (!optarg || !strcmp(optarg, "background") ||

@@ -11,7 +11,7 @@
 #include "common.h"
 
 static const char usage_text[] =
-    "usage: drover scale --replicas=N KIND/NAME...\n"
+    "usage: drover scale --replicas=N KIND/NAME... [--dry-run=server|client]\n"
     "       drover scale --replicas=N KIND NAME...\n"
     "\n"
     "KIND: deployments (deploy) or replicasets (rs).\n"
@@ -31,7 +31,7 @@ scale_one(struct client *c, const struct cli_kind *k, const char *name,
 	json_decref(patch);
 	if (rc == 0) {
 		cli_kind_qualified(k, q, sizeof(q));
-		printf("%s/%s scaled\n", q, name);
+		printf("%s/%s scaled%s\n", q, name, cli_dry_suffix());
 	}
 	return rc;
 }
@@ -41,6 +41,7 @@ scale_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"replicas", required_argument, NULL, 'r'},
+	    {"dry-run", optional_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -64,6 +65,10 @@ scale_run(int argc, char **argv)
 						"to 0\n");
 				return 2;
 			}
+			break;
+		case 'D':
+			if (cli_dry_run_set(optarg))
+				return 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -12,7 +12,8 @@
 #include "common.h"
 
 static const char usage_text[] =
-    "usage: drover set image KIND/NAME CONTAINER=IMAGE...\n"
+    "usage: drover set image KIND/NAME CONTAINER=IMAGE... "
+    "[--dry-run=server|client]\n"
     "       drover set image KIND NAME CONTAINER=IMAGE...\n"
     "\n"
     "CONTAINER \"*\" sets every container. KIND: deployments (deploy),\n"
@@ -83,7 +84,7 @@ set_image(struct client *c, const struct cli_kind *k, const char *name,
 	json_decref(patch);
 	if (rc == 0) {
 		cli_kind_qualified(k, q, sizeof(q));
-		printf("%s/%s image updated\n", q, name);
+		printf("%s/%s image updated%s\n", q, name, cli_dry_suffix());
 	}
 	return rc;
 }
@@ -92,6 +93,7 @@ static int
 set_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
+	    {"dry-run", optional_argument, NULL, 'D'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -107,6 +109,11 @@ set_run(int argc, char **argv)
 		if (ch == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
+		}
+		if (ch == 'D') {
+			if (cli_dry_run_set(optarg))
+				return 1;
+			continue;
 		}
 		fputs(usage_text, stderr);
 		return 2;

@@ -118,10 +118,119 @@ cli_globals_parse(int *argc, char **argv)
 	return 0;
 }
 
+/* The --dry-run wrapper around the HTTP client (see cli_client). */
+struct dry_client {
+	struct client base;
+	struct client *inner;
+};
+
+static int
+dry_request(struct client *c, const char *method, const char *path,
+	    const char *query, const char *content_type, json_t *body,
+	    struct client_resp *out)
+{
+	struct dry_client *d = (struct dry_client *)c;
+	struct strbuf q = STRBUF_INIT;
+	int r;
+
+	if (!strcmp(method, "GET"))
+		return client_request(d->inner, method, path, query,
+				      content_type, body, out);
+	if (cli_g.dry_run == CLI_DRY_SERVER) {
+		strbuf_addf(&q, "%s%sdryRun=All", query ? query : "",
+			    query && *query ? "&" : "");
+		r = client_request(d->inner, method, path, q.buf, content_type,
+				   body, out);
+		strbuf_release(&q);
+		return r;
+	}
+	/* client: nothing is sent but a read of what would change */
+	if (strcmp(method, "POST")) {
+		r = client_request(d->inner, "GET", path, NULL, NULL, NULL,
+				   out);
+		if (r || out->status != 200)
+			return r;
+		if (!strcmp(method, "DELETE"))
+			return 0; /* the object as it is */
+		client_resp_release(out);
+	}
+	memset(out, 0, sizeof(*out));
+	out->status = strcmp(method, "POST") ? 200 : 201;
+	out->body = body ? json_deep_copy(body) : json_object();
+	return 0;
+}
+
+static struct client_watch *
+dry_watch(struct client *c, const char *path, const char *query,
+	  client_watch_cb cb, void *arg, struct client_resp *out)
+{
+	struct dry_client *d = (struct dry_client *)c;
+
+	return d->inner->ops->watch(d->inner, path, query, cb, arg, out);
+}
+
+static void
+dry_unwatch(struct client *c, struct client_watch *w)
+{
+	struct dry_client *d = (struct dry_client *)c;
+
+	d->inner->ops->unwatch(d->inner, w);
+}
+
+static void
+dry_free(struct client *c)
+{
+	struct dry_client *d = (struct dry_client *)c;
+
+	d->inner->ops->free(d->inner);
+	free(d);
+}
+
+static const struct client_ops dry_ops = {
+    dry_request, dry_watch, dry_unwatch, dry_free, NULL,
+};
+
 struct client *
 cli_client(void)
 {
-	return client_http_new(cli_g.server, cli_g.token);
+	struct client *c = client_http_new(cli_g.server, cli_g.token);
+	struct dry_client *d;
+
+	if (cli_g.dry_run == CLI_DRY_NONE)
+		return c;
+	d = xcalloc(1, sizeof(*d));
+	d->base.ops = &dry_ops;
+	d->inner = c;
+	return &d->base;
+}
+
+int
+cli_dry_run_set(const char *v)
+{
+	if (v == NULL) {
+		fprintf(stderr, "W: --dry-run is deprecated and can be "
+				"replaced with --dry-run=client.\n");
+		v = "client";
+	}
+	if (!strcmp(v, "none"))
+		cli_g.dry_run = CLI_DRY_NONE;
+	else if (!strcmp(v, "client"))
+		cli_g.dry_run = CLI_DRY_CLIENT;
+	else if (!strcmp(v, "server"))
+		cli_g.dry_run = CLI_DRY_SERVER;
+	else
+		return cli_error("Invalid dry-run value (%s). Must be "
+				 "\"none\", \"server\", or \"client\".",
+				 v);
+	return 0;
+}
+
+const char *
+cli_dry_suffix(void)
+{
+	return cli_g.dry_run == CLI_DRY_SERVER   ? " (server dry run)"
+	       : cli_g.dry_run == CLI_DRY_CLIENT ? " (dry run)"
+						 : "";
 }
 
 const struct cli_kind *

@@ -19,6 +19,7 @@ struct cli_globals {
 	const char *token;  /* bearer token or NULL */
 	const char *ns;     /* namespace, "default" unless given */
 	bool ns_given;      /* -n was on the command line */
+	enum { CLI_DRY_NONE, CLI_DRY_CLIENT, CLI_DRY_SERVER } dry_run;
 };
 
 extern struct cli_globals cli_g;
@@ -29,8 +30,19 @@ extern struct cli_globals cli_g;
 int cli_globals_parse(int *argc, char **argv);
 
 /* The HTTP client for cli_g.server; the caller frees it with
- * c->ops->free(c). Never NULL. */
+ * c->ops->free(c). Never NULL. With --dry-run=server every write it sends
+ * carries dryRun=All; with --dry-run=client no write is sent: it answers
+ * with the body it was given (after a GET of the object for PUT, PATCH
+ * and DELETE, so that a missing object is still an error). */
 struct client *cli_client(void);
+
+/* kubectl's --dry-run flag of apply, delete, scale and set: v is
+ * "none", "client", "server" or NULL (the bare flag: client, with
+ * kubectl's deprecation warning). Returns 0, or 1 after printing the
+ * error. */
+int cli_dry_run_set(const char *v);
+/* "", " (dry run)" or " (server dry run)", after kubectl's messages. */
+const char *cli_dry_suffix(void);
 
 /* A kind as the command line names it. */
 struct cli_kind {

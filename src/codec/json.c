@@ -1,4 +1,5 @@
 /* json.c - schema-driven JSON decoding (strict) and encoding. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,37 @@ decode_int(json_t *j, const struct jpath *path, struct fielderr_list *errs,
 	return -1;
 }
 
+/* Go's decoder refuses a number that does not fit the field's type; the
+ * text follows its "cannot unmarshal number N into ... of type int32". */
+static int
+check_int32(json_t *j, int64_t v, const struct jpath *path,
+	    struct fielderr_list *errs)
+{
+	char *r;
+
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return 0;
+	r = render_value(j);
+	path_error(errs, FE_INVALID, path, r,
+		   "cannot unmarshal number into a field of type int32");
+	free(r);
+	return -1;
+}
+
+static int
+decode_sized_int(const struct field *f, json_t *j, const struct jpath *path,
+		 struct fielderr_list *errs, int64_t *out)
+{
+	int64_t v;
+
+	if (decode_int(j, path, errs, &v))
+		return -1;
+	if ((f->flags & FF_INT32) && check_int32(j, v, path, errs))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static void decode_value(const struct field *f, json_t *j, void *p,
 			 const struct jpath *path, struct fielderr_list *errs);
 
@@ -209,12 +241,12 @@ decode_value(const struct field *f, json_t *j, void *p,
 						JSON_ENCODE_ANY);
 		break;
 	case FT_INT:
-		decode_int(j, path, errs, p);
+		decode_sized_int(f, j, path, errs, p);
 		break;
 	case FT_OPTINT: {
 		struct opt_int *o = p;
 
-		if (decode_int(j, path, errs, &o->v) == 0)
+		if (decode_sized_int(f, j, path, errs, &o->v) == 0)
 			o->set = true;
 		break;
 	}
@@ -249,7 +281,9 @@ decode_value(const struct field *f, json_t *j, void *p,
 		struct intstr *v = p;
 
 		if (json_is_integer(j)) {
-			*v = intstr_int(json_integer_value(j));
+			if (check_int32(j, json_integer_value(j), path, errs) ==
+			    0)
+				*v = intstr_int(json_integer_value(j));
 		} else if (json_is_string(j)) {
 			*v = intstr_str(json_string_value(j));
 		} else {

@@ -74,6 +74,13 @@ defaults_pod_spec(struct pod_spec *s)
 							      : "IfNotPresent");
 		for (j = 0; j < c->ports.n; j++)
 			def_str(&c->ports.v[j].protocol, "TCP");
+		for (j = 0; j < c->env.n; j++)
+			if (c->env.v[j].value_from &&
+			    c->env.v[j].value_from->field_ref)
+				def_str(
+				    &c->env.v[j]
+					 .value_from->field_ref->api_version,
+				    "v1");
 		defaults_probe(c->liveness_probe);
 		defaults_probe(c->readiness_probe);
 		defaults_probe(c->startup_probe);

@@ -11,7 +11,9 @@
 	{                                                                      \
 		name, ty, offsetof(struct st, member), fl, sub                 \
 	}
-#define O FF_OMITEMPTY
+#define O   FF_OMITEMPTY
+#define I32 FF_INT32
+#define I64 FF_INT64
 
 static const struct field owner_ref_f[] = {
     F(owner_ref, "apiVersion", FT_STR, api_version, 0, NULL),
@@ -30,12 +32,12 @@ static const struct field meta_f[] = {
     F(object_meta, "namespace", FT_STR, namespace, O, NULL),
     F(object_meta, "uid", FT_STR, uid, O, NULL),
     F(object_meta, "resourceVersion", FT_STR, resource_version, O, NULL),
-    F(object_meta, "generation", FT_INT, generation, O, NULL),
+    F(object_meta, "generation", FT_INT, generation, O | I64, NULL),
     F(object_meta, "creationTimestamp", FT_TIME, creation_timestamp,
       FF_NULLTIME, NULL),
     F(object_meta, "deletionTimestamp", FT_TIME, deletion_timestamp, O, NULL),
     F(object_meta, "deletionGracePeriodSeconds", FT_OPTINT,
-      deletion_grace_period_seconds, O, NULL),
+      deletion_grace_period_seconds, O | I64, NULL),
     F(object_meta, "labels", FT_STRMAP, labels, O, NULL),
     F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
     F(object_meta, "ownerReferences", FT_LIST, owner_references, O,
@@ -80,8 +82,8 @@ static const struct schema env_var_s = SCHEMA(env_var, env_var_f);
 
 static const struct field container_port_f[] = {
     F(container_port, "name", FT_STR, name, O, NULL),
-    F(container_port, "hostPort", FT_INT, host_port, O, NULL),
-    F(container_port, "containerPort", FT_INT, container_port, 0, NULL),
+    F(container_port, "hostPort", FT_INT, host_port, O | I32, NULL),
+    F(container_port, "containerPort", FT_INT, container_port, I32, NULL),
     F(container_port, "protocol", FT_STR, protocol, O, NULL),
     F(container_port, "hostIP", FT_STR, host_ip, O, NULL),
 };
@@ -119,13 +121,14 @@ static const struct field probe_f[] = {
     F(probe, "exec", FT_PTR, exec, O, &exec_action_s),
     F(probe, "httpGet", FT_PTR, http_get, O, &http_get_s),
     F(probe, "tcpSocket", FT_PTR, tcp_socket, O, &tcp_socket_s),
-    F(probe, "initialDelaySeconds", FT_OPTINT, initial_delay_seconds, O, NULL),
-    F(probe, "timeoutSeconds", FT_OPTINT, timeout_seconds, O, NULL),
-    F(probe, "periodSeconds", FT_OPTINT, period_seconds, O, NULL),
-    F(probe, "successThreshold", FT_OPTINT, success_threshold, O, NULL),
-    F(probe, "failureThreshold", FT_OPTINT, failure_threshold, O, NULL),
+    F(probe, "initialDelaySeconds", FT_OPTINT, initial_delay_seconds, O | I32,
+      NULL),
+    F(probe, "timeoutSeconds", FT_OPTINT, timeout_seconds, O | I32, NULL),
+    F(probe, "periodSeconds", FT_OPTINT, period_seconds, O | I32, NULL),
+    F(probe, "successThreshold", FT_OPTINT, success_threshold, O | I32, NULL),
+    F(probe, "failureThreshold", FT_OPTINT, failure_threshold, O | I32, NULL),
     F(probe, "terminationGracePeriodSeconds", FT_OPTINT,
-      termination_grace_period_seconds, O, NULL),
+      termination_grace_period_seconds, O | I64, NULL),
 };
 static const struct schema probe_s = SCHEMA(probe, probe_f);
 
@@ -175,7 +178,8 @@ static const struct field toleration_f[] = {
     F(toleration, "operator", FT_STR, operator, O, NULL),
     F(toleration, "value", FT_STR, value, O, NULL),
     F(toleration, "effect", FT_STR, effect, O, NULL),
-    F(toleration, "tolerationSeconds", FT_OPTINT, toleration_seconds, O, NULL),
+    F(toleration, "tolerationSeconds", FT_OPTINT, toleration_seconds, O | I64,
+      NULL),
 };
 static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
 
@@ -183,9 +187,9 @@ static const struct field pod_spec_f[] = {
     F(pod_spec, "containers", FT_LIST, containers, 0, &container_s),
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
     F(pod_spec, "terminationGracePeriodSeconds", FT_OPTINT,
-      termination_grace_period_seconds, O, NULL),
-    F(pod_spec, "activeDeadlineSeconds", FT_OPTINT, active_deadline_seconds, O,
-      NULL),
+      termination_grace_period_seconds, O | I64, NULL),
+    F(pod_spec, "activeDeadlineSeconds", FT_OPTINT, active_deadline_seconds,
+      O | I64, NULL),
     F(pod_spec, "dnsPolicy", FT_STR, dns_policy, O, NULL),
     F(pod_spec, "nodeSelector", FT_STRMAP, node_selector, O, NULL),
     F(pod_spec, "serviceAccountName", FT_STR, service_account_name, O, NULL),
@@ -233,33 +237,37 @@ static const struct field strategy_f[] = {
 static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
 
 static const struct field dspec_f[] = {
-    F(deployment_spec, "replicas", FT_OPTINT, replicas, O, NULL),
+    F(deployment_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
     F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
     F(deployment_spec, "template", FT_STRUCT, template, 0,
       &schema_pod_template),
     F(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s),
-    F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O, NULL),
+    F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
+      NULL),
     F(deployment_spec, "revisionHistoryLimit", FT_OPTINT,
-      revision_history_limit, O, NULL),
+      revision_history_limit, O | I32, NULL),
     F(deployment_spec, "paused", FT_BOOL, paused, O, NULL),
     F(deployment_spec, "progressDeadlineSeconds", FT_OPTINT,
-      progress_deadline_seconds, O, NULL),
+      progress_deadline_seconds, O | I32, NULL),
 };
 static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
 
 static const struct field dstatus_f[] = {
-    F(deployment_status, "observedGeneration", FT_INT, observed_generation, O,
+    F(deployment_status, "observedGeneration", FT_INT, observed_generation,
+      O | I64, NULL),
+    F(deployment_status, "replicas", FT_INT, replicas, O | I32, NULL),
+    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O | I32,
       NULL),
-    F(deployment_status, "replicas", FT_INT, replicas, O, NULL),
-    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O, NULL),
-    F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
-    F(deployment_status, "availableReplicas", FT_INT, available_replicas, O,
+    F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O | I32,
       NULL),
-    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas, O,
-      NULL),
+    F(deployment_status, "availableReplicas", FT_INT, available_replicas,
+      O | I32, NULL),
+    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
+      O | I32, NULL),
     F(deployment_status, "conditions", FT_LIST, conditions, O,
       &schema_condition),
-    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O, NULL),
+    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O | I32,
+      NULL),
 };
 static const struct schema dstatus_s = SCHEMA(deployment_status, dstatus_f);
 
@@ -275,8 +283,9 @@ const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
 /* apps/v1 ReplicaSet */
 
 static const struct field rsspec_f[] = {
-    F(replicaset_spec, "replicas", FT_OPTINT, replicas, O, NULL),
-    F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O, NULL),
+    F(replicaset_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
+    F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
+      NULL),
     F(replicaset_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
     F(replicaset_spec, "template", FT_STRUCT, template, 0,
       &schema_pod_template),
@@ -284,14 +293,15 @@ static const struct field rsspec_f[] = {
 static const struct schema rsspec_s = SCHEMA(replicaset_spec, rsspec_f);
 
 static const struct field rsstatus_f[] = {
-    F(replicaset_status, "replicas", FT_INT, replicas, 0, NULL),
+    F(replicaset_status, "replicas", FT_INT, replicas, I32, NULL),
     F(replicaset_status, "fullyLabeledReplicas", FT_INT, fully_labeled_replicas,
-      O, NULL),
-    F(replicaset_status, "readyReplicas", FT_INT, ready_replicas, O, NULL),
-    F(replicaset_status, "availableReplicas", FT_INT, available_replicas, O,
+      O | I32, NULL),
+    F(replicaset_status, "readyReplicas", FT_INT, ready_replicas, O | I32,
       NULL),
-    F(replicaset_status, "observedGeneration", FT_INT, observed_generation, O,
-      NULL),
+    F(replicaset_status, "availableReplicas", FT_INT, available_replicas,
+      O | I32, NULL),
+    F(replicaset_status, "observedGeneration", FT_INT, observed_generation,
+      O | I64, NULL),
     F(replicaset_status, "conditions", FT_LIST, conditions, O,
       &schema_condition),
 };
@@ -320,8 +330,8 @@ static const struct field running_f[] = {
 static const struct schema running_s = SCHEMA(state_running, running_f);
 
 static const struct field terminated_f[] = {
-    F(state_terminated, "exitCode", FT_INT, exit_code, 0, NULL),
-    F(state_terminated, "signal", FT_INT, signal, O, NULL),
+    F(state_terminated, "exitCode", FT_INT, exit_code, I32, NULL),
+    F(state_terminated, "signal", FT_INT, signal, O | I32, NULL),
     F(state_terminated, "reason", FT_STR, reason, O, NULL),
     F(state_terminated, "message", FT_STR, message, O, NULL),
     F(state_terminated, "startedAt", FT_TIME, started_at, O, NULL),
@@ -343,7 +353,7 @@ static const struct field cstatus_f[] = {
     F(container_status, "state", FT_STRUCT, state, 0, &cstate_s),
     F(container_status, "lastState", FT_STRUCT, last_state, 0, &cstate_s),
     F(container_status, "ready", FT_BOOL, ready, 0, NULL),
-    F(container_status, "restartCount", FT_INT, restart_count, 0, NULL),
+    F(container_status, "restartCount", FT_INT, restart_count, I32, NULL),
     F(container_status, "image", FT_STR, image, 0, NULL),
     F(container_status, "imageID", FT_STR, image_id, 0, NULL),
     F(container_status, "containerID", FT_STR, container_id, O, NULL),

@@ -12,6 +12,9 @@
  *   FT_STR      char *                 NULL = absent
  *   FT_INT      int64_t                absent = 0
  *   FT_OPTINT   struct opt_int         pointer semantics (*int32 in Go)
+ * Every FT_INT and FT_OPTINT field carries its Kubernetes width, FF_INT32
+ * or FF_INT64: the decoder refuses a number that does not fit it.
+ * FT_INTSTR integers are int32 (IntOrString.IntVal).
  *   FT_BOOL     bool
  *   FT_OPTBOOL  struct opt_bool
  *   FT_TIME     dtime                  0 = absent (serialized as null)
@@ -53,6 +56,8 @@ enum field_flags {
 	FF_OMITEMPTY = 1 << 0, /* not encoded when zero / empty */
 	FF_NULLTIME = 1 << 1,  /* an unset time is encoded as null */
 	FF_SKIPHASH = 1 << 2,  /* not part of the canonical dump */
+	FF_INT32 = 1 << 3,     /* an int32 in Kubernetes' types */
+	FF_INT64 = 1 << 4,     /* an int64 in Kubernetes' types */
 };
 
 struct opt_int {

@@ -8,6 +8,7 @@
 #include "labels.h"
 #include "names.h"
 #include "strbuf.h"
+#include "downward.h"
 #include "validate.h"
 #include "xalloc.h"
 
@@ -346,6 +347,12 @@ validate_container(const struct container *c, const char *path,
 			    pathf(&p, "%s.env[%zu].valueFrom", path, i), "\"\"",
 			    "may not be specified when `value` is "
 			    "not empty");
+		if (e->value_from && e->value_from->field_ref)
+			downward_validate_env(
+			    e->value_from->field_ref,
+			    pathf(&p, "%s.env[%zu].valueFrom.fieldRef", path,
+				  i),
+			    errs);
 	}
 	validate_probe(c->liveness_probe, pathf(&p, "%s.livenessProbe", path),
 		       true, errs);

@@ -282,6 +282,30 @@ static const struct accept_case accept_cases[] = {
      "      maxUnavailable: 0\n"},
     {"Recreate without rollingUpdate", NULL,
      "  strategy:\n    type: Recreate\n"},
+    {"int32 fields at their largest", NULL,
+     "  replicas: 2147483647\n  revisionHistoryLimit: 2147483647\n"
+     "  minReadySeconds: 2147483646\n  progressDeadlineSeconds: 2147483647\n"
+     "  strategy:\n    rollingUpdate:\n      maxSurge: 2147483647\n"},
+    {"int64 fields beyond int32",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+     "spec:\n  terminationGracePeriodSeconds: 2147483648\n"
+     "  activeDeadlineSeconds: 9223372036854775807\n"
+     "  containers: [{name: app, image: nginx}]\n",
+     NULL},
+    {"downward API env paths",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers:\n  - name: app\n    image: nginx\n    env:\n"
+     "    - {name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}\n"
+     "    - {name: B, valueFrom: {fieldRef: {fieldPath: "
+     "\"metadata.labels['app']\"}}}\n"
+     "    - {name: C, valueFrom: {fieldRef: {fieldPath: "
+     "\"metadata.annotations['example.com/Team']\"}}}\n"
+     "    - {name: D, valueFrom: {fieldRef: {apiVersion: v1, fieldPath: "
+     "status.podIPs}}}\n"
+     "    - {name: E, valueFrom: {fieldRef: {fieldPath: spec.host}}}\n"
+     "    - {name: F, valueFrom: {fieldRef: {fieldPath: "
+     "spec.serviceAccountName}}}\n",
+     NULL},
     {"zero replicas, paused, limits", NULL,
      "  replicas: 0\n  paused: true\n  minReadySeconds: 10\n"
      "  revisionHistoryLimit: 0\n  progressDeadlineSeconds: 11\n"},
@@ -692,6 +716,53 @@ struct reject_case {
 	"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 
 static const struct reject_case reject_cases[] = {
+    {"int32 overflow in both directions",
+     NULL,
+     "  replicas: 2147483648\n  revisionHistoryLimit: -2147483649\n",
+     {"spec.replicas: Invalid value: 2147483648: cannot unmarshal number "
+      "into a field of type int32",
+      "spec.revisionHistoryLimit: Invalid value: -2147483649: cannot "
+      "unmarshal number into a field of type int32"},
+     2},
+    {"int32 overflow in a pod template",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers:\n  - name: app\n    image: nginx\n"
+     "    ports: [{containerPort: 4294967376}]\n",
+     NULL,
+     {"spec.containers[0].ports[0].containerPort: Invalid value: "
+      "4294967376: cannot unmarshal number into a field of type int32"},
+     1},
+    {"downward API paths Kubernetes refuses",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers:\n  - name: app\n    image: nginx\n    env:\n"
+     "    - {name: A, valueFrom: {fieldRef: {fieldPath: "
+     "metadata.annotations}}}\n"
+     "    - {name: B, valueFrom: {fieldRef: {fieldPath: status.phase}}}\n"
+     "    - {name: C, valueFrom: {fieldRef: {fieldPath: "
+     "\"metadata.annotations['a/b/c']\"}}}\n"
+     "    - {name: D, valueFrom: {fieldRef: {fieldPath: \"\"}}}\n",
+     NULL,
+     {"spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported "
+      "value: \"metadata.annotations\": supported values: "
+      "\"metadata.name\", \"metadata.namespace\", \"metadata.uid\", "
+      "\"spec.nodeName\", \"spec.serviceAccountName\", "
+      "\"status.hostIP\", \"status.hostIPs\", \"status.podIP\", "
+      "\"status.podIPs\"",
+      "spec.containers[0].env[1].valueFrom.fieldRef.fieldPath: Unsupported "
+      "value: \"status.phase\": supported values: \"metadata.name\", "
+      "\"metadata.namespace\", \"metadata.uid\", \"spec.nodeName\", "
+      "\"spec.serviceAccountName\", \"status.hostIP\", "
+      "\"status.hostIPs\", \"status.podIP\", \"status.podIPs\"",
+      "spec.containers[0].env[2].valueFrom.fieldRef: Invalid value: "
+      "\"a/b/c\": a qualified name must consist of alphanumeric "
+      "characters, '-', '_' or '.', and must start and end with an "
+      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+      "'123-abc', regex used for validation is "
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+      "subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      "spec.containers[0].env[3].valueFrom.fieldRef.fieldPath: Required "
+      "value"},
+     4},
     {"maxSurge as a YAML float",
      NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 1.5\n",
@@ -987,6 +1058,65 @@ test_reject(void **state)
 	}
 }
 
+/* ---- integer widths ---- */
+
+/* Every integer field of every kind says its Kubernetes width, once. */
+static void
+check_widths(const struct schema *s, int depth)
+{
+	size_t i;
+
+	assert_true(depth < 16);
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *f = &s->fields[i];
+		unsigned w = f->flags & (FF_INT32 | FF_INT64);
+
+		if (f->type == FT_INT || f->type == FT_OPTINT) {
+			if (w != FF_INT32 && w != FF_INT64)
+				fail_msg("%s.%s: no width", s->name, f->json);
+		} else if (w) {
+			fail_msg("%s.%s: a width on a non-integer", s->name,
+				 f->json);
+		}
+		if (f->sub)
+			check_widths(f->sub, depth + 1);
+	}
+}
+
+static void
+test_int_widths(void **state)
+{
+	const struct kind_info *k;
+	size_t n, i;
+
+	(void)state;
+	k = kinds_all(&n);
+	for (i = 0; i < n; i++)
+		check_widths(k[i].schema, 0);
+}
+
+/* fieldRef.apiVersion defaults to v1, as SetDefaults_ObjectFieldSelector. */
+static void
+test_field_ref_default(void **state)
+{
+	static const char pod[] =
+	    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+	    "  containers:\n  - name: app\n    image: nginx\n    env:\n"
+	    "    - {name: A, valueFrom: {fieldRef: {fieldPath: "
+	    "metadata.name}}}\n";
+	struct loaded l;
+	const struct pod *p;
+
+	(void)state;
+	load(pod, true, &l);
+	assert_int_equal(l.rc, 0);
+	p = l.objs.v[0].obj;
+	assert_string_equal(
+	    p->spec.containers.v[0].env.v[0].value_from->field_ref->api_version,
+	    "v1");
+	loaded_release(&l);
+}
+
 /* ---- the corpus of invalid manifests ---- */
 
 #define CORPUS_DIR "tests/invalid"
@@ -1109,6 +1239,8 @@ main(void)
 	    cmocka_unit_test(test_defaults_other_kinds),
 	    cmocka_unit_test(test_reject),
 	    cmocka_unit_test(test_corpus),
+	    cmocka_unit_test(test_int_widths),
+	    cmocka_unit_test(test_field_ref_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* test_expand.c - $(VAR) expansion, with cases from Kubernetes'
- * expansion_test.go. */
+ * expansion_test.go, and the downward-API values of env fieldRefs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "downward.h"
 #include "expand.h"
 #include "fixture.h"
 
@@ -56,11 +57,64 @@ test_expand_table(void **state)
 	strmap_release(&vars);
 }
 
+/* The kubelet's podFieldSelectorRuntimeValue / ExtractFieldPathAsString. */
+static void
+test_downward_values(void **state)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+	    {"metadata.name", "web-1"},
+	    {"metadata.namespace", "shop"},
+	    {"metadata.uid", "u-1"},
+	    {"metadata.labels['app']", "web"},
+	    {"metadata.labels['tier']", ""},
+	    {"metadata.annotations['example.com/team']", "core"},
+	    {"metadata.annotations['Example.com/team']", ""},
+	    {"spec.nodeName", "node-a"},
+	    {"spec.host", "node-a"},
+	    {"spec.serviceAccountName", "default"},
+	    {"status.podIP", "127.0.0.1"},
+	    {"status.podIPs", "127.0.0.1"},
+	    {"status.hostIP", "127.0.0.1"},
+	    {"status.hostIPs", "127.0.0.1"},
+	};
+	struct pod p = {0};
+	char base[64], key[64];
+	size_t i;
+
+	(void)state;
+	p.metadata.name = "web-1";
+	p.metadata.namespace = "shop";
+	p.metadata.uid = "u-1";
+	strmap_set(&p.metadata.labels, "app", "web");
+	strmap_set(&p.metadata.annotations, "example.com/team", "core");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = downward_env_value(&p, cases[i].path,
+						     "node-a", "127.0.0.1");
+
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s: got \"%s\" want \"%s\"", cases[i].path,
+				 got, cases[i].want);
+	}
+	assert_true(downward_split("metadata.labels['a.b/c']", base,
+				   sizeof(base), key, sizeof(key)));
+	assert_string_equal(base, "metadata.labels");
+	assert_string_equal(key, "a.b/c");
+	assert_false(downward_split("metadata.labels", base, sizeof(base), key,
+				    sizeof(key)));
+	assert_false(
+	    downward_split("['x']", base, sizeof(base), key, sizeof(key)));
+	strmap_release(&p.metadata.labels);
+	strmap_release(&p.metadata.annotations);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_expand_table),
+	    cmocka_unit_test(test_downward_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -543,10 +543,46 @@ test_requeue_for_deadline(void **state)
 	assert_int_equal(out.actions.n, 0);
 	assert_int_equal(out.requeue_after_ms, DTIME_SEC(501));
 	plan_deploy_out_release(&out);
-	w.now = T0 + DTIME_SEC(600) - 500;
+	/* Less than a second left: at once (requeueStuckDeployment's
+	 * `after < time.Second`), measured to the millisecond; from one
+	 * second on: after + 1 s. */
+	{
+		static const struct {
+			int64_t left_ms, want_ms;
+		} cases[] = {
+		    {1500, 2500}, {1001, 2001}, {1000, 2000}, {999, 0},
+		    {500, 0},     {1, 0},       {0, 0},
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			w.now = T0 + DTIME_SEC(600) - cases[i].left_ms;
+			fx_plan(&w, &out);
+			if (out.requeue_after_ms != cases[i].want_ms)
+				fail_msg("%lld ms left: requeue %lld, want "
+					 "%lld",
+					 (long long)cases[i].left_ms,
+					 (long long)out.requeue_after_ms,
+					 (long long)cases[i].want_ms);
+			assert_int_equal(out.actions.n, 0);
+			plan_deploy_out_release(&out);
+		}
+	}
+	/* a lastUpdateTime with a fraction: 0.3 s left */
+	((struct condition *)condition_get(&w.d->status.conditions,
+					   "Progressing"))
+	    ->last_update_time = T0 + 700;
+	w.now = T0 + DTIME_SEC(600) + 400;
 	fx_plan(&w, &out);
 	assert_int_equal(out.requeue_after_ms, 0);
 	plan_deploy_out_release(&out);
+	w.now = T0 + DTIME_SEC(599) + 400; /* 1.3 s left */
+	fx_plan(&w, &out);
+	assert_int_equal(out.requeue_after_ms, 2300);
+	plan_deploy_out_release(&out);
+	((struct condition *)condition_get(&w.d->status.conditions,
+					   "Progressing"))
+	    ->last_update_time = T0;
 	w.now = T0 + DTIME_SEC(601);
 	fx_plan(&w, &out);
 	assert_string_equal(
