@@ -381,7 +381,8 @@ def closed_within(sock, seconds, send=None):
 
 
 def test_slow_and_stalled_requests_are_cut(tmpdir_):
-    d = Daemon(tmpdir_, tcp=True, extra=["--idle-timeout", "3"])
+    d = Daemon(tmpdir_, tcp=True, extra=["--idle-timeout", "3",
+                                         "--watch-buffer-bytes", "300000"])
     try:
         auth = ("Authorization: Bearer %s\r\n" % d.token).encode()
         # Headers a byte at a time, even with the token: the header
@@ -416,6 +417,42 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_):
             raw += b
         s.close()
         assert raw.startswith(b"HTTP/1.1 401"), raw[:50]
+        # A watch whose client reads nothing is ended once it lags by more
+        # than --watch-buffer-bytes, and its connection is closed after the
+        # idle timeout: the daemon keeps nothing for it.
+        def sockets():
+            fds = "/proc/%d/fd" % d.proc.pid
+            out = set()
+            for f in os.listdir(fds):
+                try:
+                    link = os.readlink(os.path.join(fds, f))
+                except OSError:
+                    continue
+                if link.startswith("socket:"):
+                    out.add(link)
+            return out
+        st, _ = d.api("POST", APPS + "/deployments",
+                      deployment("slow", {"n": "0"}))
+        assert st == 201
+        before = sockets()
+        s = socket.socket(socket.AF_UNIX)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(d.sock)
+        s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
+                  b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        mine = poll(lambda: sockets() - before,
+                    what="the watch to be accepted")
+        for i in range(10):
+            st, _ = d.api("PATCH", APPS + "/deployments/slow",
+                          {"metadata": {"annotations": {
+                              "n": str(i), "big": big(100 * 1024)}}},
+                          ct="application/merge-patch+json")
+            assert st == 200
+        poll(lambda: not mine & sockets(), timeout=10,
+             what="the daemon to close the stream nobody reads")
+        s.close()
+        st, _ = d.api("DELETE", APPS + "/deployments/slow")
+        assert st == 200
         # A watch stream outlives the idle timeout.
         s = socket.create_connection(("127.0.0.1", d.port))
         s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
