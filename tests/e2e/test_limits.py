@@ -22,6 +22,11 @@ from conftest import DROVER_BIN, UnixHTTPConnection, poll
 
 APPS = "/apis/apps/v1/namespaces/default"
 MB = 1000 * 1000
+# Under AddressSanitizer, freed memory stays in quarantine and RSS says
+# nothing about the daemon's own: the bound is checked on normal builds.
+with open(DROVER_BIN, "rb") as _f:
+    SANITIZED = b"__asan_init" in _f.read()
+RSS_BOUND = 2000 * MB if SANITIZED else 100 * MB
 
 
 def nofile(soft):
@@ -113,7 +118,12 @@ class Daemon:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self.log.close()
-        assert self.proc.returncode is not None
+        # A clean stop: no crash, no sanitizer report (leaks included).
+        if self.proc.returncode != 0:
+            with open(os.path.join(self.dir, "serve.log"), "rb") as f:
+                tail = f.read()[-4000:].decode(errors="replace")
+            raise AssertionError("drover serve exited with %d:\n%s" %
+                                 (self.proc.returncode, tail))
 
 
 @pytest.fixture
@@ -260,7 +270,7 @@ def test_watchers_that_do_not_read_are_ended(tmpdir_):
                             ct="application/merge-patch+json", timeout=30)
             slowest = max(slowest, time.monotonic() - t0)
             assert st == 200, obj
-            if peak[0] > 300 * MB:  # without the bound: stop early
+            if peak[0] > 3 * RSS_BOUND:  # without the bound: stop early
                 break
         poll(lambda: reader.seen >= set(range(60)) or reader.error,
              timeout=30, what="the reader to see every write")
@@ -268,7 +278,7 @@ def test_watchers_that_do_not_read_are_ended(tmpdir_):
         sampler.join()
         print("peak RSS %.1f MB, slowest write %.2f s, reader streams %d" %
               (peak[0] / MB, slowest, reader.streams))
-        assert peak[0] < 100 * MB, "RSS %.1f MB" % (peak[0] / MB)
+        assert peak[0] < RSS_BOUND, "RSS %.1f MB" % (peak[0] / MB)
         assert reader.error is None, reader.error
         assert reader.seen >= set(range(60))
         assert slowest < 5
