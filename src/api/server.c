@@ -4,9 +4,11 @@
  * a connection limit, resume everything before stopping), with the
  * limits of server.h: watch streams' lag, and the deadlines and counts of
  * TCP connections that have not presented the token. */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,7 @@ struct http_server {
 	unsigned nunauth;
 	uv_timer_t unauth_timer; /* the head's deadline */
 	uv_timer_t bookmark;
+	uv_timer_t sweep; /* suspended streams whose client left */
 	int closing;
 };
 
@@ -796,6 +799,37 @@ on_bookmark(uv_timer_t *t)
 		api_watch_bookmark(c->watch);
 }
 
+/* MHD does not watch the socket of a suspended connection: a client
+ * that leaves a watch on which nothing happens would hold its connection
+ * until the next event or timeoutSeconds. Every few seconds, such streams
+ * whose peer has hung up are ended (MHD then closes them). */
+#define SWEEP_MS 3000
+
+static void
+on_sweep(uv_timer_t *t)
+{
+	struct http_server *s = t->data;
+	struct conn *c;
+
+	for (c = s->watches; c; c = c->next) {
+		const union MHD_ConnectionInfo *fd;
+		struct pollfd p = {.events = POLLRDHUP};
+
+		if (!c->suspended || c->ended)
+			continue;
+		fd = MHD_get_connection_info(c->c,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (fd == NULL)
+			continue;
+		p.fd = fd->connect_fd;
+		if (poll(&p, 1, 0) == 1 &&
+		    (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+			c->ended = true;
+			resume(c);
+		}
+	}
+}
+
 static int
 unix_listen(const char *path, char *err, size_t errlen)
 {
@@ -926,6 +960,9 @@ http_server_start(const struct http_server_config *cfg,
 	uv_timer_init(cfg->loop, &s->bookmark);
 	s->bookmark.data = s;
 	uv_timer_start(&s->bookmark, on_bookmark, 60000, 60000);
+	uv_timer_init(cfg->loop, &s->sweep);
+	s->sweep.data = s;
+	uv_timer_start(&s->sweep, on_sweep, SWEEP_MS, SWEEP_MS);
 	*out = s;
 	return 0;
 }
@@ -985,6 +1022,10 @@ http_server_stop(struct http_server *s)
 		s->bookmark.data = s;
 		s->closing++;
 		uv_close((uv_handle_t *)&s->bookmark, on_closed);
+	}
+	if (s->sweep.loop) {
+		s->closing++;
+		uv_close((uv_handle_t *)&s->sweep, on_closed);
 	}
 	if (s->unauth_timer.loop) {
 		s->closing++;

@@ -461,6 +461,21 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_):
         poll(lambda: not mine & sockets(), timeout=10,
              what="the daemon to close the stream nobody reads")
         s.close()
+        # A client that leaves a watch on which nothing happens: its
+        # connection is released without waiting for an event.
+        before = sockets()
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(d.sock)
+        s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true&"
+                  b"fieldSelector=metadata.name%3Dnone HTTP/1.1\r\n"
+                  b"Host: x\r\n\r\n")
+        mine = poll(lambda: sockets() - before,
+                    what="the watch to be accepted")
+        s.settimeout(5)
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        s.close()
+        poll(lambda: not mine & sockets(), timeout=10,
+             what="the daemon to release a watch its client left")
         st, _ = d.api("DELETE", APPS + "/deployments/slow")
         assert st == 200
         # A watch stream outlives the idle timeout.
