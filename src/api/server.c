@@ -47,6 +47,7 @@ struct conn {
 	size_t out_off;
 	bool suspended;
 	bool ended;
+	bool midline; /* MHD has the first part of the line at out_off */
 	/* The first bytes of out still to send that are the watch's initial
 	 * state (not counted in its lag). */
 	size_t exempt;
@@ -222,7 +223,7 @@ overflow(struct conn *c)
 {
 	size_t before = lag(c), keep = 0;
 
-	if (c->out_off > 0 && c->out.buf[c->out_off - 1] != '\n') {
+	if (c->midline) {
 		const char *nl = memchr(c->out.buf + c->out_off, '\n',
 					c->out.len - c->out_off);
 
@@ -367,6 +368,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		n = max;
 	memcpy(buf, c->out.buf + c->out_off, n);
 	c->out_off += n;
+	c->midline = buf[n - 1] != '\n';
 	c->exempt = c->exempt > n ? c->exempt - n : 0;
 	/* What was sent is dropped from the front now and then, so that a
 	 * stream that never quite drains does not keep it all. */
