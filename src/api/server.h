@@ -24,7 +24,9 @@
  * - A connection (TCP or unix) that sends nothing for idle_timeout seconds
  *   while a request's headers or body are coming, between requests, or
  *   while it does not take its response, is closed. Watch streams are
- *   exempt: they last until timeoutSeconds or until they lag too much.
+ *   exempt: they last until timeoutSeconds or until they lag too much,
+ *   and one whose client has hung up is ended within seconds (MHD does not
+ *   watch a suspended connection's socket).
  *
  * Ownership: the server borrows api and loop; http_server_stop() closes
  * every connection and frees the server (asynchronously for the uv
