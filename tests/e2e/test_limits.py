@@ -331,6 +331,11 @@ def test_idle_connections_do_not_lock_out_the_token(tmpdir_):
     d = Daemon(tmpdir_, tcp=True)
     idle = []
     try:
+        # Started with a soft limit of 1024 open files, the daemon raised
+        # it to the hard limit.
+        with open("/proc/%d/limits" % d.proc.pid) as f:
+            row = [x for x in f if x.startswith("Max open files")][0]
+        assert row.split()[3:5] == [str(hard), str(hard)], row
         for _ in range(5000):
             s = socket.socket()
             s.setblocking(False)
