@@ -1,10 +1,14 @@
 /* server.c - libmicrohttpd on the libuv loop (see server.h and
  * shared/notes/http-server-spike.md §4 and §9 for the rules followed
  * here: reply on the second handler call, MHD_run after every resume,
- * a connection limit, resume everything before stopping). */
+ * a connection limit, resume everything before stopping), with the
+ * limits of server.h: watch streams' lag, and the deadlines and counts of
+ * TCP connections that have not presented the token. */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctstr.h"
 #include "server.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -42,8 +47,24 @@ struct conn {
 	size_t out_off;
 	bool suspended;
 	bool ended;
+	bool midline; /* MHD has the first part of the line at out_off */
+	/* The first bytes of out still to send that are the watch's initial
+	 * state (not counted in its lag). */
+	size_t exempt;
 	uv_timer_t *deadline; /* timeoutSeconds */
 	struct conn *next;    /* in srv->watches */
+};
+
+/* One accepted TCP connection (MHD's socket context), from accept until
+ * MHD closes it. Until it presents the token, it is in srv->unauth,
+ * oldest first. */
+struct sock {
+	struct listener *l;
+	int fd;
+	struct in_addr addr;
+	uint64_t deadline; /* uv_now() ms */
+	bool unauth;       /* in srv->unauth */
+	struct sock *prev, *next;
 };
 
 struct http_server {
@@ -53,7 +74,12 @@ struct http_server {
 	int tcp_port;
 	char *unix_path;
 	struct conn *watches;
+	size_t lag_total; /* of every watch stream */
+	struct sock *unauth_head, *unauth_tail;
+	unsigned nunauth;
+	uv_timer_t unauth_timer; /* the head's deadline */
 	uv_timer_t bookmark;
+	uv_timer_t sweep; /* suspended streams whose client left */
 	int closing;
 };
 
@@ -154,28 +180,183 @@ resume(struct conn *c)
 	}
 }
 
-/* Watch events arrive here (synchronously from the store fan-out). */
+/* How far a watch stream is behind: its bytes not yet handed to MHD,
+ * less those of its initial state. */
+static size_t
+lag(const struct conn *c)
+{
+	size_t pending = c->out.len - c->out_off;
+
+	return pending > c->exempt ? pending - c->exempt : 0;
+}
+
+/* Keeps srv->lag_total in step after c's buffer changed (its lag was
+ * before). */
+static void
+account(struct conn *c, size_t before)
+{
+	struct http_server *s = c->l->srv;
+
+	s->lag_total = s->lag_total - before + lag(c);
+}
+
+/* A buffer that grew for a burst is given back once it is drained. */
+#define OUT_KEEP (64 * 1024)
+
+static void
+out_drained(struct conn *c)
+{
+	if (c->out.alloc > OUT_KEEP)
+		strbuf_release(&c->out);
+	else
+		strbuf_reset(&c->out);
+	c->out_off = 0;
+}
+
+/* Ends a stream that lags too much: its pending events are dropped (all
+ * but the rest of the line MHD has begun to send, so that the client
+ * reads whole events and then the end of the stream), and the connection
+ * gets the idle timeout back, so that a client that reads nothing at all
+ * is closed too and MHD's buffers go with it. */
+static void
+overflow(struct conn *c)
+{
+	size_t before = lag(c), keep = 0;
+
+	if (c->midline) {
+		const char *nl = memchr(c->out.buf + c->out_off, '\n',
+					c->out.len - c->out_off);
+
+		keep = nl ? (size_t)(nl + 1 - (c->out.buf + c->out_off)) : 0;
+	}
+	if (keep) {
+		struct strbuf rest = STRBUF_INIT;
+
+		strbuf_add(&rest, c->out.buf + c->out_off, keep);
+		strbuf_release(&c->out);
+		c->out = rest;
+		c->out_off = 0;
+	} else {
+		strbuf_release(&c->out);
+		c->out_off = 0;
+	}
+	c->exempt = 0;
+	c->ended = true;
+	account(c, before);
+	MHD_set_connection_option(c->c, MHD_CONNECTION_OPTION_TIMEOUT,
+				  c->l->srv->cfg.idle_timeout);
+	resume(c);
+}
+
+/* Closes a stream at once, without the rest of its event. */
+static void
+cut(struct conn *c)
+{
+	const union MHD_ConnectionInfo *fd =
+	    MHD_get_connection_info(c->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	size_t before = lag(c);
+
+	out_drained(c);
+	c->exempt = 0;
+	c->ended = true;
+	account(c, before);
+	if (fd)
+		shutdown(fd->connect_fd, SHUT_RDWR);
+	resume(c);
+}
+
+/* While all streams together lag too much: first closes the ended
+ * stream that holds most (the rest of an event its client does not
+ * take), then ends the live stream that lags most. */
+static void
+enforce_total(struct http_server *s)
+{
+	while (s->lag_total > s->cfg.watch_buffer_total) {
+		struct conn *w, *worst = NULL, *held = NULL;
+
+		for (w = s->watches; w; w = w->next) {
+			if (lag(w) == 0)
+				continue;
+			if (!w->ended && (worst == NULL || lag(w) > lag(worst)))
+				worst = w;
+			if (w->ended && (held == NULL || lag(w) > lag(held)))
+				held = w;
+		}
+		if (held)
+			cut(held);
+		else if (worst)
+			overflow(worst);
+		else
+			return;
+	}
+}
+
+/* Appends an event to a stream's buffer: what was sent goes first, and
+ * the buffer grows by a quarter rather than doubling, so that what is
+ * held stays close to what is counted. */
+static void
+out_add(struct conn *c, const char *line, size_t len)
+{
+	size_t need;
+
+	if (c->out_off) {
+		memmove(c->out.buf, c->out.buf + c->out_off,
+			c->out.len - c->out_off);
+		c->out.len -= c->out_off;
+		c->out.buf[c->out.len] = '\0';
+		c->out_off = 0;
+	}
+	need = c->out.len + len + 1;
+	if (need > c->out.alloc) {
+		size_t alloc = need + need / 4;
+
+		if (c->out.alloc == 0) {
+			c->out.buf = xmalloc(alloc);
+			c->out.buf[0] = '\0';
+		} else {
+			c->out.buf = xrealloc(c->out.buf, alloc);
+		}
+		c->out.alloc = alloc;
+	}
+	strbuf_add(&c->out, line, len);
+}
+
+/* Watch events arrive here (synchronously from the store fan-out). The
+ * initial state comes before the stream starts and is exempt from the
+ * lag bound; one event alone never exceeds it. */
 static int
 on_watch_line(void *arg, const char *line, size_t len)
 {
 	struct conn *c = arg;
+	size_t before = lag(c);
 
-	strbuf_add(&c->out, line, len);
-	if (c->started)
+	if (c->ended)
+		return 1;
+	out_add(c, line, len);
+	if (!c->started) {
+		c->exempt += len;
+		return 0;
+	}
+	account(c, before);
+	if (lag(c) > c->l->srv->cfg.watch_buffer && lag(c) > len)
+		overflow(c);
+	else
 		resume(c);
-	return 0;
+	enforce_total(c->l->srv);
+	return c->ended;
 }
 
 static ssize_t
 reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct conn *c = cls;
-	size_t n;
+	size_t n, before = lag(c);
 
 	(void)pos;
 	if (c->out_off == c->out.len) {
-		strbuf_reset(&c->out);
-		c->out_off = 0;
+		out_drained(c);
+		c->exempt = 0;
+		account(c, before);
 		if (c->ended)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		c->suspended = true;
@@ -187,6 +368,18 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		n = max;
 	memcpy(buf, c->out.buf + c->out_off, n);
 	c->out_off += n;
+	c->midline = buf[n - 1] != '\n';
+	c->exempt = c->exempt > n ? c->exempt - n : 0;
+	/* What was sent is dropped from the front now and then, so that a
+	 * stream that never quite drains does not keep it all. */
+	if (c->out_off >= OUT_KEEP && c->out_off * 2 >= c->out.len) {
+		memmove(c->out.buf, c->out.buf + c->out_off,
+			c->out.len - c->out_off);
+		c->out.len -= c->out_off;
+		c->out.buf[c->out.len] = '\0';
+		c->out_off = 0;
+	}
+	account(c, before);
 	return (ssize_t)n;
 }
 
@@ -212,8 +405,13 @@ static void
 conn_free(struct conn *c)
 {
 	if (c->watch) {
+		size_t before = lag(c);
+
 		api_watch_close(c->watch);
 		unlink_watch(c);
+		c->out_off = c->out.len;
+		c->exempt = 0;
+		account(c, before);
 	}
 	if (c->deadline) {
 		uv_timer_stop(c->deadline);
@@ -235,12 +433,159 @@ static void
 on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
 	     enum MHD_RequestTerminationCode toe)
 {
+	struct conn *c = *con_cls;
+
 	(void)cls;
-	(void)connection;
-	(void)toe;
-	if (*con_cls)
-		conn_free(*con_cls);
+	if (c == NULL)
+		return;
+	/* A watch's connection may serve further requests: they have the
+	 * idle timeout again. */
+	if (c->watch && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		MHD_set_connection_option(connection,
+					  MHD_CONNECTION_OPTION_TIMEOUT,
+					  c->l->srv->cfg.idle_timeout);
+	conn_free(c);
 	*con_cls = NULL;
+}
+
+/* ---- TCP connections that have not presented the token ---- */
+
+static void
+unauth_unlink(struct http_server *s, struct sock *k)
+{
+	if (!k->unauth)
+		return;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		s->unauth_head = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		s->unauth_tail = k->prev;
+	k->prev = k->next = NULL;
+	k->unauth = false;
+	s->nunauth--;
+}
+
+/* Closes a connection under MHD: shutdown(2) makes its socket readable
+ * at end of file, and MHD closes it (and frees its buffers) on its next
+ * run. */
+static void
+unauth_drop(struct http_server *s, struct sock *k)
+{
+	unauth_unlink(s, k);
+	shutdown(k->fd, SHUT_RDWR);
+}
+
+static void on_unauth_timer(uv_timer_t *t);
+
+static void
+unauth_arm(struct http_server *s)
+{
+	uint64_t now = uv_now(s->cfg.loop);
+
+	if (s->unauth_head == NULL)
+		uv_timer_stop(&s->unauth_timer);
+	else
+		uv_timer_start(&s->unauth_timer, on_unauth_timer,
+			       s->unauth_head->deadline > now
+				   ? s->unauth_head->deadline - now
+				   : 0,
+			       0);
+}
+
+/* The list is in accept order, so deadlines are in order too. */
+static void
+on_unauth_timer(uv_timer_t *t)
+{
+	struct http_server *s = t->data;
+	uint64_t now = uv_now(s->cfg.loop);
+
+	while (s->unauth_head && s->unauth_head->deadline <= now)
+		unauth_drop(s, s->unauth_head);
+	unauth_arm(s);
+}
+
+/* A new connection: counted as unauthenticated, making room if it is one
+ * too many in all or from its address (the oldest goes). */
+static void
+unauth_add(struct http_server *s, struct sock *k)
+{
+	struct sock *p, *oldest = NULL;
+	unsigned same = 0;
+
+	for (p = s->unauth_head; p; p = p->next)
+		if (p->addr.s_addr == k->addr.s_addr && same++ == 0)
+			oldest = p;
+	if (oldest && same >= s->cfg.max_unauth_per_addr)
+		unauth_drop(s, oldest);
+	if (s->unauth_head && s->nunauth >= s->cfg.max_unauth)
+		unauth_drop(s, s->unauth_head);
+	k->deadline =
+	    uv_now(s->cfg.loop) + (uint64_t)s->cfg.header_timeout * 1000;
+	k->unauth = true;
+	k->prev = s->unauth_tail;
+	if (s->unauth_tail)
+		s->unauth_tail->next = k;
+	else
+		s->unauth_head = k;
+	s->unauth_tail = k;
+	s->nunauth++;
+	if (s->unauth_head == k)
+		unauth_arm(s);
+}
+
+static void
+on_connection(void *cls, struct MHD_Connection *connection,
+	      void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+	struct listener *l = cls;
+	struct sock *k = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd, *sa;
+
+		k = xcalloc(1, sizeof(*k));
+		k->l = l;
+		fd = MHD_get_connection_info(connection,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		sa = MHD_get_connection_info(
+		    connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		k->fd = fd ? fd->connect_fd : -1;
+		if (sa && sa->client_addr &&
+		    sa->client_addr->sa_family == AF_INET)
+			k->addr = ((const struct sockaddr_in *)sa->client_addr)
+				      ->sin_addr;
+		*socket_context = k;
+		if (k->fd >= 0)
+			unauth_add(l->srv, k);
+	} else if (k) {
+		bool head = l->srv->unauth_head == k;
+
+		unauth_unlink(l->srv, k);
+		if (head)
+			unauth_arm(l->srv);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/* The connection presented the token: it is no longer counted. */
+static void
+authenticated(struct listener *l, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct sock *k = ci ? ci->socket_context : NULL;
+
+	if (k && k->unauth) {
+		bool head = l->srv->unauth_head == k;
+
+		unauth_unlink(l->srv, k);
+		if (head)
+			unauth_arm(l->srv);
+	}
 }
 
 static void
@@ -261,6 +606,8 @@ queue_plain(struct MHD_Connection *conn, unsigned code, const char *ct,
 	int ret;
 
 	MHD_add_response_header(r, "Content-Type", ct);
+	if (code == 401)
+		MHD_add_response_header(r, "Connection", "close");
 	ret = MHD_queue_response(conn, code, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -337,7 +684,11 @@ authorized(struct listener *l, struct MHD_Connection *conn)
 	if (!l->tcp)
 		return true;
 	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
-	return h && tok && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, tok);
+	if (h == NULL || tok == NULL || strncmp(h, "Bearer ", 7) ||
+	    !ct_streq(h + 7, tok))
+		return false;
+	authenticated(l, conn);
+	return true;
 }
 
 static enum MHD_Result
@@ -415,6 +766,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		api_resp_release(&resp);
 		c->next = srv->watches;
 		srv->watches = c;
+		/* Long-lived: the lag bound replaces the idle timeout. */
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+					  0u);
 		ts = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
 						 "timeoutSeconds");
 		c->deadline = xcalloc(1, sizeof(*c->deadline));
@@ -447,6 +801,37 @@ on_bookmark(uv_timer_t *t)
 		api_watch_bookmark(c->watch);
 }
 
+/* MHD does not watch the socket of a suspended connection: a client
+ * that leaves a watch on which nothing happens would hold its connection
+ * until the next event or timeoutSeconds. Every few seconds, such streams
+ * whose peer has hung up are ended (MHD then closes them). */
+#define SWEEP_MS 3000
+
+static void
+on_sweep(uv_timer_t *t)
+{
+	struct http_server *s = t->data;
+	struct conn *c;
+
+	for (c = s->watches; c; c = c->next) {
+		const union MHD_ConnectionInfo *fd;
+		struct pollfd p = {.events = POLLRDHUP};
+
+		if (!c->suspended || c->ended)
+			continue;
+		fd = MHD_get_connection_info(c->c,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (fd == NULL)
+			continue;
+		p.fd = fd->connect_fd;
+		if (poll(&p, 1, 0) == 1 &&
+		    (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+			c->ended = true;
+			resume(c);
+		}
+	}
+}
+
 static int
 unix_listen(const char *path, char *err, size_t errlen)
 {
@@ -462,7 +847,7 @@ unix_listen(const char *path, char *err, size_t errlen)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || fchmod(fd, 0600) < 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+	    chmod(path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -480,6 +865,8 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	l->srv = s;
+	/* The unix socket is authenticated by its permissions: only TCP
+	 * connections are counted and timed before the token. */
 	if (fd >= 0)
 		l->d = MHD_start_daemon(
 		    flags, 0, NULL, NULL, handler, l,
@@ -487,15 +874,16 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 		    MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
 		    on_completed, l, MHD_OPTION_CONNECTION_LIMIT,
 		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-		    (unsigned)0, MHD_OPTION_END);
+		    s->cfg.idle_timeout, MHD_OPTION_END);
 	else
 		l->d = MHD_start_daemon(
 		    flags, 0, NULL, NULL, handler, l,
 		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL,
 		    MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED,
-		    on_completed, l, MHD_OPTION_CONNECTION_LIMIT,
+		    on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
+		    on_connection, l, MHD_OPTION_CONNECTION_LIMIT,
 		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-		    (unsigned)0, MHD_OPTION_END);
+		    s->cfg.idle_timeout, MHD_OPTION_END);
 	if (l->d == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP listener");
 		if (fd >= 0)
@@ -524,12 +912,26 @@ http_server_start(const struct http_server_config *cfg,
 	s->cfg = *cfg;
 	if (s->cfg.max_connections == 0)
 		s->cfg.max_connections = 4096;
+	if (s->cfg.watch_buffer == 0)
+		s->cfg.watch_buffer = HTTP_WATCH_BUFFER;
+	if (s->cfg.watch_buffer_total == 0)
+		s->cfg.watch_buffer_total = HTTP_WATCH_BUFFER_TOTAL;
+	if (s->cfg.header_timeout == 0)
+		s->cfg.header_timeout = HTTP_HEADER_TIMEOUT;
+	if (s->cfg.idle_timeout == 0)
+		s->cfg.idle_timeout = HTTP_IDLE_TIMEOUT;
+	if (s->cfg.max_unauth == 0)
+		s->cfg.max_unauth = HTTP_MAX_UNAUTH;
+	if (s->cfg.max_unauth_per_addr == 0)
+		s->cfg.max_unauth_per_addr = HTTP_MAX_UNAUTH_PER_ADDR;
+	uv_timer_init(cfg->loop, &s->unauth_timer);
+	s->unauth_timer.data = s;
 	if (cfg->unix_path) {
 		int fd = unix_listen(cfg->unix_path, err, errlen);
 
 		if (fd < 0 ||
 		    start_listener(s, &s->ls[s->nls], fd, NULL, err, errlen)) {
-			free(s);
+			http_server_stop(s);
 			return -1;
 		}
 		s->unix_path = xstrdup(cfg->unix_path);
@@ -560,6 +962,9 @@ http_server_start(const struct http_server_config *cfg,
 	uv_timer_init(cfg->loop, &s->bookmark);
 	s->bookmark.data = s;
 	uv_timer_start(&s->bookmark, on_bookmark, 60000, 60000);
+	uv_timer_init(cfg->loop, &s->sweep);
+	s->sweep.data = s;
+	uv_timer_start(&s->sweep, on_sweep, SWEEP_MS, SWEEP_MS);
 	*out = s;
 	return 0;
 }
@@ -619,6 +1024,14 @@ http_server_stop(struct http_server *s)
 		s->bookmark.data = s;
 		s->closing++;
 		uv_close((uv_handle_t *)&s->bookmark, on_closed);
+	}
+	if (s->sweep.loop) {
+		s->closing++;
+		uv_close((uv_handle_t *)&s->sweep, on_closed);
+	}
+	if (s->unauth_timer.loop) {
+		s->closing++;
+		uv_close((uv_handle_t *)&s->unauth_timer, on_closed);
 	}
 	if (s->closing == 0) {
 		free(s->unix_path);

@@ -4,8 +4,29 @@
  *
  * Listeners: a unix socket (created with mode 0600; filesystem permissions
  * are its authentication) and optionally a TCP address that requires
- * "Authorization: Bearer <token>". Watches are chunked streams: the
- * connection is suspended while idle and resumed when events arrive.
+ * "Authorization: Bearer <token>" (compared in constant time). Watches
+ * are chunked streams: the connection is suspended while idle and resumed
+ * when events arrive.
+ *
+ * Limits, so that no one client can freeze or exhaust the server:
+ * - A watch stream whose client reads slower than events arrive is ended
+ *   (the client sees the chunked stream end and resumes from its last
+ *   resourceVersion, as with Kubernetes' watch cache) once it lags by more
+ *   than watch_buffer bytes, or, when all streams together lag by more
+ *   than watch_buffer_total, the stream that lags most. The events of a
+ *   watch's initial state do not count: a client may be slow to take them.
+ * - A TCP connection that has not sent the headers of a request with the
+ *   right token within header_timeout seconds of being accepted is
+ *   closed; so is the oldest such connection when a new one makes them
+ *   more than max_unauth in all or max_unauth_per_addr from one address.
+ *   Connections that have presented the token are counted apart and never
+ *   closed for the sake of new ones.
+ * - A connection (TCP or unix) that sends nothing for idle_timeout seconds
+ *   while a request's headers or body are coming, between requests, or
+ *   while it does not take its response, is closed. Watch streams are
+ *   exempt: they last until timeoutSeconds or until they lag too much,
+ *   and one whose client has hung up is ended within seconds (MHD does not
+ *   watch a suspended connection's socket).
  *
  * Ownership: the server borrows api and loop; http_server_stop() closes
  * every connection and frees the server (asynchronously for the uv
@@ -25,7 +46,21 @@ struct http_server_config {
 	int tcp_port;          /* 0: pick one (see http_server_tcp_port) */
 	const char *token;     /* required on TCP */
 	unsigned max_connections;
+	/* 0 for each: the default below. */
+	size_t watch_buffer;
+	size_t watch_buffer_total;
+	unsigned header_timeout; /* seconds */
+	unsigned idle_timeout;   /* seconds */
+	unsigned max_unauth;
+	unsigned max_unauth_per_addr;
 };
+
+#define HTTP_WATCH_BUFFER        (4 * 1024 * 1024)
+#define HTTP_WATCH_BUFFER_TOTAL  (16 * 1024 * 1024)
+#define HTTP_HEADER_TIMEOUT      2
+#define HTTP_IDLE_TIMEOUT        10
+#define HTTP_MAX_UNAUTH          512
+#define HTTP_MAX_UNAUTH_PER_ADDR 64
 
 struct http_server;
 

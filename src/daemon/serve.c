@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -30,6 +32,10 @@ static const char usage_text[] =
     "                    [--node-name NAME] [--runtime none|process]\n"
     "                    [--watch-history N] [--watch-history-bytes B]\n"
     "                    [--resync-period DURATION]\n"
+    "                    [--watch-buffer-bytes B] [--watch-buffer-total B]\n"
+    "                    [--header-timeout S] [--idle-timeout S]\n"
+    "                    [--max-unauthenticated N]\n"
+    "                    [--max-unauthenticated-per-address N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -40,7 +46,17 @@ static const char usage_text[] =
     "N writes (default 1000) while their objects fit in B bytes (default\n"
     "512 KiB, 0: no bound); older: 410 Gone. The controllers and the agent\n"
     "sync every object at start and again every DURATION (default 5m,\n"
-    "0: only at start).\n";
+    "0: only at start).\n"
+    "\n"
+    "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
+    "(default 4 MiB), or lags most when all streams lag by more than\n"
+    "--watch-buffer-total (default 16 MiB), is ended (the client resumes\n"
+    "from its last resourceVersion). A TCP connection that has not sent a\n"
+    "request with the token within --header-timeout seconds (default 2) is\n"
+    "closed, as is the oldest of them past --max-unauthenticated (default\n"
+    "512) or --max-unauthenticated-per-address (default 64). A connection\n"
+    "silent for --idle-timeout seconds (default 10) within or between\n"
+    "requests is closed; watch streams are not.\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -219,6 +235,51 @@ on_signal(uv_signal_t *h, int sig)
 	shutdown_all(s);
 }
 
+/* The HTTP server's limits (server.h). */
+enum {
+	OPT_WATCH_BUFFER = 1000,
+	OPT_WATCH_BUFFER_TOTAL,
+	OPT_HEADER_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
+	OPT_MAX_UNAUTH,
+	OPT_MAX_UNAUTH_PER_ADDR,
+};
+
+/* A positive count for a limit flag, or -1 (with the message printed). */
+static long
+limit_arg(const char *flag, const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > INT_MAX) {
+		fprintf(stderr,
+			"error: --%s: \"%s\": expected a positive "
+			"integer\n",
+			flag, v);
+		return -1;
+	}
+	return n;
+}
+
+/* Every connection is a file descriptor: the soft limit (often 1024) is
+ * raised to the hard one, so that idle connections cannot use them up
+ * before they are closed. */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			log_info("cannot raise the open files limit: %s",
+				 strerror(errno));
+	}
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -231,6 +292,14 @@ serve_main(int argc, char **argv)
 	    {"node-name", required_argument, NULL, 'N'},
 	    {"runtime", required_argument, NULL, 'R'},
 	    {"resync-period", required_argument, NULL, 'r'},
+	    {"watch-buffer-bytes", required_argument, NULL, OPT_WATCH_BUFFER},
+	    {"watch-buffer-total", required_argument, NULL,
+	     OPT_WATCH_BUFFER_TOTAL},
+	    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+	    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+	    {"max-unauthenticated", required_argument, NULL, OPT_MAX_UNAUTH},
+	    {"max-unauthenticated-per-address", required_argument, NULL,
+	     OPT_MAX_UNAUTH_PER_ADDR},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -244,7 +313,7 @@ serve_main(int argc, char **argv)
 	char pod_dir[600];
 	char hostname[256];
 	struct agent_config agc = {0};
-	int c, port = 0;
+	int c, port = 0, optidx = 0;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
 	/* About 200 pod updates (Kubernetes' watch cache keeps 100 events
 	 * a resource); the bound keeps large objects from growing it. */
@@ -252,7 +321,7 @@ serve_main(int argc, char **argv)
 	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &optidx)) != -1) {
 		switch (c) {
 		case 'd':
 			data_dir = optarg;
@@ -304,6 +373,30 @@ serve_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_WATCH_BUFFER:
+		case OPT_WATCH_BUFFER_TOTAL:
+		case OPT_HEADER_TIMEOUT:
+		case OPT_IDLE_TIMEOUT:
+		case OPT_MAX_UNAUTH:
+		case OPT_MAX_UNAUTH_PER_ADDR: {
+			long n = limit_arg(opts[optidx].name, optarg);
+
+			if (n < 0)
+				return 2;
+			if (c == OPT_WATCH_BUFFER)
+				hc.watch_buffer = (size_t)n;
+			else if (c == OPT_WATCH_BUFFER_TOTAL)
+				hc.watch_buffer_total = (size_t)n;
+			else if (c == OPT_HEADER_TIMEOUT)
+				hc.header_timeout = (unsigned)n;
+			else if (c == OPT_IDLE_TIMEOUT)
+				hc.idle_timeout = (unsigned)n;
+			else if (c == OPT_MAX_UNAUTH)
+				hc.max_unauth = (unsigned)n;
+			else
+				hc.max_unauth_per_addr = (unsigned)n;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -339,6 +432,7 @@ serve_main(int argc, char **argv)
 			 listen);
 		port = atoi(colon + 1);
 	}
+	raise_nofile();
 	if (mkdir_p(dir)) {
 		fprintf(stderr, "error: %s: %s\n", dir, strerror(errno));
 		return 1;

@@ -1,0 +1,513 @@
+"""test_limits.py - no single client can freeze or exhaust the API server:
+watch streams whose clients do not read are ended once they lag too much
+(the daemon's memory stays bounded, readers see every event), thousands
+of idle TCP connections do not keep a client with the token from being
+answered, and slow or stalled requests are cut off."""
+import http.client
+import json
+import os
+import random
+import resource
+import select
+import socket
+import string
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from conftest import DROVER_BIN, UnixHTTPConnection, poll
+
+APPS = "/apis/apps/v1/namespaces/default"
+MB = 1000 * 1000
+# Under AddressSanitizer, freed memory stays in quarantine and RSS says
+# nothing about the daemon's own: the bound is checked on normal builds.
+with open(DROVER_BIN, "rb") as _f:
+    SANITIZED = b"__asan_init" in _f.read()
+RSS_BOUND = 2000 * MB if SANITIZED else 100 * MB
+
+
+def nofile(soft):
+    """preexec_fn: the daemon starts with a low soft limit of open files
+    (as under most shells), which it must raise itself."""
+    def f():
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, hard), hard))
+    return f
+
+
+class Daemon:
+    """`drover serve --runtime none` on a temporary data dir: its unix
+    socket and, with tcp, a TCP listener on 127.0.0.1 with a token."""
+
+    def __init__(self, data_dir, tcp=False, extra=()):
+        self.dir = data_dir
+        self.sock = os.path.join(data_dir, "drover.sock")
+        args = [DROVER_BIN, "serve", "--data-dir", data_dir,
+                "--runtime", "none"] + list(extra)
+        self.port = None
+        if tcp:
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+            s.close()
+            args += ["--listen", "127.0.0.1:%d" % self.port]
+        self.log = open(os.path.join(data_dir, "serve.log"), "ab")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log,
+                                     preexec_fn=nofile(1024))
+        poll(self._up, what="drover serve to listen")
+        self.token = None
+        if tcp:
+            self.token = open(os.path.join(data_dir, "token")).read().strip()
+
+    def _up(self):
+        assert self.proc.poll() is None, "drover serve exited early"
+        try:
+            if self.port:
+                if not os.path.exists(os.path.join(self.dir, "token")):
+                    return False
+                socket.create_connection(("127.0.0.1", self.port),
+                                         0.2).close()
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(self.sock)
+            s.close()
+            return True
+        except OSError:
+            return False
+
+    def rss(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def api(self, method, path, body=None, ct="application/json",
+            timeout=10):
+        c = UnixHTTPConnection(self.sock, timeout=timeout)
+        try:
+            data = json.dumps(body) if body is not None else None
+            c.request(method, path, body=data,
+                      headers={"Content-Type": ct} if data else {})
+            r = c.getresponse()
+            raw = r.read()
+            return r.status, (json.loads(raw) if raw else None)
+        finally:
+            c.close()
+
+    def tcp_get(self, path, timeout):
+        c = http.client.HTTPConnection("127.0.0.1", self.port,
+                                       timeout=timeout)
+        try:
+            c.request("GET", path,
+                      headers={"Authorization": "Bearer " + self.token})
+            r = c.getresponse()
+            r.read()
+            return r.status
+        finally:
+            c.close()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.close()
+        # A clean stop: no crash, no sanitizer report (leaks included).
+        if self.proc.returncode != 0:
+            with open(os.path.join(self.dir, "serve.log"), "rb") as f:
+                tail = f.read()[-4000:].decode(errors="replace")
+            raise AssertionError("drover serve exited with %d:\n%s" %
+                                 (self.proc.returncode, tail))
+
+
+@pytest.fixture
+def tmpdir_():
+    with tempfile.TemporaryDirectory() as d:
+        yield d
+
+
+def deployment(name, annotations):
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "annotations": annotations},
+        "spec": {
+            "replicas": 0,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+
+
+def big(n):
+    return "".join(random.choice(string.ascii_letters) for _ in range(n))
+
+
+def read_chunked(sock, timeout):
+    """Reads a watch response to its end; returns (its complete events,
+    "ended" if the chunked stream ended with its last chunk, "closed" if
+    the server closed the connection before, "open" if neither happened
+    within timeout)."""
+    sock.settimeout(timeout)
+    raw, state = b"", "open"
+    try:
+        while True:
+            b = sock.recv(1 << 20)
+            if not b:
+                state = "closed"
+                break
+            raw += b
+            if raw.endswith(b"\r\n0\r\n\r\n"):
+                break
+    except socket.timeout:
+        pass
+    except ConnectionResetError:
+        state = "closed"
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head[:100]
+    data = b""
+    while body:
+        size_s, sep, rest = body.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(size_s, 16)
+        if size == 0:
+            if rest.startswith(b"\r\n"):
+                state = "ended"
+            break
+        if len(rest) < size + 2:
+            break
+        data += rest[:size]
+        body = rest[size + 2:]
+    lines = data.split(b"\n")
+    # A stream that ended cleanly ends with a whole event.
+    assert state != "ended" or lines[-1] == b"", lines[-1][:100]
+    return [json.loads(x) for x in lines[:-1]], state
+
+
+class Reader(threading.Thread):
+    """A well-behaved watcher of one deployment: reads every event and,
+    when the server ends the stream, watches again from the last
+    resourceVersion it saw, as client-go's reflector does."""
+
+    def __init__(self, d, name, rv):
+        super().__init__(daemon=True)
+        self.d, self.name, self.rv = d, name, rv
+        self.seen = set()
+        self.streams = 0
+        self.stop = False
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.stop:
+                self.streams += 1
+                c = UnixHTTPConnection(self.d.sock, timeout=30)
+                c.request("GET", APPS + "/deployments?watch=true&"
+                          "fieldSelector=metadata.name%3D" + self.name +
+                          "&resourceVersion=" + self.rv)
+                r = c.getresponse()
+                assert r.status == 200, r.status
+                while not self.stop:
+                    line = r.readline()
+                    if not line:
+                        break
+                    ev = json.loads(line)
+                    md = ev["object"]["metadata"]
+                    self.rv = md["resourceVersion"]
+                    n = md.get("annotations", {}).get("n")
+                    if n is not None:
+                        self.seen.add(int(n))
+                c.close()
+        except Exception as e:  # reported by the test
+            self.error = e
+
+
+def test_watchers_that_do_not_read_are_ended(tmpdir_):
+    # A long idle timeout: the slow watchers are read at the end, and must
+    # then see the end of their stream.
+    d = Daemon(tmpdir_, extra=["--idle-timeout", "60"])
+    slow, cli = [], None
+    try:
+        st, obj = d.api("POST", APPS + "/deployments",
+                        deployment("big", {"n": "-1"}))
+        assert st == 201, obj
+        reader = Reader(d, "big", obj["metadata"]["resourceVersion"])
+        reader.start()
+        env = dict(os.environ, DROVER_SERVER=d.sock)
+        env.pop("DROVER_TOKEN", None)
+        cli = subprocess.Popen([DROVER_BIN, "get", "deployments", "-w"],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, text=True)
+        cli_lines = []
+        threading.Thread(target=lambda: cli_lines.extend(cli.stdout),
+                         daemon=True).start()
+        poll(lambda: any(x.startswith("big") for x in cli_lines),
+             what="drover get -w to start")
+        for _ in range(200):
+            s = socket.socket(socket.AF_UNIX)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(d.sock)
+            s.sendall(b"GET " + APPS.encode() +
+                      b"/deployments?watch=true HTTP/1.1\r\n"
+                      b"Host: x\r\n\r\n")
+            slow.append(s)
+        peak = [d.rss()]
+        done = threading.Event()
+
+        def sample():
+            while not done.is_set():
+                try:
+                    peak[0] = max(peak[0], d.rss())
+                except OSError:
+                    return
+                time.sleep(0.01)
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        slowest = 0
+        for i in range(60):
+            t0 = time.monotonic()
+            st, obj = d.api("PATCH", APPS + "/deployments/big",
+                            {"metadata": {"annotations": {
+                                "n": str(i), "big": big(100 * 1024)}}},
+                            ct="application/merge-patch+json", timeout=30)
+            slowest = max(slowest, time.monotonic() - t0)
+            assert st == 200, obj
+            if peak[0] > 3 * RSS_BOUND:  # without the bound: stop early
+                break
+        poll(lambda: reader.seen >= set(range(60)) or reader.error,
+             timeout=30, what="the reader to see every write")
+        done.set()
+        sampler.join()
+        print("peak RSS %.1f MB, slowest write %.2f s, reader streams %d" %
+              (peak[0] / MB, slowest, reader.streams))
+        assert peak[0] < RSS_BOUND, "RSS %.1f MB" % (peak[0] / MB)
+        assert reader.error is None, reader.error
+        assert reader.seen >= set(range(60))
+        assert slowest < 5
+        # The daemon still answers, and every slow watcher's stream is over:
+        # ended cleanly (whole events, then the last chunk), or, when the
+        # rest of an event they did not take made the streams' total too
+        # large, closed.
+        st, _ = d.api("GET", "/version", timeout=2)
+        assert st == 200
+        states = [read_chunked(s, 10)[1] for s in slow]
+        print("slow streams: %d ended, %d closed" % (
+            states.count("ended"), states.count("closed")))
+        assert "open" not in states
+        assert states.count("ended") > 0
+        # The controllers (in-process watches) followed every change,
+        # and `drover get -w` was not cut off.
+        poll(lambda: d.api("GET", APPS + "/deployments/big")[1]
+             ["status"].get("observedGeneration") ==
+             d.api("GET", APPS + "/deployments/big")[1]["metadata"]
+             ["generation"], what="the controller to observe the change")
+        assert cli.poll() is None, cli.stderr.read()
+        poll(lambda: len([x for x in cli_lines if x.startswith("big")]) >= 61,
+             what="drover get -w to print every change")
+        reader.stop = True
+        st, _ = d.api("DELETE", APPS + "/deployments/big")
+        assert st == 200
+        reader.join(10)
+    finally:
+        if cli:
+            cli.kill()
+            cli.wait()
+        for s in slow:
+            s.close()
+        d.stop()
+
+
+def test_idle_connections_do_not_lock_out_the_token(tmpdir_):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 5500:
+        pytest.skip("needs 5,500 open files (hard limit %d)" % hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    d = Daemon(tmpdir_, tcp=True)
+    idle = []
+    try:
+        # Started with a soft limit of 1024 open files, the daemon raised
+        # it to the hard limit.
+        with open("/proc/%d/limits" % d.proc.pid) as f:
+            row = [x for x in f if x.startswith("Max open files")][0]
+        assert row.split()[3:5] == [str(hard), str(hard)], row
+        for _ in range(5000):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", d.port))
+            idle.append(s)
+        worst = 0
+        for _ in range(5):
+            for path in ("/version", APPS + "/deployments"):
+                t0 = time.monotonic()
+                try:
+                    st = d.tcp_get(path, 2)
+                except OSError as e:
+                    raise AssertionError("%s: not answered in 2 s (%s)" %
+                                         (path, e))
+                worst = max(worst, time.monotonic() - t0)
+                assert st == 200, (path, st)
+            time.sleep(0.2)
+        print("slowest answer under 5,000 idle connections: %.3f s" % worst)
+        assert worst < 2
+        # The idle connections are closed by the server.
+        p = select.poll()
+        fds = {s.fileno(): s for s in idle}
+        for fd in fds:
+            p.register(fd, select.POLLIN)
+        closed = set()
+        end = time.monotonic() + 15
+        while len(closed) < len(fds) and time.monotonic() < end:
+            for fd, ev in p.poll(500):
+                try:
+                    gone = fds[fd].recv(1) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    closed.add(fd)
+                    p.unregister(fd)
+        assert len(closed) == len(fds), "%d of %d idle connections open" % (
+            len(fds) - len(closed), len(fds))
+    finally:
+        for s in idle:
+            s.close()
+        d.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def closed_within(sock, seconds, send=None):
+    """Seconds until the server closes sock (sending send's bytes one at a
+    time, every 0.5 s, meanwhile), or None if it stays open."""
+    t0 = time.monotonic()
+    sock.setblocking(False)
+    while time.monotonic() - t0 < seconds:
+        if send:
+            try:
+                sock.send(send[:1])
+            except OSError:
+                return time.monotonic() - t0
+            send = send[1:]
+        r, _, _ = select.select([sock], [], [], 0.5)
+        if r:
+            try:
+                if sock.recv(4096) == b"":
+                    return time.monotonic() - t0
+            except OSError:
+                return time.monotonic() - t0
+    return None
+
+
+def test_slow_and_stalled_requests_are_cut(tmpdir_):
+    d = Daemon(tmpdir_, tcp=True, extra=["--idle-timeout", "3",
+                                         "--watch-buffer-bytes", "300000"])
+    try:
+        auth = ("Authorization: Bearer %s\r\n" % d.token).encode()
+        # Headers a byte at a time, even with the token: the header
+        # timeout (2 s) counts from the connection.
+        s = socket.create_connection(("127.0.0.1", d.port))
+        t = closed_within(s, 8, b"GET /version HTTP/1.1\r\nHost: x\r\n" +
+                          auth + b"X-Slow: " + b"x" * 100 + b"\r\n\r\n")
+        s.close()
+        assert t is not None and t < 4, t
+        # Half a body, then nothing: closed after the idle timeout, on TCP
+        # and on the unix socket alike.
+        for fam, addr, hdr in ((socket.AF_INET, ("127.0.0.1", d.port), auth),
+                               (socket.AF_UNIX, d.sock, b"")):
+            s = socket.socket(fam)
+            s.connect(addr)
+            s.sendall(b"POST " + APPS.encode() + b"/deployments HTTP/1.1\r\n"
+                      b"Host: x\r\nContent-Type: application/json\r\n" +
+                      hdr + b"Content-Length: 1000\r\n\r\n{\"kind\":")
+            t = closed_within(s, 10)
+            s.close()
+            assert t is not None and 2 < t < 6, (fam, t)
+        # A wrong token: 401, and the connection is closed.
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n"
+                  b"Authorization: Bearer nope\r\n\r\n")
+        s.settimeout(5)
+        raw = b""
+        while True:
+            b = s.recv(4096)
+            if not b:
+                break
+            raw += b
+        s.close()
+        assert raw.startswith(b"HTTP/1.1 401"), raw[:50]
+        # A watch whose client reads nothing is ended once it lags by more
+        # than --watch-buffer-bytes, and its connection is closed after the
+        # idle timeout: the daemon keeps nothing for it.
+        def sockets():
+            fds = "/proc/%d/fd" % d.proc.pid
+            out = set()
+            for f in os.listdir(fds):
+                try:
+                    link = os.readlink(os.path.join(fds, f))
+                except OSError:
+                    continue
+                if link.startswith("socket:"):
+                    out.add(link)
+            return out
+        st, _ = d.api("POST", APPS + "/deployments",
+                      deployment("slow", {"n": "0"}))
+        assert st == 201
+        before = sockets()
+        s = socket.socket(socket.AF_UNIX)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(d.sock)
+        s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
+                  b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        mine = poll(lambda: sockets() - before,
+                    what="the watch to be accepted")
+        for i in range(10):
+            st, _ = d.api("PATCH", APPS + "/deployments/slow",
+                          {"metadata": {"annotations": {
+                              "n": str(i), "big": big(100 * 1024)}}},
+                          ct="application/merge-patch+json")
+            assert st == 200
+        poll(lambda: not mine & sockets(), timeout=10,
+             what="the daemon to close the stream nobody reads")
+        s.close()
+        # A client that leaves a watch on which nothing happens: its
+        # connection is released without waiting for an event.
+        before = sockets()
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(d.sock)
+        s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true&"
+                  b"fieldSelector=metadata.name%3Dnone HTTP/1.1\r\n"
+                  b"Host: x\r\n\r\n")
+        mine = poll(lambda: sockets() - before,
+                    what="the watch to be accepted")
+        s.settimeout(5)
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        s.close()
+        poll(lambda: not mine & sockets(), timeout=10,
+             what="the daemon to release a watch its client left")
+        st, _ = d.api("DELETE", APPS + "/deployments/slow")
+        assert st == 200
+        # A watch stream outlives the idle timeout.
+        s = socket.create_connection(("127.0.0.1", d.port))
+        s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
+                  b" HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n")
+        time.sleep(5)
+        st, _ = d.api("POST", APPS + "/deployments",
+                      deployment("late", {"n": "0"}))
+        assert st == 201
+        s.settimeout(5)
+        raw = b""
+        while b'"late"' not in raw:
+            b = s.recv(65536)
+            assert b, "the watch was closed"
+            raw += b
+        s.close()
+        st, _ = d.api("DELETE", APPS + "/deployments/late")
+        assert st == 200
+    finally:
+        d.stop()
