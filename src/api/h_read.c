@@ -301,6 +301,9 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 			    NULL, NULL, NULL);
 		return NULL;
 	}
+	/* Its initial state and rv must be committed ones. */
+	if (obj_cb == NULL && api_flush(a, resp))
+		return NULL;
 	query_parse(req->query, &q);
 	w = xcalloc(1, sizeof(*w));
 	w->a = a;
@@ -337,8 +340,11 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 		}
 		store_items_release(&items);
 	}
-	r = store_watch(a->cfg.store, rt.res->plural, rt.ns, from,
-			on_store_event, w, &w->sw);
+	/* A stream leaving the process gets a group's events once it is
+	 * committed (store.h). */
+	r = (obj_cb ? store_watch
+		    : store_watch_durable)(a->cfg.store, rt.res->plural, rt.ns,
+					   from, on_store_event, w, &w->sw);
 	query_release(&q);
 	if (r) {
 		char msg[128];
@@ -379,7 +385,10 @@ api_watch_bookmark(struct api_watch *w)
 
 	if (!w->bookmarks || w->stopped)
 		return;
-	snprintf(rv, sizeof(rv), "%lld", (long long)store_rv(w->a->cfg.store));
+	/* A stream leaving the process is at the committed rv. */
+	snprintf(rv, sizeof(rv), "%lld",
+		 (long long)(w->obj_cb ? store_rv(w->a->cfg.store)
+				       : store_committed_rv(w->a->cfg.store)));
 	if (*w->res->group)
 		snprintf(gv, sizeof(gv), "%s/%s", w->res->group,
 			 w->res->version);
