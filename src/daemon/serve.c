@@ -58,7 +58,7 @@ struct serve {
 	struct ctl_config cc;
 	struct agent_config agc;
 	bool stopping;
-	int failed;
+	bool failing; /* the last commit failed */
 };
 
 void
@@ -319,17 +319,24 @@ on_prepare(uv_prepare_t *h)
 	if (r == 0 && store_rv(s->store) != s->seen_rv) {
 		s->seen_rv = store_rv(s->store);
 		uv_timer_start(&s->quiet, on_quiet, QUIET_MS, 0);
+		if (s->failing) {
+			s->failing = false;
+			log_info("drover serve: the store commits again");
+		}
 	}
 	if (store_rollbacks(s->store) == s->rollbacks)
 		return;
 	s->rollbacks = store_rollbacks(s->store);
 	s->seen_rv = store_rv(s->store);
-	log_error("drover serve: the store cannot commit (%s); writes fail "
-		  "until it can, the controllers and the agent start again "
+	store_resync_done(s->store);
+	s->failing = true;
+	if (s->ctl == NULL)
+		return; /* stopped already, a restart is on its way */
+	log_error("drover serve: the store cannot commit (%s): writes fail "
+		  "until it can; the controllers and the agent start again "
 		  "from the disk",
 		  store_strerror(STORE_EIO));
 	stop_consumers(s);
-	store_resync_done(s->store);
 	if (uv_now(s->loop) - s->started_ms > BACKOFF_RESET_MS)
 		s->backoff_ms = 0; /* a first failure after a good spell */
 	if (!s->stopping)
@@ -554,5 +561,5 @@ serve_main(int argc, char **argv)
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
 	close(lock_fd);
-	return s.failed;
+	return 0;
 }

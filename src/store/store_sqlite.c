@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 struct lite {
@@ -367,6 +368,34 @@ make_private(const char *path)
 	}
 }
 
+static bool
+wal_exists(const char *path)
+{
+	char p[1100];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* "file:PATH?immutable=1", PATH escaped as a URI path. */
+static char *
+immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *c;
+
+	strbuf_addstr(&sb, "file:");
+	for (c = path; *c; c++) {
+		if (*c == '%' || *c == '?' || *c == '#')
+			strbuf_addf(&sb, "%%%02X", (unsigned char)*c);
+		else
+			strbuf_addch(&sb, *c);
+	}
+	strbuf_addstr(&sb, "?immutable=1");
+	return strbuf_detach(&sb);
+}
+
 /* Opens l->path for writing (creating the schema) or, with ro, for
  * reading only: 0, or -1 with a message. */
 static int
@@ -376,9 +405,17 @@ lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
 	int flags = ro ? SQLITE_OPEN_READONLY
 		       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
+	char *uri = NULL;
+
 	if (!ro)
 		make_private(l->path);
-	if (sqlite3_open_v2(l->path, &l->db, flags | SQLITE_OPEN_NOMUTEX,
+	else if (!wal_exists(l->path))
+		/* No WAL: everything is in the database file, which can be
+		 * read without the -shm file SQLite could not create. */
+		uri = immutable_uri(l->path);
+	if (sqlite3_open_v2(uri ? uri : l->path, &l->db,
+			    flags | SQLITE_OPEN_NOMUTEX |
+				(uri ? SQLITE_OPEN_URI : 0),
 			    NULL) != SQLITE_OK ||
 	    sqlite3_exec(l->db, ro ? "PRAGMA cache_size=-256" : schema_sql,
 			 NULL, NULL, NULL) != SQLITE_OK ||
@@ -411,8 +448,10 @@ lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
 			 l->db ? sqlite3_errmsg(l->db) : "cannot open");
 		sqlite3_finalize(st);
 		lite_disconnect(l);
+		free(uri);
 		return -1;
 	}
+	free(uri);
 	l->rv = 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		l->rv = sqlite3_column_int64(st, 0);
@@ -463,6 +502,9 @@ store_sqlite_open(const char *path, size_t history, char *err, size_t errlen)
 		return store_new(&lite_ops, l, history);
 	/* Readable, if not writable: the operator can look and delete. */
 	if (lite_connect(l, true, rerr, sizeof(rerr))) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen - n, " (read-only: %s)", rerr);
 		lite_close(l);
 		return NULL;
 	}
