@@ -47,7 +47,8 @@ struct store {
 	struct hist *ring;
 	struct hist **old_rings; /* grown out of while delivering */
 	size_t nold, old_alloc;
-	size_t cap, head, len;   /* ring of the last `cap` events */
+	size_t cap, head, len;   /* a ring of the last events */
+	size_t limit;            /* how many once committed (cap may be more) */
 	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
@@ -149,7 +150,7 @@ store_new(const struct store_backend_ops *ops, void *be, size_t history)
 	s->ops = ops;
 	s->be = be;
 	s->rv = s->committed = ops->current_rv(be);
-	s->cap = history ? history : 1;
+	s->cap = s->limit = history ? history : 1;
 	s->ring = xcalloc(s->cap, sizeof(*s->ring));
 	return s;
 }
@@ -334,15 +335,14 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	struct store_event ev;
 	struct hist *h;
 
-	while (s->len == s->cap || (s->max_bytes && s->len >= HIST_KEEP &&
-				    s->bytes + sz > s->max_bytes)) {
-		if (s->ring[s->head].item.rv > s->committed) {
-			if (s->len == s->cap)
-				ring_grow(s);
+	while (s->len >= s->limit || (s->max_bytes && s->len >= HIST_KEEP &&
+				      s->bytes + sz > s->max_bytes)) {
+		if (s->ring[s->head].item.rv > s->committed)
 			break;
-		}
 		drop_oldest(s);
 	}
+	if (s->len == s->cap)
+		ring_grow(s);
 	h = hist_at(s, s->len);
 	h->type = type;
 	store_item_copy(&h->item, it);
