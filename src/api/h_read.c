@@ -349,8 +349,13 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	if (r) {
 		char msg[128];
 
+		/* Newer than the store (after a restart or a rolled-back
+		 * group): Kubernetes' message, and 410 so that the client
+		 * lists again. */
 		snprintf(msg, sizeof(msg),
-			 "too old resource version: %lld (%lld)",
+			 from > store_rv(a->cfg.store)
+			     ? "Too large resource version: %lld, current: %lld"
+			     : "too old resource version: %lld (%lld)",
 			 (long long)from, (long long)store_rv(a->cfg.store));
 		resp_status(resp, 410, "Expired", msg, NULL, NULL, NULL);
 		filter_release(&w->f);
