@@ -293,11 +293,39 @@ resp_store_error(struct api_resp *resp, int err, const struct resource *res,
 			 q, name);
 		resp_status(resp, 409, "Conflict", msg, res, name, NULL);
 		return;
+	case STORE_EROFS:
+		resp_store_unavailable(resp);
+		return;
 	default:
-		snprintf(msg, sizeof(msg), "storage error on %s \"%s\": %s", q,
-			 name ? name : "", store_strerror(err));
-		resp_status(resp, 500, "InternalError", msg, res, name, NULL);
+		resp_internal(resp, store_strerror(err));
 	}
+}
+
+void
+resp_internal(struct api_resp *resp, const char *cause)
+{
+	char msg[600];
+	json_t *st;
+
+	/* apierrors.NewInternalError */
+	snprintf(msg, sizeof(msg), "Internal error occurred: %s", cause);
+	st = json_pack("{sssss{}sssssss{s[{ss}]}si}", "kind", "Status",
+		       "apiVersion", "v1", "metadata", "status", "Failure",
+		       "message", msg, "reason", "InternalError", "details",
+		       "causes", "message", cause, "code", 500);
+	api_resp_release(resp);
+	resp_json(resp, 500, st);
+}
+
+void
+resp_store_unavailable(struct api_resp *resp)
+{
+	api_resp_release(resp);
+	resp_status(resp, 503, "ServiceUnavailable",
+		    "the store is read-only: drover serve could not open it "
+		    "for writing (is the disk full?); reads are served, "
+		    "writes are refused until there is room",
+		    NULL, NULL, NULL);
 }
 
 void
@@ -683,12 +711,8 @@ api_flush(struct api *a, struct api_resp *resp)
 {
 	if (store_flush(a->cfg.store) == 0)
 		return 0;
-	if (resp) {
-		api_resp_release(resp);
-		resp_status(resp, 500, "InternalError",
-			    "the store could not make the change durable", NULL,
-			    NULL, NULL);
-	}
+	if (resp)
+		resp_internal(resp, store_strerror(STORE_EIO));
 	return -1;
 }
 

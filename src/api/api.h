@@ -82,8 +82,8 @@ void api_handle(struct api *a, const struct api_req *req,
 void api_resp_release(struct api_resp *resp);
 /* Makes the store's writes so far durable (group commit, see store.h):
  * call it before anything leaves the process. 0; or -1, and resp (if not
- * NULL) is replaced by a 500 Status, as the write it answers may be
- * lost. */
+ * NULL) is replaced by a 500 InternalError Status, as the write it
+ * answers was rolled back. */
 int api_flush(struct api *a, struct api_resp *resp);
 
 /* True if req asks for a watch (GET ...?watch=true|1). */

@@ -71,6 +71,11 @@ void resp_not_found(struct api_resp *resp, const struct resource *res,
 		    const char *name);
 void resp_store_error(struct api_resp *resp, int err,
 		      const struct resource *res, const char *name);
+/* 500 InternalError in Kubernetes' shape ("Internal error occurred: ",
+ * the cause in details.causes): a write the store could not commit. */
+void resp_internal(struct api_resp *resp, const char *cause);
+/* 503 ServiceUnavailable: the store is read-only. */
+void resp_store_unavailable(struct api_resp *resp);
 void resp_invalid(struct api_resp *resp, const struct resource *res,
 		  const char *name, const struct fielderr_list *errs);
 

@@ -51,7 +51,7 @@ int client_request(struct client *c, const char *method, const char *path,
 		   struct client_resp *out);
 void client_resp_release(struct client_resp *r);
 /* ops->flush if there is one: 0, or -1 if the writes could not be made
- * durable (the store then refuses writes; see store_flush). */
+ * durable (they are rolled back; see store_flush). */
 int client_flush(struct client *c);
 /* "message" of a Status body, or the transport error, or "HTTP <n>". */
 const char *client_resp_message(const struct client_resp *r, char *buf,

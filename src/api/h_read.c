@@ -303,6 +303,9 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 			    NULL, NULL, NULL);
 		return NULL;
 	}
+	/* Its initial state and rv must be committed ones. */
+	if (obj_cb == NULL && api_flush(a, resp))
+		return NULL;
 	query_parse(req->query, &q);
 	w = xcalloc(1, sizeof(*w));
 	w->a = a;
@@ -343,14 +346,22 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 		}
 		store_items_release(&items);
 	}
-	r = store_watch(a->cfg.store, rt.res->plural, rt.ns, from,
-			on_store_event, w, &w->sw);
+	/* A stream leaving the process gets a group's events once it is
+	 * committed (store.h). */
+	r = (obj_cb ? store_watch
+		    : store_watch_durable)(a->cfg.store, rt.res->plural, rt.ns,
+					   from, on_store_event, w, &w->sw);
 	query_release(&q);
 	if (r) {
 		char msg[128];
 
+		/* Newer than the store (after a restart or a rolled-back
+		 * group): Kubernetes' message, and 410 so that the client
+		 * lists again. */
 		snprintf(msg, sizeof(msg),
-			 "too old resource version: %lld (%lld)",
+			 from > store_rv(a->cfg.store)
+			     ? "Too large resource version: %lld, current: %lld"
+			     : "too old resource version: %lld (%lld)",
 			 (long long)from, (long long)store_rv(a->cfg.store));
 		resp_status(resp, 410, "Expired", msg, NULL, NULL, NULL);
 		filter_release(&w->f);
@@ -385,7 +396,10 @@ api_watch_bookmark(struct api_watch *w)
 
 	if (!w->bookmarks || w->stopped)
 		return;
-	snprintf(rv, sizeof(rv), "%lld", (long long)store_rv(w->a->cfg.store));
+	/* A stream leaving the process is at the committed rv. */
+	snprintf(rv, sizeof(rv), "%lld",
+		 (long long)(w->obj_cb ? store_rv(w->a->cfg.store)
+				       : store_committed_rv(w->a->cfg.store)));
 	if (*w->res->group)
 		snprintf(gv, sizeof(gv), "%s/%s", w->res->group,
 			 w->res->version);

@@ -152,9 +152,10 @@ static void
 run_listener(struct listener *l)
 {
 	l->pending_run = false;
-	/* Watch streams may hold events of writes not yet committed. */
-	if (api_flush(l->srv->cfg.api, NULL))
-		return;
+	/* Commits the turn's writes, which hands their events to the watch
+	 * streams; a group that fails to commit is rolled back and never
+	 * reaches them (store.h), so the answers still go out. */
+	api_flush(l->srv->cfg.api, NULL);
 	MHD_run(l->d);
 	schedule(l);
 }

@@ -6,10 +6,12 @@
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -69,8 +71,15 @@ struct serve {
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit; /* the group commit of each loop turn */
 	uv_timer_t quiet;    /* a quiet spell after writes: trim the heap */
+	uv_timer_t restart;  /* consumers after a rollback; a read-only store */
 	int64_t seen_rv;     /* the store's rv at the last loop turn */
-	int failed;
+	unsigned rollbacks;  /* store_rollbacks() handled */
+	uint64_t backoff_ms; /* before the next restart of the consumers */
+	uint64_t started_ms; /* when they last started */
+	struct ctl_config cc;
+	struct agent_config agc;
+	bool stopping;
+	bool failing; /* the last commit failed */
 };
 
 void
@@ -135,6 +144,59 @@ mkdir_p(const char *path)
 	return 0;
 }
 
+/* Locks DIR for this process's life (DIR/lock, flock; the descriptor is
+ * kept open and not inherited): -1 with the message printed if another
+ * drover serve holds it, before anything of the other's is touched. */
+static int
+lock_data_dir(const char *dir)
+{
+	char path[600], pid[32];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno, tries;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\r\n")] = '\0';
+		/* The daemon that wrote its pid is gone, yet the lock is held:
+		 * by a child it was starting when it died, between the fork
+		 * and the exec that closes the descriptor. That takes
+		 * microseconds; wait for it (up to 5 s). */
+		for (tries = 0;
+		     e == EWOULDBLOCK && atol(pid) > 0 &&
+		     kill((pid_t)atol(pid), 0) && errno == ESRCH && tries < 500;
+		     tries++) {
+			usleep(10000);
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				goto locked;
+		}
+		if (e == EWOULDBLOCK)
+			fprintf(stderr,
+				"drover serve: data directory %s is in use by "
+				"another drover serve (pid %s)\n",
+				dir, *pid ? pid : "unknown");
+		else
+			fprintf(stderr, "error: %s: %s\n", path, strerror(e));
+		close(fd);
+		return -1;
+	}
+locked:
+	/* For the message above; on a full disk it may stay empty. */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* the lock holds all the same */
+	}
+	return fd;
+}
+
 /* Reads DIR/token, creating it (0600) with a random token if missing. */
 static int
 load_token(const char *dir, char *tok, size_t len)
@@ -175,13 +237,13 @@ on_close_walk(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
+static void stop_consumers(struct serve *s);
+
 static void
 shutdown_all(struct serve *s)
 {
-	agent_stop(s->agent);
-	s->agent = NULL;
-	ctl_stop(s->ctl);
-	s->ctl = NULL;
+	s->stopping = true;
+	stop_consumers(s);
 	http_server_stop(s->http);
 	s->http = NULL;
 	uv_signal_stop(&s->sigterm);
@@ -192,6 +254,8 @@ shutdown_all(struct serve *s)
 	uv_close((uv_handle_t *)&s->commit, NULL);
 	uv_timer_stop(&s->quiet);
 	uv_close((uv_handle_t *)&s->quiet, NULL);
+	uv_timer_stop(&s->restart);
+	uv_close((uv_handle_t *)&s->restart, NULL);
 }
 
 /* A burst of work (a rollout, a scale-up) leaves the heap larger than
@@ -206,24 +270,111 @@ on_quiet(uv_timer_t *t)
 	malloc_trim(0);
 }
 
+/* The in-process consumers of the store: the controllers and the agent.
+ * They start from a list of what is in the store; 0, or -1 (the store
+ * could not take the agent's registration: try again later). */
+static int
+start_consumers(struct serve *s)
+{
+	s->ctl = ctl_start(&s->cc);
+	if (s->ctl == NULL) {
+		log_error("drover serve: cannot start the controllers");
+		return -1;
+	}
+	s->started_ms = uv_now(s->loop);
+	s->agent = agent_start(&s->agc);
+	if (s->agent == NULL) {
+		log_error("drover serve: cannot register node %s",
+			  s->agc.node_name);
+		ctl_stop(s->ctl);
+		s->ctl = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+stop_consumers(struct serve *s)
+{
+	agent_stop(s->agent);
+	s->agent = NULL;
+	ctl_stop(s->ctl);
+	s->ctl = NULL;
+}
+
+#define BACKOFF_MIN_MS   250
+#define BACKOFF_MAX_MS   8000
+#define BACKOFF_RESET_MS 30000
+#define REOPEN_MS        2000
+
+static void on_restart(uv_timer_t *t);
+
+static void
+schedule_restart(struct serve *s)
+{
+	uv_timer_start(&s->restart, on_restart, s->backoff_ms, 0);
+	s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (s->backoff_ms > BACKOFF_MAX_MS)
+		s->backoff_ms = BACKOFF_MAX_MS;
+}
+
+/* A read-only store: try to open it for writing; then, or after a
+ * rollback, start the consumers again. */
+static void
+on_restart(uv_timer_t *t)
+{
+	struct serve *s = t->data;
+	char err[600];
+
+	if (s->stopping)
+		return;
+	if (store_readonly(s->store)) {
+		if (store_reopen(s->store, err, sizeof(err))) {
+			uv_timer_start(&s->restart, on_restart, REOPEN_MS, 0);
+			return;
+		}
+		log_info("drover serve: the store is writable again");
+	}
+	if (s->ctl == NULL && start_consumers(s))
+		schedule_restart(s);
+}
+
 /* Before the loop waits: the writes of this turn become durable together
- * (store.h, "Group commit"). A store that cannot commit has lost them:
- * stop, so that a restart serves what is on disk. */
+ * (store.h, "Group commit"). A group that cannot commit (a full disk) is
+ * rolled back: its writes were answered 500 or not at all, and the
+ * controllers and the agent, which may have seen them, start again from
+ * what is on disk, after a back-off while it lasts. */
 static void
 on_prepare(uv_prepare_t *h)
 {
 	struct serve *s = h->data;
+	int r = store_flush(s->store);
 
-	if (store_flush(s->store) == 0) {
-		if (store_rv(s->store) != s->seen_rv) {
-			s->seen_rv = store_rv(s->store);
-			uv_timer_start(&s->quiet, on_quiet, QUIET_MS, 0);
+	if (r == 0 && store_rv(s->store) != s->seen_rv) {
+		s->seen_rv = store_rv(s->store);
+		uv_timer_start(&s->quiet, on_quiet, QUIET_MS, 0);
+		if (s->failing) {
+			s->failing = false;
+			log_info("drover serve: the store commits again");
 		}
-		return;
 	}
-	log_error("drover serve: the store cannot commit; stopping");
-	s->failed = 1;
-	shutdown_all(s);
+	if (store_rollbacks(s->store) == s->rollbacks)
+		return;
+	s->rollbacks = store_rollbacks(s->store);
+	s->seen_rv = store_rv(s->store);
+	store_resync_done(s->store);
+	s->failing = true;
+	if (s->ctl == NULL)
+		return; /* stopped already, a restart is on its way */
+	log_error("drover serve: the store cannot commit (%s): writes fail "
+		  "until it can; the controllers and the agent start again "
+		  "from the disk",
+		  store_strerror(STORE_EIO));
+	stop_consumers(s);
+	if (uv_now(s->loop) - s->started_ms > BACKOFF_RESET_MS)
+		s->backoff_ms = 0; /* a first failure after a good spell */
+	if (!s->stopping)
+		schedule_restart(s);
 }
 
 static void
@@ -306,14 +457,12 @@ serve_main(int argc, char **argv)
 	struct serve s = {0};
 	struct http_server_config hc = {0};
 	struct api_config ac = {0};
-	struct ctl_config cc = {0};
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
 	const char *node_name = NULL, *runtime = "process";
 	char pod_dir[600];
 	char hostname[256];
-	struct agent_config agc = {0};
-	int c, port = 0, optidx = 0;
+	int c, port = 0, optidx = 0, lock_fd;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
 	/* About 200 pod updates (Kubernetes' watch cache keeps 100 events
 	 * a resource); the bound keeps large objects from growing it. */
@@ -437,10 +586,14 @@ serve_main(int argc, char **argv)
 		fprintf(stderr, "error: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
+	lock_fd = lock_data_dir(dir);
+	if (lock_fd < 0)
+		return 1;
 	snprintf(db, sizeof(db), "%s/state.db", dir);
 	s.store = store_sqlite_open(db, (size_t)history, err, sizeof(err));
 	if (s.store == NULL) {
 		fprintf(stderr, "error: %s\n", err);
+		close(lock_fd);
 		return 1;
 	}
 	s.loop = uv_default_loop();
@@ -453,6 +606,8 @@ serve_main(int argc, char **argv)
 	s.commit.data = &s;
 	uv_timer_init(s.loop, &s.quiet);
 	s.quiet.data = &s;
+	uv_timer_init(s.loop, &s.restart);
+	s.restart.data = &s;
 	s.seen_rv = store_rv(s.store);
 	uv_prepare_start(&s.commit, on_prepare);
 	if (!strcmp(runtime, "process")) {
@@ -483,30 +638,33 @@ serve_main(int argc, char **argv)
 		return 1;
 	}
 	s.client = client_local_new(s.api);
-	cc.loop = s.loop;
-	cc.client = s.client;
-	cc.now = now_plain;
-	cc.resync_ms = resync_ms;
-	s.ctl = ctl_start(&cc);
-	if (s.ctl == NULL) {
-		fprintf(stderr, "error: cannot start the controllers\n");
-		return 1;
-	}
+	s.cc.loop = s.loop;
+	s.cc.client = s.client;
+	s.cc.now = now_plain;
+	s.cc.resync_ms = resync_ms;
 	if (node_name == NULL) {
 		if (gethostname(hostname, sizeof(hostname)) != 0)
 			snprintf(hostname, sizeof(hostname), "localhost");
 		hostname[sizeof(hostname) - 1] = '\0';
 		node_name = hostname;
 	}
-	agc.loop = s.loop;
-	agc.client = s.client;
-	agc.node_name = node_name;
-	agc.now = now_plain;
-	agc.pod_dir = ac.pod_dir;
-	agc.resync_ms = resync_ms;
-	s.agent = agent_start(&agc);
-	if (s.agent == NULL) {
-		fprintf(stderr, "error: cannot register node %s\n", node_name);
+	s.agc.loop = s.loop;
+	s.agc.client = s.client;
+	s.agc.node_name = node_name;
+	s.agc.now = now_plain;
+	s.agc.pod_dir = ac.pod_dir;
+	s.agc.resync_ms = resync_ms;
+	if (store_readonly(s.store)) {
+		/* The operator can look (drover get) and delete; the
+		 * controllers and the agent wait for a writable store. */
+		log_error("drover serve: %s: cannot open the store for writing "
+			  "(%s): serving it READ-ONLY; writes answer 503 until "
+			  "there is room, retried every %d s",
+			  db, err, REOPEN_MS / 1000);
+		uv_timer_start(&s.restart, on_restart, REOPEN_MS, 0);
+	} else if (start_consumers(&s)) {
+		fprintf(stderr, "error: cannot start the controllers and the "
+				"agent\n");
 		return 1;
 	}
 	uv_signal_init(s.loop, &s.sigterm);
@@ -529,5 +687,6 @@ serve_main(int argc, char **argv)
 	store_free(s.store);
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
-	return s.failed;
+	close(lock_fd);
+	return 0;
 }

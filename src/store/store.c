@@ -1,5 +1,8 @@
-/* store.c - the store front: rv assignment, sticky errors, label
- * filtering, the watch history window and the fan-out to watchers. */
+/* store.c - the store front: rv assignment, label filtering, the watch
+ * history window, the fan-out to watchers (in-process at once, durable
+ * ones after the commit) and the undoing of a group that failed to
+ * commit. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +17,14 @@ struct store_watch {
 	char *ns;       /* NULL: all */
 	store_watch_cb cb;
 	void *arg;
-	bool dead; /* unwatched while events were being delivered */
+	bool dead;    /* unwatched while events were being delivered */
+	bool durable; /* gets events once committed (store_watch_durable) */
+	int64_t pos;  /* durable: the last rv considered for it */
+};
+
+/* Versions of a rolled-back group: (lo, hi]. */
+struct gone {
+	int64_t lo, hi;
 };
 
 struct hist {
@@ -26,10 +36,19 @@ struct hist {
 struct store {
 	const struct store_backend_ops *ops;
 	void *be;
-	int64_t rv;
-	int sticky;
+	int64_t rv;        /* the last rv handed out */
+	int64_t committed; /* every rv up to this one is durable */
+	bool deferred;
+	bool readonly;
+	bool resync; /* rolled back: writes wait for store_resync_done */
+	unsigned rollbacks;
+	struct gone *gone; /* rolled-back versions still inside the history */
+	size_t ngone, gone_alloc;
 	struct hist *ring;
-	size_t cap, head, len;   /* ring of the last `cap` events */
+	struct hist **old_rings; /* grown out of while delivering */
+	size_t nold, old_alloc;
+	size_t cap, head, len;   /* a ring of the last events */
+	size_t limit;            /* how many once committed (cap may be more) */
 	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
@@ -50,7 +69,9 @@ store_strerror(int err)
 	case STORE_EGONE:
 		return "too old resource version";
 	case STORE_EIO:
-		return "storage error";
+		return "the store cannot make the change durable";
+	case STORE_EROFS:
+		return "the store is read-only";
 	}
 	return "unknown error";
 }
@@ -128,8 +149,8 @@ store_new(const struct store_backend_ops *ops, void *be, size_t history)
 
 	s->ops = ops;
 	s->be = be;
-	s->rv = ops->current_rv(be);
-	s->cap = history ? history : 1;
+	s->rv = s->committed = ops->current_rv(be);
+	s->cap = s->limit = history ? history : 1;
 	s->ring = xcalloc(s->cap, sizeof(*s->ring));
 	return s;
 }
@@ -151,6 +172,10 @@ store_free(struct store *s)
 	for (i = 0; i < s->cap; i++)
 		store_item_release(&s->ring[i].item);
 	free(s->ring);
+	free(s->gone);
+	while (s->nold)
+		free(s->old_rings[--s->nold]);
+	free(s->old_rings);
 	s->ops->close(s->be);
 	free(s);
 }
@@ -233,23 +258,92 @@ hist_size(const struct store_item *it)
  * ones being delivered while watchers write). */
 #define HIST_KEEP 64
 
+static struct hist *
+hist_at(struct store *s, size_t i)
+{
+	return &s->ring[(s->head + i) % s->cap];
+}
+
+/* Events of an uncommitted group stay until it is committed (durable
+ * watchers have yet to get them) or rolled back: a full ring grows. */
+static void
+ring_grow(struct store *s)
+{
+	struct hist *n = xcalloc(s->cap * 2, sizeof(*n));
+	size_t i;
+
+	for (i = 0; i < s->len; i++)
+		n[i] = *hist_at(s, i);
+	/* An event being delivered points into the old ring: it goes when
+	 * the delivery ends. */
+	if (s->delivering) {
+		ALLOC_GROW(s->old_rings, s->nold + 1, s->old_alloc);
+		s->old_rings[s->nold++] = s->ring;
+	} else {
+		free(s->ring);
+	}
+	s->ring = n;
+	s->head = 0;
+	s->cap *= 2;
+}
+
+static void
+drop_oldest(struct store *s)
+{
+	struct hist *h = &s->ring[s->head];
+
+	s->bytes -= h->size;
+	store_item_release(&h->item);
+	s->head = (s->head + 1) % s->cap;
+	s->len--;
+	/* Rolled-back versions older than the history are gone anyway. */
+	while (s->ngone &&
+	       (s->len == 0 || s->gone[0].hi < s->ring[s->head].item.rv)) {
+		memmove(&s->gone[0], &s->gone[1],
+			(s->ngone - 1) * sizeof(*s->gone));
+		s->ngone--;
+	}
+}
+
+static void
+sweep_dead(struct store *s)
+{
+	struct store_watch **pp, *w;
+
+	if (s->delivering)
+		return;
+	while (s->nold)
+		free(s->old_rings[--s->nold]);
+	for (pp = &s->watchers; *pp;) {
+		w = *pp;
+		if (w->dead) {
+			*pp = w->next;
+			free(w->resource);
+			free(w->ns);
+			free(w);
+		} else {
+			pp = &w->next;
+		}
+	}
+}
+
 static void
 record(struct store *s, enum store_event_type type, const struct store_item *it)
 {
 	size_t sz = hist_size(it);
-	struct store_watch **pp, *w;
+	struct store_watch *w;
 	struct store_event ev;
 	struct hist *h;
 
-	while (s->len == s->cap || (s->max_bytes && s->len >= HIST_KEEP &&
-				    s->bytes + sz > s->max_bytes)) {
-		h = &s->ring[s->head];
-		s->bytes -= h->size;
-		store_item_release(&h->item);
-		s->head = (s->head + 1) % s->cap;
-		s->len--;
+	while (s->len >= s->limit || (s->max_bytes && s->len >= HIST_KEEP &&
+				      s->bytes + sz > s->max_bytes)) {
+		if (s->ring[s->head].item.rv > s->committed)
+			break;
+		drop_oldest(s);
 	}
-	h = &s->ring[(s->head + s->len) % s->cap];
+	if (s->len == s->cap)
+		ring_grow(s);
+	h = hist_at(s, s->len);
 	h->type = type;
 	store_item_copy(&h->item, it);
 	h->size = sz;
@@ -259,22 +353,80 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	ev.item = &h->item;
 	s->delivering++;
 	for (w = s->watchers; w; w = w->next)
-		if (!w->dead && watch_matches(w, it))
+		if (!w->dead && !w->durable && watch_matches(w, it))
 			w->cb(w->arg, &ev);
 	s->delivering--;
-	if (s->delivering == 0) {
-		for (pp = &s->watchers; *pp;) {
-			w = *pp;
-			if (w->dead) {
-				*pp = w->next;
-				free(w->resource);
-				free(w->ns);
-				free(w);
-			} else {
-				pp = &w->next;
-			}
-		}
+	sweep_dead(s);
+}
+
+/* Durable watchers get the history's events up to the committed rv. */
+static void
+deliver_durable(struct store *s)
+{
+	struct store_watch *w;
+	struct store_event ev;
+	size_t i, from;
+	int64_t low = s->committed;
+
+	for (w = s->watchers; w; w = w->next)
+		if (w->durable && !w->dead && w->pos < low)
+			low = w->pos;
+	if (low == s->committed)
+		return;
+	from = s->len;
+	while (from > 0 && hist_at(s, from - 1)->item.rv > low)
+		from--;
+	s->delivering++;
+	for (i = from; i < s->len; i++) {
+		struct hist *h = hist_at(s, i);
+
+		if (h->item.rv > s->committed)
+			break;
+		ev.type = h->type;
+		ev.item = &h->item;
+		for (w = s->watchers; w; w = w->next)
+			if (w->durable && !w->dead && w->pos < h->item.rv &&
+			    watch_matches(w, &h->item))
+				w->cb(w->arg, &ev);
 	}
+	for (w = s->watchers; w; w = w->next)
+		if (w->durable && w->pos < s->committed)
+			w->pos = s->committed;
+	s->delivering--;
+	sweep_dead(s);
+}
+
+/* The group since the last commit did not commit: forget it here as the
+ * backend did. Its versions are never handed out again, and one more is
+ * skipped so that the store's rv (which a list answers) is none of
+ * them. */
+static void
+rollback(struct store *s)
+{
+	int64_t lo = s->committed, hi = s->rv;
+
+	if (s->ops->rollback)
+		s->ops->rollback(s->be);
+	if (hi == lo)
+		return;
+	while (s->len && hist_at(s, s->len - 1)->item.rv > lo) {
+		struct hist *h = hist_at(s, s->len - 1);
+
+		s->bytes -= h->size;
+		store_item_release(&h->item);
+		s->len--;
+	}
+	if (s->ngone && s->gone[s->ngone - 1].hi + 1 >= lo) {
+		s->gone[s->ngone - 1].hi = hi;
+	} else {
+		ALLOC_GROW(s->gone, s->ngone + 1, s->gone_alloc);
+		s->gone[s->ngone].lo = lo;
+		s->gone[s->ngone].hi = hi;
+		s->ngone++;
+	}
+	s->rv = s->committed = hi + 1;
+	s->rollbacks++;
+	s->resync = true;
 }
 
 int
@@ -283,15 +435,19 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 	size_t i, f = 0;
 	int r;
 
-	if (s->sticky)
-		return s->sticky;
+	if (failed)
+		*failed = 0;
+	if (s->readonly)
+		return STORE_EROFS;
+	if (s->resync)
+		return STORE_EIO;
 	for (i = 0; i < n; i++)
 		memset(&ops[i].prev, 0, sizeof(ops[i].prev));
 	r = s->ops->txn(s->be, ops, n, s->rv + 1, &f);
 	if (failed)
 		*failed = f;
-	if (r == STORE_EIO)
-		s->sticky = r;
+	if (r == STORE_EIO && s->deferred)
+		rollback(s); /* the backend may have lost the group with it */
 	if (r)
 		return r;
 	s->rv += (int64_t)n;
@@ -317,6 +473,10 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 						     : STORE_DELETED,
 		       &it);
 	}
+	if (!s->deferred) {
+		s->committed = s->rv;
+		deliver_durable(s);
+	}
 	return 0;
 }
 
@@ -333,20 +493,75 @@ store_set_deferred(struct store *s, bool on)
 
 	if (s->ops->set_deferred)
 		s->ops->set_deferred(s->be, on);
+	s->deferred = on && s->ops->set_deferred != NULL;
 	return r;
 }
 
 int
 store_flush(struct store *s)
 {
-	int r;
+	if (s->ops->flush && s->ops->flush(s->be)) {
+		rollback(s);
+		return STORE_EIO;
+	}
+	s->committed = s->rv;
+	deliver_durable(s);
+	return 0;
+}
 
-	if (s->sticky || s->ops->flush == NULL)
-		return s->sticky;
-	r = s->ops->flush(s->be);
-	if (r)
-		s->sticky = STORE_EIO;
-	return r ? STORE_EIO : 0;
+unsigned
+store_rollbacks(const struct store *s)
+{
+	return s->rollbacks;
+}
+
+void
+store_resync_done(struct store *s)
+{
+	s->resync = false;
+}
+
+int64_t
+store_committed_rv(const struct store *s)
+{
+	return s->committed;
+}
+
+bool
+store_readonly(const struct store *s)
+{
+	return s->readonly;
+}
+
+int
+store_reopen(struct store *s, char *err, size_t errlen)
+{
+	if (!s->readonly)
+		return 0;
+	if (s->ops->reopen == NULL) {
+		snprintf(err, errlen, "the %s store cannot be reopened",
+			 s->ops->name);
+		return -1;
+	}
+	if (s->ops->reopen(s->be, err, errlen))
+		return -1;
+	s->readonly = false;
+	if (s->ops->set_deferred)
+		s->ops->set_deferred(s->be, s->deferred);
+	return 0;
+}
+
+void
+store_mark_readonly(struct store *s)
+{
+	s->readonly = true;
+}
+
+void
+store_fail_commits(struct store *s, int n)
+{
+	if (s->ops->fail_commits)
+		s->ops->fail_commits(s->be, n);
 }
 
 static int
@@ -395,45 +610,81 @@ store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
 	return one(s, &op, rv);
 }
 
-int
-store_watch(struct store *s, const char *resource, const char *ns,
-	    int64_t from_rv, store_watch_cb cb, void *arg,
-	    struct store_watch **out)
+static bool
+rv_gone(const struct store *s, int64_t from_rv)
 {
-	struct store_watch *w;
 	size_t i;
 
-	*out = NULL;
+	if (from_rv > s->rv)
+		return true; /* from the future: the client must list again */
+	for (i = 0; i < s->ngone; i++)
+		if (from_rv > s->gone[i].lo && from_rv <= s->gone[i].hi)
+			return true;
 	if (from_rv > 0 && from_rv < s->rv) {
 		/* The history must hold every event after from_rv. */
 		int64_t oldest = s->len ? s->ring[s->head].item.rv : s->rv + 1;
 
 		if (oldest > from_rv + 1)
-			return STORE_EGONE;
+			return true;
 	}
+	return false;
+}
+
+static int
+watch(struct store *s, const char *resource, const char *ns, int64_t from_rv,
+      store_watch_cb cb, void *arg, bool durable, struct store_watch **out)
+{
+	struct store_watch *w;
+	size_t i;
+
+	*out = NULL;
+	if (rv_gone(s, from_rv))
+		return STORE_EGONE;
 	w = xcalloc(1, sizeof(*w));
 	w->resource = xstrdup(resource);
 	w->ns = xstrdup(ns);
 	w->cb = cb;
 	w->arg = arg;
+	w->durable = durable;
+	w->pos = from_rv > 0 ? from_rv : s->rv;
 	if (from_rv > 0) {
 		struct store_event ev;
 
 		for (i = 0; i < s->len; i++) {
-			struct hist *h = &s->ring[(s->head + i) % s->cap];
+			struct hist *h = hist_at(s, i);
 
 			if (h->item.rv <= from_rv ||
 			    !watch_matches(w, &h->item))
 				continue;
+			if (durable && h->item.rv > s->committed)
+				break;
 			ev.type = h->type;
 			ev.item = &h->item;
 			cb(arg, &ev);
 		}
+		if (durable && w->pos < s->committed)
+			w->pos = s->committed;
 	}
 	w->next = s->watchers;
 	s->watchers = w;
 	*out = w;
 	return 0;
+}
+
+int
+store_watch(struct store *s, const char *resource, const char *ns,
+	    int64_t from_rv, store_watch_cb cb, void *arg,
+	    struct store_watch **out)
+{
+	return watch(s, resource, ns, from_rv, cb, arg, false, out);
+}
+
+int
+store_watch_durable(struct store *s, const char *resource, const char *ns,
+		    int64_t from_rv, store_watch_cb cb, void *arg,
+		    struct store_watch **out)
+{
+	return watch(s, resource, ns, from_rv, cb, arg, true, out);
 }
 
 void

@@ -10,22 +10,37 @@
  *
  * The front (store.c) owns the rv counter's cache, the watch history and
  * the fan-out; a backend (store_sqlite.c, store_mem.c) only persists.
- * A backend error is sticky: the store refuses writes after it (SQLite's
- * pager idea), so a half-failed disk never serves inconsistent answers.
+ * A write that cannot be made durable (a full disk, an I/O error) is an
+ * error for that write alone (STORE_EIO); the store keeps serving reads
+ * and takes writes again as soon as the backend can commit them.
  *
  * Group commit: by default every write is durable before it returns. A
  * store in deferred mode (store_set_deferred) gathers writes into one
  * open transaction that store_flush() makes durable: readers on this
- * store and watch callbacks see a write at once, but nothing may leave
- * the process on the strength of it (an HTTP answer, an event on a
- * socket, a started process) before a flush; `drover serve` flushes
- * before every such act and once per loop turn. A crash before the flush
+ * store and in-process watchers see a write at once, but nothing may
+ * leave the process on the strength of it (an HTTP answer, a started
+ * process) before a flush; `drover serve` flushes before every such act
+ * and once per loop turn. Durable watchers (the HTTP streams) get the
+ * events of a group only once it is committed. A crash before the flush
  * loses the writes that nothing outside had seen.
+ *
+ * A group that fails to commit is rolled back as a whole, in the backend
+ * and here: the rv counter skips the versions it had handed out (never
+ * reused: a watch from one of them is STORE_EGONE), the history forgets
+ * its events, and durable watchers never see them. In-process watchers
+ * and anything that read the group's writes may hold rolled-back state:
+ * store_rollbacks() counts these events, and from a rollback until
+ * store_resync_done() the store refuses writes (STORE_EIO), so that the
+ * owner can restart those consumers from what is on disk first.
+ *
+ * A store may be read-only (SQLite could open the database only for
+ * reading, e.g. on a full disk): writes are STORE_EROFS until
+ * store_reopen() succeeds.
  *
  * Ownership: store_item and store_items own their strings; release them
  * with store_item_release / store_items_release. Single-threaded: all
  * calls come from the one event loop; callbacks run synchronously after
- * the write (durable, unless deferred). */
+ * the write (durable, unless deferred), and may not call store_flush. */
 #ifndef DROVER_STORE_H
 #define DROVER_STORE_H
 
@@ -41,7 +56,8 @@ enum store_err {
 	STORE_EEXIST = -2,    /* create of an existing name */
 	STORE_ECONFLICT = -3, /* rv precondition failed */
 	STORE_EGONE = -4,     /* watch rv compacted away */
-	STORE_EIO = -5,       /* backend failure (sticky) */
+	STORE_EIO = -5,       /* backend failure: the write is not applied */
+	STORE_EROFS = -6,     /* the store is read-only */
 };
 
 struct store_key {
@@ -92,8 +108,12 @@ typedef void (*store_watch_cb)(void *arg, const struct store_event *ev);
 /* The backend contract. txn applies every op or none: it checks existence
  * and expect_rv, writes, and makes it durable before returning (unless
  * set_deferred(true): then durable at the next flush); it fills op->prev.
- * current_rv is the highest rv ever assigned. set_deferred and flush may
- * be NULL (a backend without durability). */
+ * current_rv is the highest rv ever committed. set_deferred, flush and
+ * rollback may be NULL (a backend without durability). rollback drops
+ * the open group (after a failed txn or flush in deferred mode).
+ * fail_commits (tests; may be NULL) makes the next n commits fail as a
+ * full disk would. reopen (may be NULL) turns a read-only backend into a
+ * writable one: 0, or -1 with a message. */
 struct store_backend_ops {
 	const char *name;
 	int (*get)(void *be, const struct store_key *k, struct store_item *out);
@@ -105,6 +125,9 @@ struct store_backend_ops {
 	void (*close)(void *be);
 	void (*set_deferred)(void *be, bool on);
 	int (*flush)(void *be);
+	void (*rollback)(void *be);
+	void (*fail_commits)(void *be, int n);
+	int (*reopen)(void *be, char *err, size_t errlen);
 };
 
 struct store;
@@ -139,17 +162,35 @@ int store_delete(struct store *s, const struct store_key *k, int64_t expect_rv,
 int store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed);
 /* Deferred mode on or off (off flushes first); see "Group commit". */
 int store_set_deferred(struct store *s, bool on);
-/* Makes every write so far durable: 0, or STORE_EIO (sticky: the store
- * refuses writes from then on, and the writes since the last flush are
- * lost, so the process should stop and start again from the disk). */
+/* Makes every write so far durable: 0, or STORE_EIO: the group is rolled
+ * back (see "A group that fails to commit" above). */
 int store_flush(struct store *s);
+/* How many groups were rolled back after being seen in-process. */
+unsigned store_rollbacks(const struct store *s);
+/* The in-process consumers were restarted (or stopped) after a rollback:
+ * take writes again. */
+void store_resync_done(struct store *s);
+/* The highest rv that is durable (and delivered to durable watchers). */
+int64_t store_committed_rv(const struct store *s);
+/* Read-only store (see above); store_reopen tries to open it for writing
+ * again: 0, or -1 with a message in err. */
+bool store_readonly(const struct store *s);
+int store_reopen(struct store *s, char *err, size_t errlen);
+/* Tests: the next n commits fail as on a full disk. */
+void store_fail_commits(struct store *s, int n);
 
 /* Watches resource (NULL: all) in ns (NULL: all) from rv: events with a
  * higher rv are delivered, first from history, then live. from_rv 0 means
- * "from now". STORE_EGONE if from_rv is older than the history. */
+ * "from now". STORE_EGONE if from_rv is older than the history, newer
+ * than the store, or one of a rolled-back group's. */
 int store_watch(struct store *s, const char *resource, const char *ns,
 		int64_t from_rv, store_watch_cb cb, void *arg,
 		struct store_watch **out);
+/* The same for a watcher whose events leave the process: it gets a
+ * deferred group's events only once the group is committed. */
+int store_watch_durable(struct store *s, const char *resource, const char *ns,
+			int64_t from_rv, store_watch_cb cb, void *arg,
+			struct store_watch **out);
 void store_unwatch(struct store *s, struct store_watch *w);
 
 void store_item_release(struct store_item *it);
@@ -158,9 +199,15 @@ void store_item_copy(struct store_item *dst, const struct store_item *src);
 
 /* Backends. */
 struct store *store_mem_open(size_t history);
-/* Opens (creating) path; on failure returns NULL with a message in err. */
+/* Opens (creating) path, mode 0600 (its -wal and -shm files too). If it
+ * cannot be opened for writing but can be read (a full disk), returns a
+ * read-only store with the reason in err. On failure returns NULL with a
+ * message in err. */
 struct store *store_sqlite_open(const char *path, size_t history, char *err,
 				size_t errlen);
+
+/* For backends: the store is read-only until store_reopen(). */
+void store_mark_readonly(struct store *s);
 
 /* Labels <-> the "k=v\n" text the backends persist. */
 char *store_labels_encode(const struct strmap *labels);

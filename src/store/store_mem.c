@@ -1,6 +1,8 @@
 /* store_mem.c - the in-memory backend, for tests and `drover plan`-like
  * tools: a sorted array of items; a transaction works on a copy of the
- * touched entries and commits only when every op succeeded. */
+ * touched entries and commits only when every op succeeded. In deferred
+ * mode the first write of a group keeps a copy of everything, which a
+ * failed "commit" (store_fail_commits) restores. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,11 @@
 struct mem {
 	struct store_items items;
 	int64_t rv;
+	bool deferred;
+	bool open;                /* a group is open: saved holds its start */
+	struct store_items saved; /* the items before the group */
+	int64_t saved_rv;
+	int fail_commits;
 };
 
 static int
@@ -155,6 +162,21 @@ mem_txn(void *be, struct store_op *ops, size_t n, int64_t first_rv,
 			return r;
 		}
 	}
+	if (m->deferred && !m->open) {
+		memset(&m->saved, 0, sizeof(m->saved));
+		for (i = 0; i < m->items.n; i++) {
+			ALLOC_GROW(m->saved.v, m->saved.n + 1, m->saved.alloc);
+			store_item_copy(&m->saved.v[m->saved.n++],
+					&m->items.v[i]);
+		}
+		m->saved_rv = m->rv;
+		m->open = true;
+	}
+	if (!m->deferred && m->fail_commits > 0) {
+		m->fail_commits--;
+		*failed = 0;
+		return STORE_EIO;
+	}
 	for (i = 0; i < n; i++) {
 		ops[i].rv = first_rv + (int64_t)i;
 		apply(m, &ops[i]);
@@ -170,16 +192,73 @@ mem_current_rv(void *be)
 }
 
 static void
+mem_rollback(void *be)
+{
+	struct mem *m = be;
+
+	if (!m->open)
+		return;
+	store_items_release(&m->items);
+	m->items = m->saved;
+	memset(&m->saved, 0, sizeof(m->saved));
+	m->rv = m->saved_rv;
+	m->open = false;
+}
+
+static int
+mem_flush(void *be)
+{
+	struct mem *m = be;
+
+	if (!m->open)
+		return 0;
+	if (m->fail_commits > 0) {
+		m->fail_commits--;
+		mem_rollback(m);
+		return STORE_EIO;
+	}
+	store_items_release(&m->saved);
+	m->open = false;
+	return 0;
+}
+
+static void
+mem_set_deferred(void *be, bool on)
+{
+	struct mem *m = be;
+
+	if (!on)
+		mem_flush(m);
+	m->deferred = on;
+}
+
+static void
+mem_fail_commits(void *be, int n)
+{
+	((struct mem *)be)->fail_commits = n;
+}
+
+static void
 mem_close(void *be)
 {
 	struct mem *m = be;
 
 	store_items_release(&m->items);
+	store_items_release(&m->saved);
 	free(m);
 }
 
 static const struct store_backend_ops mem_ops = {
-    "memory", mem_get, mem_list, mem_txn, mem_current_rv, mem_close, NULL, NULL,
+    .name = "memory",
+    .get = mem_get,
+    .list = mem_list,
+    .txn = mem_txn,
+    .current_rv = mem_current_rv,
+    .close = mem_close,
+    .set_deferred = mem_set_deferred,
+    .flush = mem_flush,
+    .rollback = mem_rollback,
+    .fail_commits = mem_fail_commits,
 };
 
 struct store *

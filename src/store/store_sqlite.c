@@ -10,21 +10,38 @@
  *
  * Deferred mode (group commit, see store.h): the first write opens a
  * transaction that stays open until lite_flush(); each txn inside it is a
- * savepoint, so that a failed one undoes itself alone. */
+ * savepoint, so that a failed one undoes itself alone. A commit that
+ * fails (SQLITE_FULL, SQLITE_IOERR) is rolled back and reported; SQLite
+ * keeps the database as it was before the transaction, and the next
+ * transaction tries again.
+ *
+ * Files: SQLite creates the database with mode 0644 less the umask and
+ * gives its -wal and -shm files the database's mode; the database is
+ * created (or chmod-ed) 0600 here first, so all three are 0600 whatever
+ * the umask. If the database cannot be opened for writing (on a full
+ * disk SQLite cannot recover or create its WAL), it is opened read-only
+ * and lite_reopen() tries again later. */
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "store.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 struct lite {
 	sqlite3 *db;
 	sqlite3_stmt *get, *list_ns, *list_all, *ins, *upd, *del, *set_rv;
 	int64_t rv;
-	bool deferred; /* group commit */
-	bool open;     /* a deferred transaction is open */
+	bool deferred;    /* group commit */
+	bool open;        /* a deferred transaction is open */
+	int fail_commits; /* tests: commits to fail (the commit hook) */
+	char *path;
 };
 
 static const char schema_sql[] =
@@ -262,6 +279,38 @@ lite_set_deferred(void *be, bool on)
 	l->deferred = on;
 }
 
+static void
+lite_rollback(void *be)
+{
+	struct lite *l = be;
+
+	/* After SQLITE_FULL or SQLITE_IOERR SQLite may have rolled back
+	 * already; a second ROLLBACK then fails harmlessly. */
+	if (!sqlite3_get_autocommit(l->db))
+		exec(l, "ROLLBACK");
+	l->open = false;
+}
+
+/* A non-zero return turns the COMMIT into a ROLLBACK, as a failed write
+ * of the WAL would. */
+static int
+on_commit(void *arg)
+{
+	struct lite *l = arg;
+
+	if (l->fail_commits > 0) {
+		l->fail_commits--;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+lite_fail_commits(void *be, int n)
+{
+	((struct lite *)be)->fail_commits = n;
+}
+
 static int64_t
 lite_current_rv(void *be)
 {
@@ -269,11 +318,8 @@ lite_current_rv(void *be)
 }
 
 static void
-lite_close(void *be)
+lite_disconnect(struct lite *l)
 {
-	struct lite *l = be;
-
-	lite_flush(l);
 	sqlite3_finalize(l->get);
 	sqlite3_finalize(l->list_ns);
 	sqlite3_finalize(l->list_all);
@@ -282,25 +328,97 @@ lite_close(void *be)
 	sqlite3_finalize(l->del);
 	sqlite3_finalize(l->set_rv);
 	sqlite3_close(l->db);
+	l->get = l->list_ns = l->list_all = l->ins = l->upd = l->del =
+	    l->set_rv = NULL;
+	l->db = NULL;
+}
+
+static void
+lite_close(void *be)
+{
+	struct lite *l = be;
+
+	if (l->db)
+		lite_flush(l);
+	lite_disconnect(l);
+	free(l->path);
 	free(l);
 }
 
-static const struct store_backend_ops lite_ops = {
-    "sqlite",        lite_get,   lite_list,         lite_txn,
-    lite_current_rv, lite_close, lite_set_deferred, lite_flush,
-};
-
-struct store *
-store_sqlite_open(const char *path, size_t history, char *err, size_t errlen)
+/* The database and its companions are the owner's alone (0600). */
+static void
+make_private(const char *path)
 {
-	struct lite *l = xcalloc(1, sizeof(*l));
-	sqlite3_stmt *st;
+	char p[1100];
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-	if (sqlite3_open_v2(path, &l->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				SQLITE_OPEN_NOMUTEX,
+	if (fd >= 0) {
+		if (fchmod(fd, 0600)) {
+			/* reported by the open that follows, if it matters */
+		}
+		close(fd);
+	}
+	snprintf(p, sizeof(p), "%s-wal", path);
+	if (chmod(p, 0600) && errno != ENOENT) {
+		/* idem */
+	}
+	snprintf(p, sizeof(p), "%s-shm", path);
+	if (chmod(p, 0600) && errno != ENOENT) {
+		/* idem */
+	}
+}
+
+static bool
+wal_exists(const char *path)
+{
+	char p[1100];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s-wal", path);
+	return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* "file:PATH?immutable=1", PATH escaped as a URI path. */
+static char *
+immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *c;
+
+	strbuf_addstr(&sb, "file:");
+	for (c = path; *c; c++) {
+		if (*c == '%' || *c == '?' || *c == '#')
+			strbuf_addf(&sb, "%%%02X", (unsigned char)*c);
+		else
+			strbuf_addch(&sb, *c);
+	}
+	strbuf_addstr(&sb, "?immutable=1");
+	return strbuf_detach(&sb);
+}
+
+/* Opens l->path for writing (creating the schema) or, with ro, for
+ * reading only: 0, or -1 with a message. */
+static int
+lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int flags = ro ? SQLITE_OPEN_READONLY
+		       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	char *uri = NULL;
+
+	if (!ro)
+		make_private(l->path);
+	else if (!wal_exists(l->path))
+		/* No WAL: everything is in the database file, which can be
+		 * read without the -shm file SQLite could not create. */
+		uri = immutable_uri(l->path);
+	if (sqlite3_open_v2(uri ? uri : l->path, &l->db,
+			    flags | SQLITE_OPEN_NOMUTEX |
+				(uri ? SQLITE_OPEN_URI : 0),
 			    NULL) != SQLITE_OK ||
-	    sqlite3_exec(l->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(l->db, ro ? "PRAGMA cache_size=-256" : schema_sql,
+			 NULL, NULL, NULL) != SQLITE_OK ||
 	    prep(l,
 		 "SELECT resource, ns, name, rv, labels, value FROM objects "
 		 "WHERE resource=?1 AND ns=?2 AND name=?3",
@@ -326,14 +444,71 @@ store_sqlite_open(const char *path, size_t history, char *err, size_t errlen)
 		 &l->del) ||
 	    prep(l, "UPDATE meta SET v=?1 WHERE k='rv'", &l->set_rv) ||
 	    prep(l, "SELECT v FROM meta WHERE k='rv'", &st)) {
-		snprintf(err, errlen, "%s: %s", path,
+		snprintf(err, errlen, "%s: %s", l->path,
 			 l->db ? sqlite3_errmsg(l->db) : "cannot open");
-		lite_close(l);
-		return NULL;
+		sqlite3_finalize(st);
+		lite_disconnect(l);
+		free(uri);
+		return -1;
 	}
+	free(uri);
+	l->rv = 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		l->rv = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	sqlite3_busy_timeout(l->db, 5000);
-	return store_new(&lite_ops, l, history);
+	sqlite3_commit_hook(l->db, on_commit, l);
+	return 0;
+}
+
+/* Read-only to writable: a new connection, or the old one kept. */
+static int
+lite_reopen(void *be, char *err, size_t errlen)
+{
+	struct lite *l = be, n = {.path = l->path};
+
+	if (lite_connect(&n, false, err, errlen))
+		return -1;
+	lite_disconnect(l);
+	n.fail_commits = l->fail_commits;
+	*l = n;
+	sqlite3_commit_hook(l->db, on_commit, l);
+	return 0;
+}
+
+static const struct store_backend_ops lite_ops = {
+    .name = "sqlite",
+    .get = lite_get,
+    .list = lite_list,
+    .txn = lite_txn,
+    .current_rv = lite_current_rv,
+    .close = lite_close,
+    .set_deferred = lite_set_deferred,
+    .flush = lite_flush,
+    .rollback = lite_rollback,
+    .fail_commits = lite_fail_commits,
+    .reopen = lite_reopen,
+};
+
+struct store *
+store_sqlite_open(const char *path, size_t history, char *err, size_t errlen)
+{
+	struct lite *l = xcalloc(1, sizeof(*l));
+	struct store *s;
+	char rerr[600];
+
+	l->path = xstrdup(path);
+	if (lite_connect(l, false, err, errlen) == 0)
+		return store_new(&lite_ops, l, history);
+	/* Readable, if not writable: the operator can look and delete. */
+	if (lite_connect(l, true, rerr, sizeof(rerr))) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen - n, " (read-only: %s)", rerr);
+		lite_close(l);
+		return NULL;
+	}
+	s = store_new(&lite_ops, l, history);
+	store_mark_readonly(s);
+	return s;
 }

@@ -15,6 +15,8 @@ import threading
 import time
 
 import pytest
+
+from conftest import listening_port
 import requests
 import yaml
 
@@ -48,17 +50,16 @@ class Daemon:
         self.start()
 
     def start(self):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
         args = [BIN, "serve", "--data-dir", self.dir,
-                "--listen", "127.0.0.1:%d" % self.port]
+                "--listen", "127.0.0.1:0"]
         if self.history:
             args += ["--watch-history", str(self.history)]
         args += self.extra
-        self.log = open(os.path.join(self.dir, "serve.log"), "ab")
+        path = os.path.join(self.dir, "serve.log")
+        self.log = open(path, "ab")
+        offset = self.log.tell()
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
+        self.port = listening_port(path, offset, self.proc)
         wait_for(lambda: os.path.exists(os.path.join(self.dir, "token")) and
                  self._up(), what="drover serve to listen")
         self.token = open(os.path.join(self.dir, "token")).read().strip()

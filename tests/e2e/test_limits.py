@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import DROVER_BIN, UnixHTTPConnection, poll
+from conftest import DROVER_BIN, UnixHTTPConnection, listening_port, poll
 
 APPS = "/apis/apps/v1/namespaces/default"
 MB = 1000 * 1000
@@ -49,14 +49,14 @@ class Daemon:
                 "--runtime", "none"] + list(extra)
         self.port = None
         if tcp:
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-            s.close()
-            args += ["--listen", "127.0.0.1:%d" % self.port]
-        self.log = open(os.path.join(data_dir, "serve.log"), "ab")
+            args += ["--listen", "127.0.0.1:0"]
+        path = os.path.join(data_dir, "serve.log")
+        self.log = open(path, "ab")
+        offset = self.log.tell()
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log,
                                      preexec_fn=nofile(1024))
+        if tcp:
+            self.port = listening_port(path, offset, self.proc)
         poll(self._up, what="drover serve to listen")
         self.token = None
         if tcp:

@@ -2,7 +2,9 @@
  * CRUD, compare-and-swap, transactions, label-selector lists, the global
  * resourceVersion, watch from history, 410 Gone, sticky durability across
  * reopen (sqlite), and the same with group commit (deferred mode), whose
- * writes survive a crash only once flushed. */
+ * writes survive a crash only once flushed; a group whose commit fails
+ * (a full disk, by the fault hook) is rolled back everywhere, and the
+ * store's files are private. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -246,7 +249,9 @@ test_watch_resume_and_gone(void **state)
 	assert_int_equal(resumed.n, 2);
 	assert_int_equal(resumed.rv[0], rv2);
 	store_unwatch(s, w);
-	/* history holds 4 events: older rvs are gone */
+	/* history holds 4 events (committed ones: a group's events stay
+	 * until its commit): older rvs are gone */
+	assert_int_equal(store_flush(s), 0);
 	store_create(s, &K("w", "b"), "b", NULL, NULL);
 	store_create(s, &K("w", "c"), "c", NULL, NULL);
 	assert_int_equal(
@@ -269,6 +274,7 @@ test_history_byte_bound(void **state)
 
 	store_free(s);
 	s = *state = cur->open(tmpdir, 1000);
+	store_set_deferred(s, false); /* one commit a write */
 	memset(big, 'x', 1000);
 	big[1000] = '\0';
 	store_limit_history(s, 100 * 1000);
@@ -440,6 +446,124 @@ test_deferred_failed_write(void **state)
 	store_item_release(&it);
 }
 
+/* A group that cannot commit is undone in the backend and in the front:
+ * objects, rv, history, durable watchers; in-process watchers are told
+ * by store_rollbacks(), and writes wait for store_resync_done(). */
+static void
+test_failed_commit(void **state)
+{
+	struct store *s = *state;
+	struct store_watch *live, *out, *w;
+	struct seen got = {0}, sent = {0}, again = {0};
+	struct store_item it;
+	int64_t rv0, rv_b, rv, rv_list;
+	char name[16];
+	int i;
+
+	store_set_deferred(s, true);
+	assert_int_equal(store_watch(s, "pods", NULL, 0, on_event, &got, &live),
+			 0);
+	assert_int_equal(
+	    store_watch_durable(s, "pods", NULL, 0, on_event, &sent, &out), 0);
+	assert_int_equal(store_create(s, &K("f", "a"), "a", NULL, NULL), 0);
+	assert_int_equal(sent.n, 0); /* not before the commit */
+	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(sent.n, 1);
+	rv0 = store_rv(s);
+	assert_int_equal(store_committed_rv(s), rv0);
+	/* a group of more writes than the history holds (4) */
+	assert_int_equal(store_create(s, &K("f", "b"), "b", NULL, &rv_b), 0);
+	assert_int_equal(store_update(s, &K("f", "a"), "a2", NULL, 0, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "x%d", i);
+		assert_int_equal(
+		    store_create(s, &K("f", name), "x", NULL, NULL), 0);
+	}
+	assert_int_equal(got.n, 7); /* in-process: at once */
+	assert_int_equal(store_get(s, &K("f", "b"), &it), 0);
+	store_item_release(&it);
+	store_fail_commits(s, 1);
+	assert_int_equal(store_flush(s), STORE_EIO);
+	assert_int_equal(store_rollbacks(s), 1);
+	assert_int_equal(sent.n, 1); /* never sent */
+	assert_int_equal(store_get(s, &K("f", "b"), &it), STORE_ENOENT);
+	assert_int_equal(store_get(s, &K("f", "a"), &it), 0);
+	assert_string_equal(it.value, "a");
+	assert_int_equal(it.rv, rv0);
+	store_item_release(&it);
+	/* the versions handed out are never handed out again */
+	assert_true(store_rv(s) > rv0 + 6);
+	assert_int_equal(store_committed_rv(s), store_rv(s));
+	rv_list = store_rv(s); /* what a list answers now */
+	assert_int_equal(
+	    store_watch(s, "pods", NULL, rv_b, on_event, &again, &w),
+	    STORE_EGONE);
+	assert_int_equal(
+	    store_watch(s, "pods", NULL, store_rv(s) + 1, on_event, &again, &w),
+	    STORE_EGONE);
+	/* until the consumers have resynced, writes wait */
+	assert_int_equal(store_create(s, &K("f", "c"), "c", NULL, NULL),
+			 STORE_EIO);
+	store_resync_done(s);
+	assert_int_equal(store_create(s, &K("f", "c"), "c", NULL, &rv), 0);
+	assert_true(rv > rv0 + 7);
+	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(sent.n, 2);
+	assert_string_equal(sent.name[1], "c");
+	assert_int_equal(sent.rv[1], rv);
+	/* a watch from the rv of a list after the rollback */
+	assert_int_equal(
+	    store_watch(s, "pods", NULL, rv_list, on_event, &again, &w), 0);
+	assert_int_equal(again.n, 1);
+	assert_string_equal(again.name[0], "c");
+	store_unwatch(s, w);
+	store_unwatch(s, live);
+	store_unwatch(s, out);
+	/* one write, not deferred: an error for it alone */
+	store_set_deferred(s, false);
+	store_fail_commits(s, 1);
+	assert_int_equal(store_create(s, &K("f", "d"), "d", NULL, NULL),
+			 STORE_EIO);
+	assert_int_equal(store_create(s, &K("f", "d"), "d", NULL, NULL), 0);
+	if (cur->durable) {
+		store_free(s);
+		s = *state = cur->open(tmpdir, 4);
+	}
+	assert_int_equal(store_get(s, &K("f", "b"), &it), STORE_ENOENT);
+	assert_int_equal(store_get(s, &K("f", "c"), &it), 0);
+	store_item_release(&it);
+	assert_int_equal(store_get(s, &K("f", "d"), &it), 0);
+	store_item_release(&it);
+}
+
+/* state.db, -wal and -shm are the owner's alone, whatever the umask. */
+static void
+test_private_files(void **state)
+{
+	static const char *const sfx[] = {"", "-wal", "-shm"};
+	struct store *s = *state;
+	struct stat st;
+	char path[600];
+	mode_t old;
+	size_t i;
+
+	if (!cur->durable)
+		return;
+	store_free(s);
+	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
+	unlink(path);
+	old = umask(0);
+	s = *state = cur->open(tmpdir, 4);
+	umask(old);
+	assert_int_equal(store_create(s, &K("m", "a"), "a", NULL, NULL), 0);
+	assert_int_equal(store_flush(s), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/state.db%s", tmpdir, sfx[i]);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0600);
+	}
+}
+
 int
 main(void)
 {
@@ -460,6 +584,10 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_deferred_crash, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_deferred_failed_write, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_failed_commit, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_private_files, setup,
 					    teardown),
 	};
 	size_t i;

@@ -1,0 +1,97 @@
+"""test_data_dir.py - the data directory is private and locked.
+
+The directory drover creates is 0700, and state.db, its -wal and -shm
+files and the lock are 0600 even under umask 000. A second `drover
+serve` on the same data directory refuses at once (exit 1, a message
+naming the first one's pid) and touches nothing of the first: its socket
+still answers, and is the same file. Once the first is gone (even by
+SIGKILL) the directory can be used again."""
+import os
+import signal
+import stat
+import subprocess
+import tempfile
+
+from conftest import DROVER_BIN, Drover, poll
+
+PODS = "/api/v1/namespaces/default/pods"
+
+
+class Serve(Drover):
+    """A drover serve started under umask 000, its log outside DIR."""
+
+    def __init__(self, data_dir, log_path, extra=()):
+        self.dir = data_dir
+        self.sock = os.path.join(data_dir, "drover.sock")
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen(
+            [DROVER_BIN, "serve", "--data-dir", data_dir, "--runtime",
+             "none"] + list(extra),
+            stdout=self.log, stderr=self.log, preexec_fn=lambda: os.umask(0))
+        poll(self._up, what="drover serve to listen on " + self.sock)
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "x",
+                                     "command": ["sleep", "60"]}]}}
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def delete_pods(d):
+    for p in d.pods():
+        d.api("DELETE", "%s/%s" % (PODS, p["metadata"]["name"]),
+              {"gracePeriodSeconds": 0})
+    poll(lambda: not d.pods(), what="the pods to go")
+
+
+def test_files_are_private_under_any_umask():
+    with tempfile.TemporaryDirectory() as top:
+        data = os.path.join(top, "a", "data")
+        d = Serve(data, os.path.join(top, "serve.log"))
+        try:
+            st, body = d.api("POST", PODS, pod("p"))
+            assert st == 201, body
+            assert mode(data) == 0o700
+            assert mode(os.path.join(top, "a")) == 0o700
+            for f in ("state.db", "state.db-wal", "state.db-shm", "lock"):
+                assert mode(os.path.join(data, f)) == 0o600, f
+            delete_pods(d)
+        finally:
+            d.stop()
+
+
+def test_a_second_daemon_refuses_and_touches_nothing():
+    with tempfile.TemporaryDirectory() as top:
+        data = os.path.join(top, "data")
+        first = Serve(data, os.path.join(top, "serve.log"))
+        try:
+            st, body = first.api("POST", PODS, pod("p"))
+            assert st == 201, body
+            sock_ino = os.stat(first.sock).st_ino
+            for extra in ([], ["--socket", os.path.join(top, "other.sock")]):
+                r = subprocess.run(
+                    [DROVER_BIN, "serve", "--data-dir", data, "--runtime",
+                     "none"] + extra,
+                    capture_output=True, text=True, timeout=10)
+                assert r.returncode == 1, r
+                assert ("drover serve: data directory %s is in use by "
+                        "another drover serve (pid %d)"
+                        % (data, first.proc.pid)) in r.stderr, r.stderr
+                assert not os.path.exists(os.path.join(top, "other.sock"))
+            # The first one's socket is the same file, and answers.
+            assert os.stat(first.sock).st_ino == sock_ino
+            assert [p["metadata"]["name"] for p in first.pods()] == ["p"]
+            assert first.proc.poll() is None
+            # A SIGKILL frees the directory: the next one starts.
+            first.proc.send_signal(signal.SIGKILL)
+            first.proc.wait(timeout=10)
+            first.log.close()
+            first = Serve(data, os.path.join(top, "serve2.log"))
+            assert [p["metadata"]["name"] for p in first.pods()] == ["p"]
+            delete_pods(first)
+        finally:
+            first.stop()
