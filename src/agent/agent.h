@@ -24,6 +24,10 @@ struct agent_config {
 	dtime (*now)(void);
 	unsigned heartbeat_ms; /* 0: 10 s */
 	const char *pod_dir;   /* NULL: no process runtime */
+	int port_lo, port_hi;  /* host port range; 0: the default */
+	/* The user and group of pods that name no runAsUser; -1: the
+	 * daemon's own. */
+	long long default_uid, default_gid;
 };
 
 struct agent;

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "pidlog.h"
 #include "podlog.h"
+#include "portalloc.h"
 #include "probe.h"
 #include "probe_pool.h"
 #include "proc.h"
@@ -95,6 +96,7 @@ struct runtime {
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
 	struct pidlog *pids; /* DIR/pids, or NULL if it cannot be opened */
+	struct portalloc ports; /* the host ports this agent hands out */
 };
 
 static void
@@ -121,28 +123,52 @@ notify(struct rpod *p, bool stopped)
 			   p->pod.metadata.name, stopped);
 }
 
-/* A free TCP port on 127.0.0.1, chosen by the kernel. */
-static int
-alloc_port(void)
+/* The OS check of the port allocator (portalloc.h): something on the
+ * host listens on the port, at any address. A server sets SO_REUSEADDR,
+ * and then only a listener (not a connection in TIME_WAIT) is in its
+ * way: the check does the same. */
+static bool
+port_busy(void *arg, int port)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	bool busy;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-		port = ntohs(sa.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
+	(void)arg;
+	if (fd < 0)
+		return false; /* cannot tell: the allocator's table decides */
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	sa.sin_port = htons((uint16_t)port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	busy = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
+	       errno == EADDRINUSE;
+	close(fd);
+	return busy;
 }
 
-/* Host ports for the declared ports: the ones prev reports (a pod being
- * re-adopted keeps its ports), else new ones. */
+/* Host ports still missing (0) of a container, from the agent's range.
+ * Returns false if the range has none left. */
+static bool
+fill_ports(struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	size_t i;
+
+	for (i = 0; i < c->ports.n; i++)
+		if (c->ports.v[i].host_port == 0 &&
+		    (c->ports.v[i].host_port = portalloc_get(
+			 &rt->ports, rt->cfg.now(), port_busy, NULL)) == 0)
+			return false;
+	return true;
+}
+
+/* Host ports for the declared ports: a declared hostPort, else the one
+ * prev reports (a pod being re-adopted keeps its ports), else one from
+ * the agent's range (fill_ports; 0 while the range is exhausted). */
 static void
 alloc_ports(struct rcont *c, const struct container_status *prev)
 {
+	struct runtime *rt = c->pod->rt;
 	size_t i, j;
 
 	for (i = 0; i < c->spec->ports.n; i++) {
@@ -159,9 +185,10 @@ alloc_ports(struct rcont *c, const struct container_status *prev)
 			if (prev->ports.v[j].container_port ==
 			    d->container_port)
 				p->host_port = prev->ports.v[j].host_port;
-		if (!p->host_port)
-			p->host_port = alloc_port();
+		if (p->host_port)
+			portalloc_hold(&rt->ports, (int)p->host_port);
 	}
+	fill_ports(c);
 }
 
 /* The host port behind a probe's port: a declared port by number or
@@ -618,11 +645,17 @@ static void
 journal_started(const struct rcont *c)
 {
 	struct runtime *rt = c->pod->rt;
+	struct strbuf ports = STRBUF_INIT;
+	size_t i;
 
 	if (rt->pids == NULL)
 		return;
+	for (i = 0; i < c->ports.n; i++)
+		strbuf_addf(&ports, "%s%lld", i ? "," : "",
+			    (long long)c->ports.v[i].host_port);
 	pidlog_started(rt->pids, c->pod->pod.metadata.uid, c->spec->name,
-		       c->pid, c->start_ticks);
+		       c->pid, c->start_ticks, ports.buf);
+	strbuf_release(&ports);
 	if (pidlog_size(rt->pids) > PIDLOG_COMPACT_BYTES &&
 	    pidlog_compact(rt->pids, each_running, rt))
 		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
@@ -682,6 +715,49 @@ on_rotate(uv_timer_t *t)
 	rotate_logs(t->data);
 }
 
+static void spawn(struct rcont *c);
+
+/* A container waiting for a host port tries again. */
+static void
+on_port_retry(uv_timer_t *t)
+{
+	struct rcont *c = t->data;
+
+	uv_close((uv_handle_t *)c->backoff, free_handle);
+	c->backoff = NULL;
+	if (c->pod->stopping)
+		return;
+	spawn(c);
+	notify(c->pod, false);
+}
+
+#define PORT_RETRY_MS 2000
+
+/* Host ports first: with the range exhausted the container waits (and
+ * tries again) instead of starting on a port someone else holds. */
+static bool
+ports_ready(struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	char msg[300];
+
+	if (fill_ports(c))
+		return true;
+	snprintf(msg, sizeof(msg),
+		 "no free host port in %d-%d: %zu held by pods, the other "
+		 "%zu released less than %llds ago or in use on the host",
+		 rt->ports.lo, rt->ports.hi, portalloc_held(&rt->ports),
+		 (size_t)(rt->ports.hi - rt->ports.lo + 1) -
+		     portalloc_held(&rt->ports),
+		 (long long)(rt->ports.quarantine / 1000));
+	set_waiting(c, "CreateContainerError", msg);
+	c->backoff = xcalloc(1, sizeof(*c->backoff));
+	uv_timer_init(rt->cfg.loop, c->backoff);
+	c->backoff->data = c;
+	uv_timer_start(c->backoff, on_port_retry, PORT_RETRY_MS, 0);
+	return false;
+}
+
 static void
 spawn(struct rcont *c)
 {
@@ -696,6 +772,8 @@ spawn(struct rcont *c)
 	pid_t pid;
 	int fd, pidfd, r;
 
+	if (!ports_ready(c))
+		return;
 	env = build_env(c, &vars);
 	if (s->command.n == 0) {
 		if (!is_exec(s->image)) {
@@ -911,6 +989,32 @@ container_exited(struct rcont *c, int64_t status, int sig, const char *lost)
 	notify(p, false);
 }
 
+static void
+quarantine_port(void *arg, int port)
+{
+	struct runtime *rt = arg;
+
+	portalloc_quarantine(&rt->ports, port, rt->cfg.now());
+}
+
+/* Ports of the kernel's ephemeral range can be taken by any outgoing
+ * connection: say so if the agent's range overlaps it. */
+static void
+warn_ephemeral(const struct portalloc *pa)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	int lo, hi;
+
+	if (f == NULL)
+		return;
+	if (fscanf(f, "%d %d", &lo, &hi) == 2 && pa->lo <= hi && lo <= pa->hi)
+		log_warn("agent: host port range %d-%d overlaps the kernel's "
+			 "ephemeral range %d-%d: outgoing connections may take "
+			 "its ports",
+			 pa->lo, pa->hi, lo, hi);
+	fclose(f);
+}
+
 struct runtime *
 runtime_new(const struct runtime_config *cfg)
 {
@@ -918,6 +1022,18 @@ runtime_new(const struct runtime_config *cfg)
 
 	rt->cfg = *cfg;
 	mkdir(cfg->log_dir, 0700);
+	if (portalloc_init(&rt->ports,
+			   cfg->port_lo ? cfg->port_lo : PORTALLOC_DEFAULT_LO,
+			   cfg->port_hi ? cfg->port_hi : PORTALLOC_DEFAULT_HI,
+			   PORTALLOC_DEFAULT_QUARANTINE))
+		portalloc_init(&rt->ports, PORTALLOC_DEFAULT_LO,
+			       PORTALLOC_DEFAULT_HI,
+			       PORTALLOC_DEFAULT_QUARANTINE);
+	warn_ephemeral(&rt->ports);
+	/* The ports of the last run's starts (the pods' statuses hold the
+	 * ones in use: runtime_reserve) are not handed out at once. */
+	if (pidlog_ports(cfg->log_dir, quarantine_port, rt))
+		log_warn("agent: cannot read %s/pids", cfg->log_dir);
 	rt->pool = probe_pool_new(cfg->loop, on_pool_result, rt);
 	if (rt->pool == NULL)
 		log_warn("agent: no probe thread: probes run on the agent's "
@@ -1086,11 +1202,17 @@ forget(struct runtime *rt, struct rpod *p)
 			break;
 		}
 	for (i = 0; i < p->n; i++) {
+		size_t k;
+
 		if (p->c[i].backoff) {
 			uv_timer_stop(p->c[i].backoff);
 			uv_close((uv_handle_t *)p->c[i].backoff, free_handle);
 		}
 		probers_stop(&p->c[i]);
+		for (k = 0; k < p->c[i].ports.n; k++)
+			portalloc_put(&rt->ports,
+				      (int)p->c[i].ports.v[k].host_port,
+				      rt->cfg.now());
 		free(p->c[i].waiting_msg);
 		schema_release(
 		    &schema_container_status,
@@ -1359,6 +1481,20 @@ runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
 	return sw.killed;
 }
 
+void
+runtime_reserve(struct runtime *rt, const struct pod *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->status.container_statuses.n; i++) {
+		const struct container_status *cs =
+		    &p->status.container_statuses.v[i];
+
+		for (j = 0; j < cs->ports.n; j++)
+			portalloc_hold(&rt->ports, (int)cs->ports.v[j].host_port);
+	}
+}
+
 bool
 runtime_knows(struct runtime *rt, const char *uid)
 {
@@ -1406,6 +1542,7 @@ runtime_free(struct runtime *rt)
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, free_handle);
 	pidlog_close(rt->pids);
+	portalloc_release(&rt->ports);
 	probe_pool_free(rt->pool);
 	free(rt);
 }

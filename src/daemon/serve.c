@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "clock.h"
 #include "ctl.h"
 #include "log.h"
+#include "portalloc.h"
 #include "rand.h"
 #include "serve.h"
 #include "server.h"
@@ -28,6 +30,7 @@ static const char usage_text[] =
     "[--listen ADDR:PORT]\n"
     "                    [--node-name NAME] [--runtime none|process]\n"
     "                    [--watch-history N] [--watch-history-bytes B]\n"
+    "                    [--host-port-range A-B] [--default-user USER]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -36,7 +39,9 @@ static const char usage_text[] =
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
     "keeps pods as objects only. Watches can resume from any of the last\n"
     "N writes (default 1000) while their objects fit in B bytes (default\n"
-    "512 KiB, 0: no bound); older: 410 Gone.\n";
+    "512 KiB, 0: no bound); older: 410 Gone. Pods get their host ports\n"
+    "from A-B (default 30000-32767); pods that name no user (runAsUser)\n"
+    "run as USER (a name or a uid; recommended when drover runs as root).\n";
 
 struct serve {
 	uv_loop_t *loop;
@@ -215,6 +220,31 @@ on_signal(uv_signal_t *h, int sig)
 	shutdown_all(s);
 }
 
+/* --default-user: a user name, or a uid (its group from the password
+ * database if it has an entry there, else the same number). */
+static int
+default_user(const char *arg, struct agent_config *agc)
+{
+	const struct passwd *pw = getpwnam(arg);
+	char *end;
+	long long uid;
+
+	if (pw == NULL) {
+		errno = 0;
+		uid = strtoll(arg, &end, 10);
+		if (*arg == '\0' || *end || errno || uid < 0 ||
+		    uid > 0xfffffffeLL)
+			return -1;
+		pw = getpwuid((uid_t)uid);
+		agc->default_uid = uid;
+		agc->default_gid = pw ? (long long)pw->pw_gid : uid;
+		return 0;
+	}
+	agc->default_uid = pw->pw_uid;
+	agc->default_gid = pw->pw_gid;
+	return 0;
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -226,6 +256,8 @@ serve_main(int argc, char **argv)
 	    {"watch-history-bytes", required_argument, NULL, 'W'},
 	    {"node-name", required_argument, NULL, 'N'},
 	    {"runtime", required_argument, NULL, 'R'},
+	    {"host-port-range", required_argument, NULL, 'P'},
+	    {"default-user", required_argument, NULL, 'U'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -245,6 +277,7 @@ serve_main(int argc, char **argv)
 	 * a resource); the bound keeps large objects from growing it. */
 	long history_bytes = 512L * 1024;
 
+	agc.default_uid = agc.default_gid = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -284,6 +317,26 @@ serve_main(int argc, char **argv)
 			if (history_bytes < 0) {
 				fprintf(stderr, "error: --watch-history-bytes: "
 						"must not be negative\n");
+				return 2;
+			}
+			break;
+		case 'P':
+			if (portalloc_parse_range(optarg, &agc.port_lo,
+						  &agc.port_hi)) {
+				fprintf(stderr,
+					"error: --host-port-range: \"%s\": "
+					"expected A-B with 1 <= A <= B <= "
+					"65535\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'U':
+			if (default_user(optarg, &agc)) {
+				fprintf(stderr,
+					"error: --default-user: \"%s\": no "
+					"such user\n",
+					optarg);
 				return 2;
 			}
 			break;

@@ -80,12 +80,12 @@ test_starts_and_exits(void **state)
 	(void)state;
 	assert_non_null(l);
 	assert_int_equal(running().n, 0);
-	pidlog_started(l, "u1", "web", 100, 5000);
-	pidlog_started(l, "u1", "side", 101, 5001);
-	pidlog_started(l, "u2", "web", 200, 6000);
+	pidlog_started(l, "u1", "web", 100, 5000, NULL);
+	pidlog_started(l, "u1", "side", 101, 5001, NULL);
+	pidlog_started(l, "u2", "web", 200, 6000, NULL);
 	pidlog_exited(l, "u1", "side");
 	pidlog_exited(l, "u2", "web");
-	pidlog_started(l, "u2", "web", 201, 6100); /* restarted */
+	pidlog_started(l, "u2", "web", 201, 6100, NULL); /* restarted */
 	pidlog_exited(l, "u3", "web");             /* never started: no-op */
 	s = running();
 	assert_int_equal(s.n, 2);
@@ -103,7 +103,7 @@ test_torn_last_line_is_skipped(void **state)
 	struct seen s;
 
 	(void)state;
-	pidlog_started(l, "u1", "web", 100, 5000);
+	pidlog_started(l, "u1", "web", 100, 5000, NULL);
 	pidlog_close(l);
 	snprintf(path, sizeof(path), "%s/pids", dir);
 	f = fopen(path, "a");
@@ -133,7 +133,7 @@ test_compact_keeps_the_running_list(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000; i++) {
-		pidlog_started(l, "u1", "web", 100 + i, 5000 + (uint64_t)i);
+		pidlog_started(l, "u1", "web", 100 + i, 5000 + (uint64_t)i, NULL);
 		pidlog_exited(l, "u1", "web");
 	}
 	assert_true(pidlog_size(l) > 10000);
@@ -144,7 +144,7 @@ test_compact_keeps_the_running_list(void **state)
 	assert_true(st.st_size < 100);
 	/* appends go on into the new file */
 	pidlog_exited(l, "u7", "web");
-	pidlog_started(l, "u9", "web", 900, 9000);
+	pidlog_started(l, "u9", "web", 900, 9000, NULL);
 	s = running();
 	assert_int_equal(s.n, 2);
 	assert_string_equal(s.what[0], "u8/web 800 8000");

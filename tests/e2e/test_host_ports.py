@@ -1,0 +1,208 @@
+"""test_host_ports.py - host ports come from the agent's range: 500 pods
+started in one burst get 500 distinct ports and all become Ready (a
+readiness probe on the port: a pod whose service could not bind its port
+never does), a port in use on the host is skipped, an exhausted range
+makes the container wait with a message, and the allocation table is
+rebuilt from the pods when the daemon comes back after a SIGKILL (the
+pods keep their ports, new pods do not get them). Every process is gone
+at the end."""
+import os
+import signal
+import subprocess
+import socket
+import tempfile
+import time
+
+import pytest
+
+from test_api import APPS, CORE, Daemon, wait_for
+from test_runtime import EXAMPLE, alive, all_pids
+
+N = 500
+LO, HI = 20000, 20999  # outside Linux's default ephemeral range
+
+
+def example_pids():
+    """Service processes of the example (each leads its process group)."""
+    out = subprocess.run(["ps", "-eo", "pid=,pgid=,args="], capture_output=True,
+                         text=True).stdout
+    rows = [l.split() for l in out.splitlines()]
+    return set(int(r[0]) for r in rows if r[2:3] == [EXAMPLE] and r[0] == r[1])
+
+
+def start(d, *extra):
+    return Daemon(d, extra=["--runtime", "process", *extra])
+
+
+def cleanup(dm, before):
+    """Deletes every workload, waits for every process to exit, stops the
+    daemon; fails if a process was left behind."""
+    try:
+        for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+            dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+        for p in dm.req("GET", CORE + "/pods").json()["items"]:
+            if not p["metadata"].get("ownerReferences"):
+                dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"])
+        wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+                 timeout=30, what="every pod to go")
+        wait_for(lambda: not (example_pids() - before), timeout=10,
+                 what="every service process to exit")
+    finally:
+        dm.kill()
+        left = example_pids() - before
+        for pid in left:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        assert not left, "processes left behind: %s" % sorted(left)
+
+
+@pytest.fixture
+def before():
+    if not os.path.exists(EXAMPLE):
+        pytest.fail("example service not built: " + EXAMPLE)
+    return example_pids()
+
+
+def container(**extra):
+    c = {"name": "web", "image": "web:v1", "command": [EXAMPLE],
+         "ports": [{"name": "http", "containerPort": 8080}],
+         "readinessProbe": {"tcpSocket": {"port": "http"}, "periodSeconds": 1}}
+    c.update(extra)
+    return c
+
+
+def deployment(replicas):
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "burst"},
+            "spec": {"replicas": replicas,
+                     "selector": {"matchLabels": {"app": "burst"}},
+                     "template": {"metadata": {"labels": {"app": "burst"}},
+                                  "spec": {"terminationGracePeriodSeconds": 2,
+                                           "containers": [container()]}}}}
+
+
+def pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"terminationGracePeriodSeconds": 2,
+                     "containers": [container()]}}
+
+
+def host_port(p):
+    for cs in p.get("status", {}).get("containerStatuses", []):
+        for port in cs.get("ports", []):
+            return port.get("hostPort")
+    return None
+
+
+def pods(dm):
+    return dm.req("GET", CORE + "/pods").json()["items"]
+
+
+def listening():
+    """TCP ports in LISTEN on this host (IPv4)."""
+    out = set()
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            cols = line.split()
+            if cols[3] == "0A":
+                out.add(int(cols[1].split(":")[1], 16))
+    return out
+
+
+def ready(p):
+    return any(c["type"] == "Ready" and c["status"] == "True"
+               for c in p.get("status", {}).get("conditions", []))
+
+
+def test_burst_of_500_pods_gets_distinct_ports_and_all_ready(before):
+    with tempfile.TemporaryDirectory() as d:
+        dm = start(d, "--host-port-range", "%d-%d" % (LO, HI))
+        try:
+            t0 = time.monotonic()
+            assert dm.req("POST", APPS + "/deployments",
+                          deployment(N)).status_code == 201
+
+            def all_available():
+                st = dm.req("GET", APPS + "/deployments/burst").json().get("status", {})
+                return st.get("availableReplicas") == N
+            wait_for(all_available, timeout=50, what="%d pods available" % N)
+            took = time.monotonic() - t0
+            items = pods(dm)
+            assert len(items) == N
+            ports = [host_port(p) for p in items]
+            assert None not in ports
+            assert len(set(ports)) == N, "duplicate host ports"
+            assert all(LO <= p <= HI for p in ports), "a port outside the range"
+            assert all(ready(p) for p in items)
+            # no service lost the race for its port and restarted
+            assert all(cs["restartCount"] == 0 for p in items
+                       for cs in p["status"]["containerStatuses"])
+            assert set(ports) <= listening()
+            print("%d pods Ready in %.1f s" % (N, took))
+        finally:
+            pids = all_pids(dm)
+            cleanup(dm, before)
+        assert not [p for p in pids if alive(p)]
+
+
+def test_busy_port_skipped_and_exhausted_range_waits(before):
+    with tempfile.TemporaryDirectory() as d:
+        # something else on the host listens on the range's first port
+        other = socket.socket()
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("127.0.0.1", LO))
+        other.listen(1)
+        dm = start(d, "--host-port-range", "%d-%d" % (LO, LO + 2))
+        try:
+            for name in ("a", "b"):
+                assert dm.req("POST", CORE + "/pods", pod(name)).status_code == 201
+            wait_for(lambda: sum(ready(p) for p in pods(dm)) == 2, timeout=15,
+                     what="two pods ready")
+            got = sorted(host_port(p) for p in pods(dm))
+            assert got == [LO + 1, LO + 2]
+            # the range is exhausted: the third waits, with the reason
+            assert dm.req("POST", CORE + "/pods", pod("c")).status_code == 201
+
+            def waiting():
+                p = dm.req("GET", CORE + "/pods/c").json()
+                for cs in p.get("status", {}).get("containerStatuses", []):
+                    w = cs.get("state", {}).get("waiting")
+                    if w and w.get("reason") == "CreateContainerError":
+                        return w
+            w = wait_for(waiting, timeout=10, what="c to wait for a port")
+            assert "no free host port in %d-%d" % (LO, LO + 2) in w["message"]
+            # and it does not start while the others hold theirs
+            time.sleep(2.5)
+            assert waiting()
+        finally:
+            cleanup(dm, before)
+            other.close()
+
+
+def test_ports_kept_across_sigkill_and_never_handed_out_twice(before):
+    with tempfile.TemporaryDirectory() as d:
+        rng = ["--host-port-range", "%d-%d" % (LO, LO + 9)]
+        dm = start(d, *rng)
+        try:
+            for name in ("a", "b"):
+                assert dm.req("POST", CORE + "/pods", pod(name)).status_code == 201
+            wait_for(lambda: sum(ready(p) for p in pods(dm)) == 2, timeout=15,
+                     what="two pods ready")
+            old = {p["metadata"]["name"]: host_port(p) for p in pods(dm)}
+            dm.kill(signal.SIGKILL)
+            dm.extra = ["--runtime", "process", *rng]
+            dm.start()
+            # new pods after the restart get other ports than the adopted ones
+            for name in ("c", "d"):
+                assert dm.req("POST", CORE + "/pods", pod(name)).status_code == 201
+            wait_for(lambda: sum(ready(p) for p in pods(dm)) == 4, timeout=15,
+                     what="four pods ready")
+            now = {p["metadata"]["name"]: host_port(p) for p in pods(dm)}
+            assert {k: now[k] for k in old} == old
+            assert len(set(now.values())) == 4
+            assert all(cs["restartCount"] == 0 for p in pods(dm)
+                       for cs in p["status"]["containerStatuses"])
+        finally:
+            cleanup(dm, before)
