@@ -542,7 +542,8 @@ agent_start(const struct agent_config *cfg)
 		for (i = 0; i < pods.n; i++) {
 			const struct pod *p = pods.v[i].obj;
 
-			if (p->spec.node_name && !strcmp(p->spec.node_name, a->node))
+			if (p->spec.node_name &&
+			    !strcmp(p->spec.node_name, a->node))
 				runtime_reserve(a->rt, p);
 		}
 		object_list_release(&pods);

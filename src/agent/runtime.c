@@ -95,7 +95,7 @@ struct runtime {
 	uv_timer_t *rotate;
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
-	struct pidlog *pids; /* DIR/pids, or NULL if it cannot be opened */
+	struct pidlog *pids;    /* DIR/pids, or NULL if it cannot be opened */
 	struct portalloc ports; /* the host ports this agent hands out */
 };
 
@@ -1491,7 +1491,8 @@ runtime_reserve(struct runtime *rt, const struct pod *p)
 		    &p->status.container_statuses.v[i];
 
 		for (j = 0; j < cs->ports.n; j++)
-			portalloc_hold(&rt->ports, (int)cs->ports.v[j].host_port);
+			portalloc_hold(&rt->ports,
+				       (int)cs->ports.v[j].host_port);
 	}
 }
 

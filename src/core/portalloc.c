@@ -1,6 +1,5 @@
 /* portalloc.c - host port allocation from an owned range (see
  * portalloc.h). */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "portalloc.h"
@@ -37,13 +36,19 @@ portalloc_release(struct portalloc *pa)
 int
 portalloc_parse_range(const char *s, int *lo, int *hi)
 {
-	int a, b, n = 0;
+	char *end;
+	long a, b;
 
-	if (sscanf(s, "%d-%d%n", &a, &b, &n) != 2 || s[n] != '\0' || a < 1 ||
-	    b > 65535 || a > b)
+	if (*s < '0' || *s > '9')
 		return -1;
-	*lo = a;
-	*hi = b;
+	a = strtol(s, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return -1;
+	b = strtol(end + 1, &end, 10);
+	if (*end != '\0' || a < 1 || b > 65535 || a > b)
+		return -1;
+	*lo = (int)a;
+	*hi = (int)b;
 	return 0;
 }
 
@@ -89,8 +94,8 @@ usable(const struct portalloc *pa, int port, dtime now)
 {
 	size_t i = (size_t)(port - pa->lo);
 
-	return !pa->held[i] &&
-	       (pa->released[i] == 0 || now - pa->released[i] >= pa->quarantine);
+	return !pa->held[i] && (pa->released[i] == 0 ||
+				now - pa->released[i] >= pa->quarantine);
 }
 
 int

@@ -29,9 +29,9 @@
 struct portalloc {
 	int lo, hi; /* inclusive */
 	dtime quarantine;
-	int next;             /* where the round-robin goes on */
-	unsigned char *held;  /* per port of the range: held by a pod */
-	dtime *released;      /* per port: when it was last released, or 0 */
+	int next;            /* where the round-robin goes on */
+	unsigned char *held; /* per port of the range: held by a pod */
+	dtime *released;     /* per port: when it was last released, or 0 */
 	size_t nheld;
 };
 

@@ -18,6 +18,7 @@
  *   FT_INTSTR   struct intstr
  *   FT_STRMAP   struct strmap
  *   FT_STRLIST  struct strlist
+ *   FT_INTLIST  struct intlist         ([]int64)
  *   FT_STRUCT   an inline struct described by `sub`
  *   FT_PTR      pointer to a struct described by `sub`, NULL = absent
  *   FT_LIST     struct anylist of structs described by `sub`
@@ -47,12 +48,17 @@ enum field_type {
 	FT_PTR,
 	FT_LIST,
 	FT_RAW,
+	FT_INTLIST,
 };
 
 enum field_flags {
 	FF_OMITEMPTY = 1 << 0, /* not encoded when zero / empty */
 	FF_NULLTIME = 1 << 1,  /* an unset time is encoded as null */
 	FF_SKIPHASH = 1 << 2,  /* not part of the canonical dump */
+	/* An FT_PTR that was an FT_RAW before it was interpreted: absent or
+	 * empty, it dumps as the raw text did (nothing, "{}"), so that the
+	 * pod-template-hash of templates that do not use it is unchanged. */
+	FF_HASHRAW = 1 << 3,
 };
 
 struct opt_int {
@@ -67,6 +73,12 @@ struct opt_bool {
 
 struct strlist {
 	char **v;
+	size_t n;
+	size_t alloc;
+};
+
+struct intlist {
+	int64_t *v;
 	size_t n;
 	size_t alloc;
 };
@@ -116,6 +128,7 @@ bool schema_is_empty(const struct schema *s, const void *obj);
 void strlist_release(struct strlist *l);
 void strlist_copy(struct strlist *dst, const struct strlist *src);
 void strlist_push(struct strlist *l, const char *s);
+void intlist_push(struct intlist *l, int64_t v);
 
 /* Appends one zeroed element to an FT_LIST member and returns it. */
 void *anylist_push(struct anylist *l, size_t elem_size);

@@ -86,7 +86,7 @@ test_starts_and_exits(void **state)
 	pidlog_exited(l, "u1", "side");
 	pidlog_exited(l, "u2", "web");
 	pidlog_started(l, "u2", "web", 201, 6100, NULL); /* restarted */
-	pidlog_exited(l, "u3", "web");             /* never started: no-op */
+	pidlog_exited(l, "u3", "web"); /* never started: no-op */
 	s = running();
 	assert_int_equal(s.n, 2);
 	assert_string_equal(s.what[0], "u1/web 100 5000");
@@ -133,7 +133,8 @@ test_compact_keeps_the_running_list(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000; i++) {
-		pidlog_started(l, "u1", "web", 100 + i, 5000 + (uint64_t)i, NULL);
+		pidlog_started(l, "u1", "web", 100 + i, 5000 + (uint64_t)i,
+			       NULL);
 		pidlog_exited(l, "u1", "web");
 	}
 	assert_true(pidlog_size(l) > 10000);

@@ -129,7 +129,8 @@ main(void)
 	    cmocka_unit_test(test_distinct_until_exhausted),
 	    cmocka_unit_test(test_round_robin_and_quarantine),
 	    cmocka_unit_test(test_held_ports_are_skipped),
-	    cmocka_unit_test(test_busy_ports_are_skipped_and_not_retried_at_once),
+	    cmocka_unit_test(
+		test_busy_ports_are_skipped_and_not_retried_at_once),
 	    cmocka_unit_test(test_parse_range),
 	};
 
