@@ -520,6 +520,8 @@ agent_start(const struct agent_config *cfg)
 		    .arg = a,
 		    .port_lo = cfg->port_lo,
 		    .port_hi = cfg->port_hi,
+		    .sec = {cfg->default_user ? cfg->default_uid : -1,
+			    cfg->default_user ? cfg->default_gid : -1},
 		};
 
 		a->rt = runtime_new(&rc);

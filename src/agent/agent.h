@@ -12,6 +12,7 @@
 #ifndef DROVER_AGENT_H
 #define DROVER_AGENT_H
 
+#include <stdbool.h>
 #include <uv.h>
 
 #include "client.h"
@@ -25,8 +26,9 @@ struct agent_config {
 	unsigned heartbeat_ms; /* 0: 10 s */
 	const char *pod_dir;   /* NULL: no process runtime */
 	int port_lo, port_hi;  /* host port range; 0: the default */
-	/* The user and group of pods that name no runAsUser; -1: the
-	 * daemon's own. */
+	/* With default_user, pods that name no runAsUser run as
+	 * default_uid:default_gid (--default-user). */
+	bool default_user;
 	long long default_uid, default_gid;
 };
 

@@ -20,6 +20,7 @@
 #include "probe_pool.h"
 #include "proc.h"
 #include "runtime.h"
+#include "secexec.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -602,12 +603,15 @@ probe_result(struct prober *p, bool ok, const char *why)
 }
 
 /* The log of a container (podlog.h). A restart first moves the last
- * run's log to the .previous.log (`drover logs --previous`). */
+ * run's log to the .previous.log (`drover logs --previous`). It belongs
+ * to the user the container runs as, mode 0600 (the daemon reads it as
+ * root; `drover logs` goes through the API). */
 static int
-open_log(struct rcont *c)
+open_log(struct rcont *c, const struct secspec *sec)
 {
 	const struct object_meta *m = &c->pod->pod.metadata;
 	char path[1200], prev[1200];
+	int fd;
 
 	if (podlog_path(path, sizeof(path), c->pod->rt->cfg.log_dir,
 			m->namespace, m->name, m->uid, c->spec->name, false) ||
@@ -618,7 +622,17 @@ open_log(struct rcont *c)
 	}
 	if (c->started_ever)
 		rename(path, prev);
-	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0 && sec->identity &&
+	    (fchown(fd, (uid_t)sec->uid, (gid_t)sec->gid) ||
+	     fchmod(fd, 0600))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 /* The journal of started processes (pidlog.h) stays about as long as the
@@ -696,6 +710,8 @@ rotate_logs(struct runtime *rt)
 			out =
 			    open(old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 				 0600);
+			if (out >= 0 && fchown(out, st.st_uid, st.st_gid))
+				log_warn("agent: cannot chown %s", old);
 			while (in >= 0 && out >= 0 &&
 			       (n = read(in, buf, sizeof(buf))) > 0)
 				if (write(out, buf, (size_t)n) != n)
@@ -766,12 +782,18 @@ spawn(struct rcont *c)
 	struct strlist argv = {0};
 	struct strbuf sb = STRBUF_INIT;
 	struct proc_spawn o = {0};
-	char **env, path[1024];
+	struct secspec sec;
+	char **env, path[1024], spec[2048], err[512];
 	const char *image_dir = is_dir(s->image) ? s->image : NULL;
 	size_t i;
 	pid_t pid;
 	int fd, pidfd, r;
 
+	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
+			    sizeof(err))) {
+		set_waiting(c, "CreateContainerConfigError", err);
+		return;
+	}
 	if (!ports_ready(c))
 		return;
 	env = build_env(c, &vars);
@@ -797,7 +819,7 @@ spawn(struct rcont *c)
 		free(argv.v[0]);
 		argv.v[0] = xstrdup(path);
 	}
-	fd = open_log(c);
+	fd = open_log(c, &sec);
 	if (fd < 0) {
 		set_waiting(c, "CreateContainerError", strerror(errno));
 		goto out;
@@ -811,13 +833,20 @@ spawn(struct rcont *c)
 		: image_dir                       ? image_dir
 						  : "/";
 	o.out_fd = fd;
+	if (sec.any) { /* through the exec helper (secexec.h) */
+		secspec_encode(&sec, spec, sizeof(spec));
+		o.helper = "/proc/self/exe";
+		o.helper_arg = spec;
+		o.err = err;
+		o.errlen = sizeof(err);
+	}
 	r = proc_spawn(&o, &pid, &pidfd);
 	close(fd);
 	if (r) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
-			 strerror(r));
+			 o.err && *o.err ? o.err : strerror(r));
 		set_waiting(c, "RunContainerError", msg);
 		goto out;
 	}

@@ -35,6 +35,7 @@
 
 #include "dtime.h"
 #include "model.h"
+#include "secexec.h"
 
 struct runtime;
 
@@ -53,6 +54,8 @@ struct runtime_config {
 	void *arg;
 	/* The host ports handed out (portalloc.h); 0: the default range. */
 	int port_lo, port_hi;
+	/* Who runs pods that name no user (secexec.h). */
+	struct secdefaults sec;
 };
 
 struct runtime *runtime_new(const struct runtime_config *cfg);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "portalloc.h"
 #include "rand.h"
+#include "secexec.h"
 #include "serve.h"
 #include "server.h"
 #include "store.h"
@@ -236,13 +237,21 @@ default_user(const char *arg, struct agent_config *agc)
 		    uid > 0xfffffffeLL)
 			return -1;
 		pw = getpwuid((uid_t)uid);
+		agc->default_user = true;
 		agc->default_uid = uid;
 		agc->default_gid = pw ? (long long)pw->pw_gid : uid;
 		return 0;
 	}
+	agc->default_user = true;
 	agc->default_uid = pw->pw_uid;
 	agc->default_gid = pw->pw_gid;
 	return 0;
+}
+
+int
+serve_exec_helper(int argc, char **argv)
+{
+	return secexec_main(argc, argv);
 }
 
 int
@@ -277,7 +286,6 @@ serve_main(int argc, char **argv)
 	 * a resource); the bound keeps large objects from growing it. */
 	long history_bytes = 512L * 1024;
 
-	agc.default_uid = agc.default_gid = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
