@@ -379,18 +379,32 @@ on_probe_tick(uv_timer_t *t)
 	const struct probe *sp = p->spec;
 	struct probe_target tg = {0};
 	struct strmap vars = {0};
-	char **env = NULL, **argv = NULL;
+	char **env = NULL, **argv = NULL, spec[2048], err[512];
+	struct secspec sec;
 	enum probe_type type;
-	size_t i;
+	size_t i, k = 0;
 
 	if (p->inflight || !c->running)
 		return; /* the previous check is still running */
 	if (sp->exec && sp->exec->command.n) {
 		type = PROBE_EXEC;
+		/* with the container's rights (secexec.h), as Kubernetes
+		 * runs it in the container */
+		if (secspec_resolve(&c->pod->pod, c->spec, &c->pod->rt->cfg.sec,
+				    &sec, err, sizeof(err)))
+			return;
 		env = build_env(c, &vars);
-		argv = xcalloc(sp->exec->command.n + 1, sizeof(*argv));
+		argv = xcalloc(sp->exec->command.n + 4, sizeof(*argv));
+		if (sec.any) {
+			secspec_encode(&sec, spec, sizeof(spec));
+			argv[k++] = "drover";
+			argv[k++] = PROC_HELPER_VERB;
+			argv[k++] = spec;
+			argv[k++] = sp->exec->command.v[0];
+			tg.file = "/proc/self/exe";
+		}
 		for (i = 0; i < sp->exec->command.n; i++)
-			argv[i] = sp->exec->command.v[i];
+			argv[k++] = sp->exec->command.v[i];
 		tg.argv = argv;
 		tg.env = env;
 		tg.cwd = c->spec->working_dir && *c->spec->working_dir
@@ -834,6 +848,7 @@ spawn(struct rcont *c)
 						  : "/";
 	o.out_fd = fd;
 	if (sec.any) { /* through the exec helper (secexec.h) */
+		sec.report = true;
 		secspec_encode(&sec, spec, sizeof(spec));
 		o.helper = "/proc/self/exe";
 		o.helper_arg = spec;

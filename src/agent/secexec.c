@@ -181,17 +181,22 @@ secspec_encode(const struct secspec *s, char *buf, size_t len)
 		PUT("c=%llx;", (unsigned long long)s->caps);
 	if (s->no_new_privs)
 		PUT("n;");
+	if (s->report)
+		PUT("r;");
 #undef PUT
 }
 
 /* ---- the helper ---- */
+
+static bool report;
 
 static int
 fail(const char *what)
 {
 	int e = errno;
 
-	dprintf(PROC_HELPER_FD, "%d %s: %s\n", e, what, strerror(e));
+	dprintf(report ? PROC_HELPER_FD : 2, "%d %s: %s\n", e, what,
+		strerror(e));
 	return 127;
 }
 
@@ -224,6 +229,9 @@ decode(const char *spec, struct secspec *s)
 			s->caps = strtoull(p + 2, &end, 16);
 		} else if (*p == 'n') {
 			s->no_new_privs = true;
+			end = (char *)p + 1;
+		} else if (*p == 'r') {
+			s->report = true;
 			end = (char *)p + 1;
 		} else {
 			return -1;
@@ -272,6 +280,7 @@ secexec_main(int argc, char **argv)
 		errno = EINVAL;
 		return fail("bad security spec");
 	}
+	report = s.report;
 	if (s.caps_set) /* the bounding set first, while we may */
 		for (i = 0; i < n && i < 64; i++)
 			if (!(s.caps & ((uint64_t)1 << i)) &&
@@ -313,9 +322,9 @@ secexec_main(int argc, char **argv)
 	}
 	if (s.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail("no_new_privs");
-	if (fcntl(PROC_HELPER_FD, F_SETFD, FD_CLOEXEC))
+	if (report && fcntl(PROC_HELPER_FD, F_SETFD, FD_CLOEXEC))
 		return fail("report descriptor");
-	execve(argv[3], argv + 4, environ);
+	execvpe(argv[3], argv + 4, environ);
 	snprintf(what, sizeof(what), "exec %.60s", argv[3]);
 	return fail(what);
 }

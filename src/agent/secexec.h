@@ -35,6 +35,9 @@ struct secspec {
 	bool no_new_privs;
 	bool caps_set; /* the capability sets become `caps` */
 	uint64_t caps; /* bit n: capability n */
+	/* The helper reports a failure on PROC_HELPER_FD (proc.h), else on
+	 * stderr. */
+	bool report;
 };
 
 /* The daemon's defaults for pods that name no user (--default-user);
@@ -52,9 +55,10 @@ int secspec_resolve(const struct pod *p, const struct container *c,
 		    size_t errlen);
 /* The spec as one argv word for the helper. */
 void secspec_encode(const struct secspec *s, char *buf, size_t len);
-/* `drover __exec SPEC PATH ARGV...`: applies SPEC and execs PATH with
- * ARGV and the environment it got. Returns only on failure (127), after
- * reporting on PROC_HELPER_FD. */
+/* `drover __exec SPEC PATH ARGV...`: applies SPEC and execs PATH (looked
+ * up in the PATH of the environment it got, if it has no slash) with ARGV
+ * and that environment. Returns only on failure (127), after reporting
+ * it. */
 int secexec_main(int argc, char **argv);
 
 #endif

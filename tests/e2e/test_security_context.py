@@ -122,6 +122,18 @@ def test_user_groups_no_new_privs_and_log_owner(daemons):
     assert stat.S_IMODE(s.st_mode) == 0o600
     wait_for(lambda: dm.req("GET", CORE + "/pods/ids/log").text == "started\n",
              what="the log through the API")
+    # an exec probe runs with the container's rights too
+    pod = sleeper("probed", sc={"runAsUser": NOBODY})
+    pod["spec"]["containers"][0]["readinessProbe"] = {
+        "exec": {"command": ["sh", "-c", "test $(id -u) = %d" % NOBODY]},
+        "periodSeconds": 1}
+    assert dm.req("POST", CORE + "/pods", pod).status_code == 201
+
+    def ready():
+        p = dm.req("GET", CORE + "/pods/probed").json()
+        return any(c["type"] == "Ready" and c["status"] == "True"
+                   for c in p.get("status", {}).get("conditions", []))
+    wait_for(ready, timeout=10, what="the exec probe as the pod's user")
     # no securityContext: the process keeps the daemon's user, no
     # no_new_privs
     assert dm.req("POST", CORE + "/pods", sleeper("plain")).status_code == 201
