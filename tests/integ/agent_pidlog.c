@@ -1,6 +1,6 @@
 /* agent_pidlog.c - the journal of started processes: what it says is
- * running after starts, exits, restarts and a torn last line, and its
- * rewrite to the running list alone. */
+ * running after starts, exits, restarts and a torn last line, its
+ * rewrite to the running list alone, and the host ports it records. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,6 +153,40 @@ test_compact_keeps_the_running_list(void **state)
 	pidlog_close(l);
 }
 
+static void
+add_port(void *arg, int port)
+{
+	int *sum = arg;
+
+	sum[0]++;
+	sum[1] += port;
+}
+
+/* The host ports of every start, running or exited, for the quarantine
+ * of an agent started again; the running list is still read as before. */
+static void
+test_ports_of_every_start(void **state)
+{
+	struct pidlog *l = pidlog_open(dir);
+	int sum[2] = {0, 0};
+	struct seen s;
+
+	(void)state;
+	assert_non_null(l);
+	pidlog_started(l, "u1", "web", 100, 5000, "30000,30001");
+	pidlog_started(l, "u2", "web", 200, 6000, "30002");
+	pidlog_started(l, "u3", "web", 300, 7000, NULL);
+	pidlog_exited(l, "u2", "web");
+	pidlog_close(l);
+	assert_int_equal(pidlog_ports(dir, add_port, sum), 0);
+	assert_int_equal(sum[0], 3);
+	assert_int_equal(sum[1], 30000 + 30001 + 30002);
+	s = running();
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.what[0], "u1/web 100 5000");
+	assert_string_equal(s.what[1], "u3/web 300 7000");
+}
+
 int
 main(void)
 {
@@ -163,6 +197,8 @@ main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_compact_keeps_the_running_list,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ports_of_every_start, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
