@@ -394,7 +394,8 @@ on_probe_tick(uv_timer_t *t)
 				    &sec, err, sizeof(err)))
 			return;
 		env = build_env(c, &vars);
-		argv = xcalloc(sp->exec->command.n + 4, sizeof(*argv));
+		/* the helper's four words, the command, NULL */
+		argv = xcalloc(sp->exec->command.n + 5, sizeof(*argv));
 		if (sec.any) {
 			secspec_encode(&sec, spec, sizeof(spec));
 			argv[k++] = "drover";

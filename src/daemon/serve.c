@@ -248,6 +248,13 @@ default_user(const char *arg, struct agent_config *agc)
 	return 0;
 }
 
+/* Only root can run processes as another user. */
+static bool
+can_become(long long uid)
+{
+	return geteuid() == 0 || (uid_t)uid == geteuid();
+}
+
 int
 serve_exec_helper(int argc, char **argv)
 {
@@ -345,6 +352,13 @@ serve_main(int argc, char **argv)
 					"error: --default-user: \"%s\": no "
 					"such user\n",
 					optarg);
+				return 2;
+			}
+			if (!can_become(agc.default_uid)) {
+				fprintf(stderr,
+					"error: --default-user: running pods "
+					"as another user needs drover to run "
+					"as root\n");
 				return 2;
 			}
 			break;

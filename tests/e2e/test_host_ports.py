@@ -9,6 +9,7 @@ at the end."""
 import os
 import signal
 import socket
+import subprocess
 import tempfile
 import time
 
@@ -221,3 +222,12 @@ def test_ports_kept_across_sigkill_and_never_handed_out_twice(before):
                        for cs in p["status"]["containerStatuses"])
         finally:
             cleanup(dm)
+
+
+def test_bad_range_is_refused():
+    from test_api import BIN
+    for bad in ("5-3", "0-10", "1-65536", "30000", "a-b"):
+        r = subprocess.run([BIN, "serve", "--host-port-range", bad],
+                           capture_output=True, text=True, timeout=10)
+        assert r.returncode == 2, bad
+        assert "error: --host-port-range: \"%s\"" % bad in r.stderr

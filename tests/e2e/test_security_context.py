@@ -8,6 +8,7 @@ API."""
 import os
 import signal
 import stat
+import subprocess
 import tempfile
 
 import pytest
@@ -208,3 +209,11 @@ def test_default_user(daemons):
     assert status(running_pid(dm, "r"))["Uid"][0] == "0"
     # runAsNonRoot is satisfied by the default user
     assert status(running_pid(dm, "nr"))["Uid"][0] == str(NOBODY)
+
+
+def test_default_user_must_exist():
+    from test_api import BIN
+    r = subprocess.run([BIN, "serve", "--default-user", "no-such-user-here"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2
+    assert 'error: --default-user: "no-such-user-here": no such user' in r.stderr
