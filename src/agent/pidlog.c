@@ -195,17 +195,19 @@ struct rewrite {
 
 static void
 write_entry(void *arg, const char *uid, const char *container, int pid,
-	    uint64_t ticks)
+	    uint64_t ticks, const char *ports)
 {
 	struct rewrite *w = arg;
 
-	fprintf(w->f, "+ %s %s %d %llu\n", uid, container, pid,
-		(unsigned long long)ticks);
+	fprintf(w->f, "+ %s %s %d %llu%s%s\n", uid, container, pid,
+		(unsigned long long)ticks, ports && *ports ? " " : "",
+		ports ? ports : "");
 }
 
 int
 pidlog_compact(struct pidlog *l,
-	       void (*each)(void *arg, pidlog_cb cb, void *cb_arg), void *arg)
+	       void (*each)(void *arg, pidlog_entry_cb cb, void *cb_arg),
+	       void *arg)
 {
 	char tmp[1200];
 	struct rewrite w = {l, NULL};

@@ -39,11 +39,16 @@ int pidlog_running(const char *dir, pidlog_cb cb, void *arg);
 /* Every host port of a start the journal records (running or not):
  * cb once per port and line. 0, or -1 if it cannot be read. */
 int pidlog_ports(const char *dir, void (*cb)(void *arg, int port), void *arg);
+/* A running process, with its host ports ("P1,P2" or NULL), for a
+ * rewrite. */
+typedef void (*pidlog_entry_cb)(void *arg, const char *uid,
+				const char *container, int pid, uint64_t ticks,
+				const char *ports);
 /* Replaces the journal by the processes `each` reports (it calls its
  * callback once per running process): the journal stays as long as the
  * list of running processes, not as long as their history. 0 or -1. */
 int pidlog_compact(struct pidlog *l,
-		   void (*each)(void *arg, pidlog_cb cb, void *cb_arg),
+		   void (*each)(void *arg, pidlog_entry_cb cb, void *cb_arg),
 		   void *arg);
 /* Bytes appended since the journal was opened or compacted. */
 uint64_t pidlog_size(const struct pidlog *l);

@@ -655,19 +655,35 @@ open_log(struct rcont *c, const struct secspec *sec)
  * from that list. */
 #define PIDLOG_COMPACT_BYTES (256 * 1024)
 
+/* "P1,P2": a container's host ports, as the journal records them. */
 static void
-each_running(void *arg, pidlog_cb cb, void *cb_arg)
+ports_text(const struct rcont *c, struct strbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; i < c->ports.n; i++)
+		strbuf_addf(sb, "%s%lld", i ? "," : "",
+			    (long long)c->ports.v[i].host_port);
+}
+
+static void
+each_running(void *arg, pidlog_entry_cb cb, void *cb_arg)
 {
 	struct runtime *rt = arg;
+	struct strbuf ports = STRBUF_INIT;
 	struct rpod *p;
 	size_t i;
 
 	for (p = rt->pods; p; p = p->next)
 		for (i = 0; i < p->n; i++)
-			if (p->c[i].running && p->c[i].pid > 0)
+			if (p->c[i].running && p->c[i].pid > 0) {
+				strbuf_reset(&ports);
+				ports_text(&p->c[i], &ports);
 				cb(cb_arg, p->pod.metadata.uid,
 				   p->c[i].spec->name, p->c[i].pid,
-				   p->c[i].start_ticks);
+				   p->c[i].start_ticks, ports.buf);
+			}
+	strbuf_release(&ports);
 }
 
 static void
@@ -675,13 +691,10 @@ journal_started(const struct rcont *c)
 {
 	struct runtime *rt = c->pod->rt;
 	struct strbuf ports = STRBUF_INIT;
-	size_t i;
 
 	if (rt->pids == NULL)
 		return;
-	for (i = 0; i < c->ports.n; i++)
-		strbuf_addf(&ports, "%s%lld", i ? "," : "",
-			    (long long)c->ports.v[i].host_port);
+	ports_text(c, &ports);
 	pidlog_started(rt->pids, c->pod->pod.metadata.uid, c->spec->name,
 		       c->pid, c->start_ticks, ports.buf);
 	strbuf_release(&ports);
@@ -1505,7 +1518,7 @@ sweep_writer(void *arg, pid_t pid, const char *path)
 }
 
 static void
-each_after_sweep(void *arg, pidlog_cb cb, void *cb_arg)
+each_after_sweep(void *arg, pidlog_entry_cb cb, void *cb_arg)
 {
 	each_running(((struct sweep *)arg)->rt, cb, cb_arg);
 }

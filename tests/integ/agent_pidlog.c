@@ -114,12 +114,14 @@ test_torn_last_line_is_skipped(void **state)
 	assert_string_equal(s.what[0], "u1/web 100 5000");
 }
 
+static void add_port(void *arg, int port);
+
 static void
-two_running(void *arg, pidlog_cb cb, void *cb_arg)
+two_running(void *arg, pidlog_entry_cb cb, void *cb_arg)
 {
 	(void)arg;
-	cb(cb_arg, "u7", "web", 700, 7000);
-	cb(cb_arg, "u8", "web", 800, 8000);
+	cb(cb_arg, "u7", "web", 700, 7000, NULL);
+	cb(cb_arg, "u8", "web", 800, 8000, "30008");
 }
 
 static void
@@ -151,6 +153,13 @@ test_compact_keeps_the_running_list(void **state)
 	assert_string_equal(s.what[0], "u8/web 800 8000");
 	assert_string_equal(s.what[1], "u9/web 900 9000");
 	pidlog_close(l);
+	{ /* the rewrite keeps the host ports */
+		int sum[2] = {0, 0};
+
+		assert_int_equal(pidlog_ports(dir, add_port, sum), 0);
+		assert_int_equal(sum[0], 1);
+		assert_int_equal(sum[1], 30008);
+	}
 }
 
 static void
