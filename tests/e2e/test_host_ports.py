@@ -231,3 +231,27 @@ def test_bad_range_is_refused():
                            capture_output=True, text=True, timeout=10)
         assert r.returncode == 2, bad
         assert "error: --host-port-range: \"%s\"" % bad in r.stderr
+
+
+def test_released_port_held_back_across_a_restart(before):
+    """A port released just before a crash is not handed out when the
+    daemon comes back: the journal of started processes records it."""
+    with tempfile.TemporaryDirectory() as d:
+        rng = ["--host-port-range", "%d-%d" % (LO, LO + 9)]
+        dm = start(d, *rng)
+        try:
+            assert dm.req("POST", CORE + "/pods", pod("a")).status_code == 201
+            wait_for(lambda: any(ready(p) for p in pods(dm)), timeout=15,
+                     what="a ready")
+            assert host_port(pods(dm)[0]) == LO
+            dm.req("DELETE", CORE + "/pods/a")
+            wait_for(lambda: not pods(dm), timeout=15, what="a to go")
+            dm.kill(signal.SIGKILL)
+            dm.extra = ["--runtime", "process", *rng]
+            dm.start()
+            assert dm.req("POST", CORE + "/pods", pod("b")).status_code == 201
+            wait_for(lambda: any(ready(p) for p in pods(dm)), timeout=15,
+                     what="b ready")
+            assert host_port(pods(dm)[0]) != LO
+        finally:
+            cleanup(dm)
