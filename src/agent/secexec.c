@@ -40,17 +40,36 @@ caps_all(void)
 	return n >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
 }
 
-/* The daemon's bounding set: what its processes may hold at most. */
+/* What the daemon holds, so what it can give: every capability of root,
+ * none for another user. */
 static uint64_t
-caps_bounding(void)
+caps_permitted(void)
 {
+	cap_t c = cap_get_proc();
 	uint64_t m = 0;
 	int i, n = (int)cap_max_bits();
 
-	for (i = 0; i < n && i < 64; i++)
-		if (cap_get_bound((cap_value_t)i) == 1)
+	for (i = 0; c && i < n && i < 64; i++) {
+		cap_flag_value_t v = CAP_CLEAR;
+
+		if (cap_get_flag(c, (cap_value_t)i, CAP_PERMITTED, &v) == 0 &&
+		    v == CAP_SET)
 			m |= (uint64_t)1 << i;
+	}
+	cap_free(c);
 	return m;
+}
+
+static bool
+have_effective(cap_value_t cap)
+{
+	cap_t c = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (c)
+		cap_get_flag(c, cap, CAP_EFFECTIVE, &v);
+	cap_free(c);
+	return v == CAP_SET;
 }
 
 static uint64_t
@@ -62,7 +81,7 @@ caps_apply(uint64_t m, const struct strlist *l, bool add)
 		int v = validate_capability(l->v[i]);
 
 		if (v == CAPABILITY_ALL)
-			m = add ? caps_bounding() : 0;
+			m = add ? caps_permitted() : 0;
 		else if (v >= 0 && v < 64)
 			m = add ? m | ((uint64_t)1 << v)
 				: m & ~((uint64_t)1 << v);
@@ -124,6 +143,12 @@ secspec_resolve(const struct pod *p, const struct container *c,
 	}
 	out->identity = user.set || group.set || d->uid >= 0 ||
 			(ps && (ps->supplemental_groups.n || ps->fs_group.set));
+	/* A daemon that is not root can only run processes as itself. */
+	if (out->identity && geteuid() != 0 &&
+	    out->uid == (long long)geteuid() &&
+	    out->gid == (long long)getegid() &&
+	    !(ps && (ps->supplemental_groups.n || ps->fs_group.set)))
+		out->identity = false;
 	if (out->identity) {
 		add_group(out, out->gid);
 		if (pw) {
@@ -144,7 +169,7 @@ secspec_resolve(const struct pod *p, const struct container *c,
 	    ((cs->privileged.set && cs->privileged.v) || cs->capabilities)) {
 		out->caps_set = true;
 		/* privileged: every capability the daemon can give */
-		out->caps = caps_bounding();
+		out->caps = caps_permitted();
 		if (cs->capabilities &&
 		    !(cs->privileged.set && cs->privileged.v)) {
 			out->caps = caps_apply(out->caps,
@@ -281,7 +306,9 @@ secexec_main(int argc, char **argv)
 		return fail("bad security spec");
 	}
 	report = s.report;
-	if (s.caps_set) /* the bounding set first, while we may */
+	/* The bounding set first, while we may (a daemon that is not root
+	 * cannot narrow it; its processes hold nothing anyway). */
+	if (s.caps_set && have_effective(CAP_SETPCAP))
 		for (i = 0; i < n && i < 64; i++)
 			if (!(s.caps & ((uint64_t)1 << i)) &&
 			    cap_get_bound((cap_value_t)i) == 1 &&
