@@ -2,7 +2,7 @@
 # deps.sh - install the Debian packages drover needs, only those missing.
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
 set -e
-need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev"
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev"
 for what in "$@"; do
 	case "$what" in
 	build) ;;

@@ -517,6 +517,7 @@ agent_start(const struct agent_config *cfg)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
 	struct client_resp r;
+	struct object_list pods;
 	char path[256], query[600];
 
 	a->cfg = *cfg;
@@ -533,6 +534,10 @@ agent_start(const struct agent_config *cfg)
 		    .now = cfg->now,
 		    .changed = on_runtime_change,
 		    .arg = a,
+		    .port_lo = cfg->port_lo,
+		    .port_hi = cfg->port_hi,
+		    .sec = {cfg->default_user ? cfg->default_uid : -1,
+			    cfg->default_user ? cfg->default_gid : -1},
 		};
 
 		a->rt = runtime_new(&rc);
@@ -553,6 +558,20 @@ agent_start(const struct agent_config *cfg)
 		uv_timer_start(&a->resync, on_resync, (uint64_t)cfg->resync_ms,
 			       (uint64_t)cfg->resync_ms);
 	}
+	/* The host ports of this node's pods are held before anything can
+	 * start (live restore keeps them; no new pod gets one). */
+	if (a->rt && kube_list(cfg->client, KIND_POD, NULL, &pods) == 0) {
+		size_t i;
+
+		for (i = 0; i < pods.n; i++) {
+			const struct pod *p = pods.v[i].obj;
+
+			if (p->spec.node_name &&
+			    !strcmp(p->spec.node_name, a->node))
+				runtime_reserve(a->rt, p);
+		}
+		object_list_release(&pods);
+	}
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	snprintf(query, sizeof(query),
 		 "watch=true&fieldSelector=spec.nodeName%%3D%s", a->node);
@@ -560,8 +579,6 @@ agent_start(const struct agent_config *cfg)
 	    cfg->client->ops->watch(cfg->client, path, query, on_pod, a, &r);
 	client_resp_release(&r);
 	if (a->rt) {
-		struct object_list pods;
-
 		if (kube_list(cfg->client, KIND_POD, NULL, &pods) == 0) {
 			runtime_sweep(a->rt, pod_exists, &pods);
 			object_list_release(&pods);

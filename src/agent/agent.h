@@ -12,6 +12,7 @@
 #ifndef DROVER_AGENT_H
 #define DROVER_AGENT_H
 
+#include <stdbool.h>
 #include <uv.h>
 
 #include "client.h"
@@ -28,6 +29,11 @@ struct agent_config {
 	 * what should run, writing its status), as after an event; 0:
 	 * never. */
 	int64_t resync_ms;
+	int port_lo, port_hi; /* host port range; 0: the default */
+	/* With default_user, pods that name no runAsUser run as
+	 * default_uid:default_gid (--default-user). */
+	bool default_user;
+	long long default_uid, default_gid;
 };
 
 struct agent;

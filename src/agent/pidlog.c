@@ -52,11 +52,12 @@ append(struct pidlog *l, const char *line, size_t n)
 
 void
 pidlog_started(struct pidlog *l, const char *uid, const char *container,
-	       int pid, uint64_t ticks)
+	       int pid, uint64_t ticks, const char *ports)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line), "+ %s %s %d %llu\n", uid,
-			 container, pid, (unsigned long long)ticks);
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "+ %s %s %d %llu%s%s\n", uid,
+			 container, pid, (unsigned long long)ticks,
+			 ports && *ports ? " " : "", ports ? ports : "");
 
 	if (n > 0 && (size_t)n < sizeof(line))
 		append(l, line, (size_t)n);
@@ -155,6 +156,38 @@ pidlog_running(const char *dir, pidlog_cb cb, void *arg)
 	return 0;
 }
 
+int
+pidlog_ports(const char *dir, void (*cb)(void *arg, int port), void *arg)
+{
+	char path[1100], *line = NULL, ports[512], *p, *end;
+	size_t cap = 0;
+	unsigned long long ticks;
+	int pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pids", dir);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (strchr(line, '\n') == NULL ||
+		    sscanf(line, "+ %*s %*s %d %llu %511s", &pid, &ticks,
+			   ports) != 3)
+			continue;
+		for (p = ports; *p; p = *end ? end + 1 : end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p || (*end && *end != ','))
+				break;
+			if (v > 0 && v <= 65535)
+				cb(arg, (int)v);
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
 struct rewrite {
 	struct pidlog *l;
 	FILE *f;
@@ -162,17 +195,19 @@ struct rewrite {
 
 static void
 write_entry(void *arg, const char *uid, const char *container, int pid,
-	    uint64_t ticks)
+	    uint64_t ticks, const char *ports)
 {
 	struct rewrite *w = arg;
 
-	fprintf(w->f, "+ %s %s %d %llu\n", uid, container, pid,
-		(unsigned long long)ticks);
+	fprintf(w->f, "+ %s %s %d %llu%s%s\n", uid, container, pid,
+		(unsigned long long)ticks, ports && *ports ? " " : "",
+		ports ? ports : "");
 }
 
 int
 pidlog_compact(struct pidlog *l,
-	       void (*each)(void *arg, pidlog_cb cb, void *cb_arg), void *arg)
+	       void (*each)(void *arg, pidlog_entry_cb cb, void *cb_arg),
+	       void *arg)
 {
 	char tmp[1200];
 	struct rewrite w = {l, NULL};

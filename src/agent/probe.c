@@ -174,7 +174,7 @@ probe_check(uv_loop_t *loop, enum probe_type type, const struct probe_target *t,
 		uv_stdio_container_t io[3] = {
 		    {UV_IGNORE}, {UV_IGNORE}, {UV_IGNORE}};
 
-		o.file = t->argv[0];
+		o.file = t->file ? t->file : t->argv[0];
 		o.args = (char **)t->argv;
 		o.env = (char **)t->env;
 		o.cwd = t->cwd;

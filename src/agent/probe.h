@@ -17,6 +17,7 @@ struct probe_target {
 	const char *host;  /* default 127.0.0.1 */
 	int port;          /* tcpSocket, httpGet: the host port */
 	const char *path;  /* httpGet */
+	const char *file;  /* exec: the program; NULL: argv[0] */
 	char *const *argv; /* exec: NULL-terminated */
 	char *const *env;  /* exec */
 	const char *cwd;   /* exec */

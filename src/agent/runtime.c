@@ -16,10 +16,12 @@
 #include "log.h"
 #include "pidlog.h"
 #include "podlog.h"
+#include "portalloc.h"
 #include "probe.h"
 #include "probe_pool.h"
 #include "proc.h"
 #include "runtime.h"
+#include "secexec.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -95,7 +97,8 @@ struct runtime {
 	uv_timer_t *rotate;
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
-	struct pidlog *pids; /* DIR/pids, or NULL if it cannot be opened */
+	struct pidlog *pids;    /* DIR/pids, or NULL if it cannot be opened */
+	struct portalloc ports; /* the host ports this agent hands out */
 };
 
 static void
@@ -122,28 +125,52 @@ notify(struct rpod *p, bool stopped)
 			   p->pod.metadata.name, stopped);
 }
 
-/* A free TCP port on 127.0.0.1, chosen by the kernel. */
-static int
-alloc_port(void)
+/* The OS check of the port allocator (portalloc.h): something on the
+ * host listens on the port, at any address. A server sets SO_REUSEADDR,
+ * and then only a listener (not a connection in TIME_WAIT) is in its
+ * way: the check does the same. */
+static bool
+port_busy(void *arg, int port)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	bool busy;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-		port = ntohs(sa.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
+	(void)arg;
+	if (fd < 0)
+		return false; /* cannot tell: the allocator's table decides */
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	sa.sin_port = htons((uint16_t)port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	busy = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
+	       errno == EADDRINUSE;
+	close(fd);
+	return busy;
 }
 
-/* Host ports for the declared ports: the ones prev reports (a pod being
- * re-adopted keeps its ports), else new ones. */
+/* Host ports still missing (0) of a container, from the agent's range.
+ * Returns false if the range has none left. */
+static bool
+fill_ports(struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	size_t i;
+
+	for (i = 0; i < c->ports.n; i++)
+		if (c->ports.v[i].host_port == 0 &&
+		    (c->ports.v[i].host_port = portalloc_get(
+			 &rt->ports, rt->cfg.now(), port_busy, NULL)) == 0)
+			return false;
+	return true;
+}
+
+/* Host ports for the declared ports: a declared hostPort, else the one
+ * prev reports (a pod being re-adopted keeps its ports), else one from
+ * the agent's range (fill_ports; 0 while the range is exhausted). */
 static void
 alloc_ports(struct rcont *c, const struct container_status *prev)
 {
+	struct runtime *rt = c->pod->rt;
 	size_t i, j;
 
 	for (i = 0; i < c->spec->ports.n; i++) {
@@ -160,9 +187,10 @@ alloc_ports(struct rcont *c, const struct container_status *prev)
 			if (prev->ports.v[j].container_port ==
 			    d->container_port)
 				p->host_port = prev->ports.v[j].host_port;
-		if (!p->host_port)
-			p->host_port = alloc_port();
+		if (p->host_port)
+			portalloc_hold(&rt->ports, (int)p->host_port);
 	}
+	fill_ports(c);
 }
 
 /* The host port behind a probe's port: a declared port by number or
@@ -340,18 +368,33 @@ on_probe_tick(uv_timer_t *t)
 	const struct probe *sp = p->spec;
 	struct probe_target tg = {0};
 	struct strmap vars = {0};
-	char **env = NULL, **argv = NULL;
+	char **env = NULL, **argv = NULL, spec[2048], err[512];
+	struct secspec sec;
 	enum probe_type type;
-	size_t i;
+	size_t i, k = 0;
 
 	if (p->inflight || !c->running)
 		return; /* the previous check is still running */
 	if (sp->exec && sp->exec->command.n) {
 		type = PROBE_EXEC;
+		/* with the container's rights (secexec.h), as Kubernetes
+		 * runs it in the container */
+		if (secspec_resolve(&c->pod->pod, c->spec, &c->pod->rt->cfg.sec,
+				    &sec, err, sizeof(err)))
+			return;
 		env = build_env(c, &vars);
-		argv = xcalloc(sp->exec->command.n + 1, sizeof(*argv));
+		/* the helper's four words, the command, NULL */
+		argv = xcalloc(sp->exec->command.n + 5, sizeof(*argv));
+		if (sec.any) {
+			secspec_encode(&sec, spec, sizeof(spec));
+			argv[k++] = "drover";
+			argv[k++] = PROC_HELPER_VERB;
+			argv[k++] = spec;
+			argv[k++] = sp->exec->command.v[0];
+			tg.file = "/proc/self/exe";
+		}
 		for (i = 0; i < sp->exec->command.n; i++)
-			argv[i] = sp->exec->command.v[i];
+			argv[k++] = sp->exec->command.v[i];
 		tg.argv = argv;
 		tg.env = env;
 		tg.cwd = c->spec->working_dir && *c->spec->working_dir
@@ -564,12 +607,15 @@ probe_result(struct prober *p, bool ok, const char *why)
 }
 
 /* The log of a container (podlog.h). A restart first moves the last
- * run's log to the .previous.log (`drover logs --previous`). */
+ * run's log to the .previous.log (`drover logs --previous`). It belongs
+ * to the user the container runs as, mode 0600 (the daemon reads it as
+ * root; `drover logs` goes through the API). */
 static int
-open_log(struct rcont *c)
+open_log(struct rcont *c, const struct secspec *sec)
 {
 	const struct object_meta *m = &c->pod->pod.metadata;
 	char path[1200], prev[1200];
+	int fd;
 
 	if (podlog_path(path, sizeof(path), c->pod->rt->cfg.log_dir,
 			m->namespace, m->name, m->uid, c->spec->name, false) ||
@@ -580,7 +626,17 @@ open_log(struct rcont *c)
 	}
 	if (c->started_ever)
 		rename(path, prev);
-	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0 && sec->identity &&
+	    (fchown(fd, (uid_t)sec->uid, (gid_t)sec->gid) ||
+	     fchmod(fd, 0600))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 /* The journal of started processes (pidlog.h) stays about as long as the
@@ -588,30 +644,49 @@ open_log(struct rcont *c)
  * from that list. */
 #define PIDLOG_COMPACT_BYTES (256 * 1024)
 
+/* "P1,P2": a container's host ports, as the journal records them. */
 static void
-each_running(void *arg, pidlog_cb cb, void *cb_arg)
+ports_text(const struct rcont *c, struct strbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; i < c->ports.n; i++)
+		strbuf_addf(sb, "%s%lld", i ? "," : "",
+			    (long long)c->ports.v[i].host_port);
+}
+
+static void
+each_running(void *arg, pidlog_entry_cb cb, void *cb_arg)
 {
 	struct runtime *rt = arg;
+	struct strbuf ports = STRBUF_INIT;
 	struct rpod *p;
 	size_t i;
 
 	for (p = rt->pods; p; p = p->next)
 		for (i = 0; i < p->n; i++)
-			if (p->c[i].running && p->c[i].pid > 0)
+			if (p->c[i].running && p->c[i].pid > 0) {
+				strbuf_reset(&ports);
+				ports_text(&p->c[i], &ports);
 				cb(cb_arg, p->pod.metadata.uid,
 				   p->c[i].spec->name, p->c[i].pid,
-				   p->c[i].start_ticks);
+				   p->c[i].start_ticks, ports.buf);
+			}
+	strbuf_release(&ports);
 }
 
 static void
 journal_started(const struct rcont *c)
 {
 	struct runtime *rt = c->pod->rt;
+	struct strbuf ports = STRBUF_INIT;
 
 	if (rt->pids == NULL)
 		return;
+	ports_text(c, &ports);
 	pidlog_started(rt->pids, c->pod->pod.metadata.uid, c->spec->name,
-		       c->pid, c->start_ticks);
+		       c->pid, c->start_ticks, ports.buf);
+	strbuf_release(&ports);
 	if (pidlog_size(rt->pids) > PIDLOG_COMPACT_BYTES &&
 	    pidlog_compact(rt->pids, each_running, rt))
 		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
@@ -652,6 +727,8 @@ rotate_logs(struct runtime *rt)
 			out =
 			    open(old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 				 0600);
+			if (out >= 0 && fchown(out, st.st_uid, st.st_gid))
+				log_warn("agent: cannot chown %s", old);
 			while (in >= 0 && out >= 0 &&
 			       (n = read(in, buf, sizeof(buf))) > 0)
 				if (write(out, buf, (size_t)n) != n)
@@ -671,6 +748,49 @@ on_rotate(uv_timer_t *t)
 	rotate_logs(t->data);
 }
 
+static void spawn(struct rcont *c);
+
+/* A container waiting for a host port tries again. */
+static void
+on_port_retry(uv_timer_t *t)
+{
+	struct rcont *c = t->data;
+
+	uv_close((uv_handle_t *)c->backoff, free_handle);
+	c->backoff = NULL;
+	if (c->pod->stopping)
+		return;
+	spawn(c);
+	notify(c->pod, false);
+}
+
+#define PORT_RETRY_MS 2000
+
+/* Host ports first: with the range exhausted the container waits (and
+ * tries again) instead of starting on a port someone else holds. */
+static bool
+ports_ready(struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	char msg[300];
+
+	if (fill_ports(c))
+		return true;
+	snprintf(msg, sizeof(msg),
+		 "no free host port in %d-%d: %zu held by pods, the other "
+		 "%zu released less than %llds ago or in use on the host",
+		 rt->ports.lo, rt->ports.hi, portalloc_held(&rt->ports),
+		 (size_t)(rt->ports.hi - rt->ports.lo + 1) -
+		     portalloc_held(&rt->ports),
+		 (long long)(rt->ports.quarantine / 1000));
+	set_waiting(c, "CreateContainerError", msg);
+	c->backoff = xcalloc(1, sizeof(*c->backoff));
+	uv_timer_init(rt->cfg.loop, c->backoff);
+	c->backoff->data = c;
+	uv_timer_start(c->backoff, on_port_retry, PORT_RETRY_MS, 0);
+	return false;
+}
+
 static void
 spawn(struct rcont *c)
 {
@@ -679,12 +799,20 @@ spawn(struct rcont *c)
 	struct strlist argv = {0};
 	struct strbuf sb = STRBUF_INIT;
 	struct proc_spawn o = {0};
-	char **env, path[1024];
+	struct secspec sec;
+	char **env, path[1024], spec[2048], err[512];
 	const char *image_dir = is_dir(s->image) ? s->image : NULL;
 	size_t i;
 	pid_t pid;
 	int fd, pidfd, r;
 
+	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
+			    sizeof(err))) {
+		set_waiting(c, "CreateContainerConfigError", err);
+		return;
+	}
+	if (!ports_ready(c))
+		return;
 	env = build_env(c, &vars);
 	if (s->command.n == 0) {
 		if (!is_exec(s->image)) {
@@ -708,7 +836,7 @@ spawn(struct rcont *c)
 		free(argv.v[0]);
 		argv.v[0] = xstrdup(path);
 	}
-	fd = open_log(c);
+	fd = open_log(c, &sec);
 	if (fd < 0) {
 		set_waiting(c, "CreateContainerError", strerror(errno));
 		goto out;
@@ -722,13 +850,21 @@ spawn(struct rcont *c)
 		: image_dir                       ? image_dir
 						  : "/";
 	o.out_fd = fd;
+	if (sec.any) { /* through the exec helper (secexec.h) */
+		sec.report = true;
+		secspec_encode(&sec, spec, sizeof(spec));
+		o.helper = "/proc/self/exe";
+		o.helper_arg = spec;
+		o.err = err;
+		o.errlen = sizeof(err);
+	}
 	r = proc_spawn(&o, &pid, &pidfd);
 	close(fd);
 	if (r) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
-			 strerror(r));
+			 o.err && *o.err ? o.err : strerror(r));
 		set_waiting(c, "RunContainerError", msg);
 		goto out;
 	}
@@ -900,6 +1036,32 @@ container_exited(struct rcont *c, int64_t status, int sig, const char *lost)
 	notify(p, false);
 }
 
+static void
+quarantine_port(void *arg, int port)
+{
+	struct runtime *rt = arg;
+
+	portalloc_quarantine(&rt->ports, port, rt->cfg.now());
+}
+
+/* Ports of the kernel's ephemeral range can be taken by any outgoing
+ * connection: say so if the agent's range overlaps it. */
+static void
+warn_ephemeral(const struct portalloc *pa)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	int lo, hi;
+
+	if (f == NULL)
+		return;
+	if (fscanf(f, "%d %d", &lo, &hi) == 2 && pa->lo <= hi && lo <= pa->hi)
+		log_warn("agent: host port range %d-%d overlaps the kernel's "
+			 "ephemeral range %d-%d: outgoing connections may take "
+			 "its ports",
+			 pa->lo, pa->hi, lo, hi);
+	fclose(f);
+}
+
 struct runtime *
 runtime_new(const struct runtime_config *cfg)
 {
@@ -907,6 +1069,18 @@ runtime_new(const struct runtime_config *cfg)
 
 	rt->cfg = *cfg;
 	mkdir(cfg->log_dir, 0700);
+	if (portalloc_init(&rt->ports,
+			   cfg->port_lo ? cfg->port_lo : PORTALLOC_DEFAULT_LO,
+			   cfg->port_hi ? cfg->port_hi : PORTALLOC_DEFAULT_HI,
+			   PORTALLOC_DEFAULT_QUARANTINE))
+		portalloc_init(&rt->ports, PORTALLOC_DEFAULT_LO,
+			       PORTALLOC_DEFAULT_HI,
+			       PORTALLOC_DEFAULT_QUARANTINE);
+	warn_ephemeral(&rt->ports);
+	/* The ports of the last run's starts (the pods' statuses hold the
+	 * ones in use: runtime_reserve) are not handed out at once. */
+	if (pidlog_ports(cfg->log_dir, quarantine_port, rt))
+		log_warn("agent: cannot read %s/pids", cfg->log_dir);
 	rt->pool = probe_pool_new(cfg->loop, on_pool_result, rt);
 	if (rt->pool == NULL)
 		log_warn("agent: no probe thread: probes run on the agent's "
@@ -1075,11 +1249,17 @@ forget(struct runtime *rt, struct rpod *p)
 			break;
 		}
 	for (i = 0; i < p->n; i++) {
+		size_t k;
+
 		if (p->c[i].backoff) {
 			uv_timer_stop(p->c[i].backoff);
 			uv_close((uv_handle_t *)p->c[i].backoff, free_handle);
 		}
 		probers_stop(&p->c[i]);
+		for (k = 0; k < p->c[i].ports.n; k++)
+			portalloc_put(&rt->ports,
+				      (int)p->c[i].ports.v[k].host_port,
+				      rt->cfg.now());
 		free(p->c[i].waiting_msg);
 		schema_release(
 		    &schema_container_status,
@@ -1327,7 +1507,7 @@ sweep_writer(void *arg, pid_t pid, const char *path)
 }
 
 static void
-each_after_sweep(void *arg, pidlog_cb cb, void *cb_arg)
+each_after_sweep(void *arg, pidlog_entry_cb cb, void *cb_arg)
 {
 	each_running(((struct sweep *)arg)->rt, cb, cb_arg);
 }
@@ -1346,6 +1526,21 @@ runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
 	if (rt->pids && pidlog_compact(rt->pids, each_after_sweep, &sw))
 		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
 	return sw.killed;
+}
+
+void
+runtime_reserve(struct runtime *rt, const struct pod *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->status.container_statuses.n; i++) {
+		const struct container_status *cs =
+		    &p->status.container_statuses.v[i];
+
+		for (j = 0; j < cs->ports.n; j++)
+			portalloc_hold(&rt->ports,
+				       (int)cs->ports.v[j].host_port);
+	}
 }
 
 bool
@@ -1395,6 +1590,7 @@ runtime_free(struct runtime *rt)
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, free_handle);
 	pidlog_close(rt->pids);
+	portalloc_release(&rt->ports);
 	probe_pool_free(rt->pool);
 	free(rt);
 }

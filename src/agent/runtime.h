@@ -18,7 +18,9 @@
  * to 5 min, reset after 10 min running) and the CrashLoopBackOff reason.
  *
  * Ports: each declared port gets a host port (PORT, PORT_<NAME>), stable
- * for the pod's life. Probes (probe.h): startup, readiness, liveness.
+ * for the pod's life: its hostPort if declared, else one of the agent's
+ * range (portalloc.h), never one held by another pod or released less
+ * than a minute ago; with the range exhausted the container waits. Probes (probe.h): startup, readiness, liveness.
  *
  * Live restore: processes live in their own sessions and write to files,
  * so they survive the agent; runtime_adopt() takes them back.
@@ -33,6 +35,7 @@
 
 #include "dtime.h"
 #include "model.h"
+#include "secexec.h"
 
 struct runtime;
 
@@ -49,6 +52,10 @@ struct runtime_config {
 	void (*changed)(void *arg, const char *ns, const char *name,
 			bool stopped);
 	void *arg;
+	/* The host ports handed out (portalloc.h); 0: the default range. */
+	int port_lo, port_hi;
+	/* Who runs pods that name no user (secexec.h). */
+	struct secdefaults sec;
 };
 
 struct runtime *runtime_new(const struct runtime_config *cfg);
@@ -85,6 +92,10 @@ bool runtime_status(struct runtime *rt, const struct pod *p,
  * adopted. Returns the number killed. */
 int runtime_sweep(struct runtime *rt,
 		  bool (*exists)(void *arg, const char *uid), void *arg);
+/* Marks the host ports the pod's status reports as held. Called for every
+ * pod of this node when the agent starts, before anything is started, so
+ * that live restore keeps them and no new pod gets one. */
+void runtime_reserve(struct runtime *rt, const struct pod *p);
 /* True if the runtime started (and still tracks) the pod with this uid. */
 bool runtime_knows(struct runtime *rt, const char *uid);
 /* Number of pods known, for tests and the heartbeat. */

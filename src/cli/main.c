@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "proc.h"
+#include "serve.h"
 
 static const struct cmd_entry *const verbs[] = {
     &cmd_serve_entry,    &cmd_apply_entry,   &cmd_get_entry,
@@ -41,6 +43,9 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	/* The agent's exec helper (secexec.h): not a command of users. */
+	if (argc >= 2 && !strcmp(argv[1], PROC_HELPER_VERB))
+		return serve_exec_helper(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

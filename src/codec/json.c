@@ -332,6 +332,23 @@ decode_value(const struct field *f, json_t *j, void *p,
 		}
 		break;
 	}
+	case FT_INTLIST: {
+		json_t *v;
+
+		if (!json_is_array(j)) {
+			type_error(errs, path, j, "array");
+			break;
+		}
+		json_array_foreach(j, i, v)
+		{
+			struct jpath sub = {path, JP_INDEX, NULL, i};
+			int64_t x;
+
+			if (decode_int(v, &sub, errs, &x) == 0)
+				intlist_push(p, x);
+		}
+		break;
+	}
 	case FT_STRUCT:
 		decode_struct(f->sub, j, p, path, errs);
 		break;
@@ -443,6 +460,17 @@ encode_value(const struct field *f, const void *p)
 		a = json_array();
 		for (i = 0; i < l->n; i++)
 			json_array_append_new(a, json_string(l->v[i]));
+		return a;
+	}
+	case FT_INTLIST: {
+		const struct intlist *l = p;
+		json_t *a;
+
+		if (l->n == 0 && (f->flags & FF_OMITEMPTY))
+			return NULL;
+		a = json_array();
+		for (i = 0; i < l->n; i++)
+			json_array_append_new(a, json_integer(l->v[i]));
 		return a;
 	}
 	case FT_STRUCT:

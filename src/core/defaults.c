@@ -62,7 +62,7 @@ defaults_pod_spec(struct pod_spec *s)
 	def_str(&s->dns_policy, "ClusterFirst");
 	def_str(&s->scheduler_name, "default-scheduler");
 	if (s->security_context == NULL)
-		s->security_context = xstrdup("{}");
+		s->security_context = xcalloc(1, sizeof(*s->security_context));
 	for (i = 0; i < s->containers.n; i++) {
 		struct container *c = &s->containers.v[i];
 

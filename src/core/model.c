@@ -151,6 +151,59 @@ static const struct field lifecycle_f[] = {
 };
 static const struct schema lifecycle_s = SCHEMA(lifecycle, lifecycle_f);
 
+static const struct field capabilities_f[] = {
+    F(capabilities, "add", FT_STRLIST, add, O, NULL),
+    F(capabilities, "drop", FT_STRLIST, drop, O, NULL),
+};
+static const struct schema capabilities_s =
+    SCHEMA(capabilities, capabilities_f);
+
+static const struct field security_context_f[] = {
+    F(security_context, "capabilities", FT_PTR, capabilities, O,
+      &capabilities_s),
+    F(security_context, "privileged", FT_OPTBOOL, privileged, O, NULL),
+    F(security_context, "seLinuxOptions", FT_RAW, se_linux_options, O, NULL),
+    F(security_context, "windowsOptions", FT_RAW, windows_options, O, NULL),
+    F(security_context, "runAsUser", FT_OPTINT, run_as_user, O | I64, NULL),
+    F(security_context, "runAsGroup", FT_OPTINT, run_as_group, O | I64, NULL),
+    F(security_context, "runAsNonRoot", FT_OPTBOOL, run_as_non_root, O, NULL),
+    F(security_context, "readOnlyRootFilesystem", FT_OPTBOOL,
+      read_only_root_filesystem, O, NULL),
+    F(security_context, "allowPrivilegeEscalation", FT_OPTBOOL,
+      allow_privilege_escalation, O, NULL),
+    F(security_context, "procMount", FT_STR, proc_mount, O, NULL),
+    F(security_context, "seccompProfile", FT_RAW, seccomp_profile, O, NULL),
+    F(security_context, "appArmorProfile", FT_RAW, app_armor_profile, O, NULL),
+};
+const struct schema schema_security_context =
+    SCHEMA(security_context, security_context_f);
+
+static const struct field pod_security_context_f[] = {
+    F(pod_security_context, "seLinuxOptions", FT_RAW, se_linux_options, O,
+      NULL),
+    F(pod_security_context, "windowsOptions", FT_RAW, windows_options, O, NULL),
+    F(pod_security_context, "runAsUser", FT_OPTINT, run_as_user, O | I64, NULL),
+    F(pod_security_context, "runAsGroup", FT_OPTINT, run_as_group, O | I64,
+      NULL),
+    F(pod_security_context, "runAsNonRoot", FT_OPTBOOL, run_as_non_root, O,
+      NULL),
+    F(pod_security_context, "supplementalGroups", FT_INTLIST,
+      supplemental_groups, O, NULL),
+    F(pod_security_context, "supplementalGroupsPolicy", FT_STR,
+      supplemental_groups_policy, O, NULL),
+    F(pod_security_context, "fsGroup", FT_OPTINT, fs_group, O | I64, NULL),
+    F(pod_security_context, "sysctls", FT_RAW, sysctls, O, NULL),
+    F(pod_security_context, "fsGroupChangePolicy", FT_STR,
+      fs_group_change_policy, O, NULL),
+    F(pod_security_context, "seccompProfile", FT_RAW, seccomp_profile, O, NULL),
+    F(pod_security_context, "appArmorProfile", FT_RAW, app_armor_profile, O,
+      NULL),
+    F(pod_security_context, "seLinuxChangePolicy", FT_STR,
+      se_linux_change_policy, O, NULL),
+};
+const struct schema schema_pod_security_context =
+    SCHEMA(pod_security_context, pod_security_context_f);
+
 static const struct field container_f[] = {
     F(container, "name", FT_STR, name, 0, NULL),
     F(container, "image", FT_STR, image, O, NULL),
@@ -169,7 +222,8 @@ static const struct field container_f[] = {
     F(container, "terminationMessagePolicy", FT_STR, termination_message_policy,
       O, NULL),
     F(container, "imagePullPolicy", FT_STR, image_pull_policy, O, NULL),
-    F(container, "securityContext", FT_RAW, security_context, O, NULL),
+    F(container, "securityContext", FT_PTR, security_context, O | FF_HASHRAW,
+      &schema_security_context),
 };
 static const struct schema container_s = SCHEMA(container, container_f);
 
@@ -195,7 +249,8 @@ static const struct field pod_spec_f[] = {
     F(pod_spec, "serviceAccountName", FT_STR, service_account_name, O, NULL),
     F(pod_spec, "nodeName", FT_STR, node_name, O, NULL),
     F(pod_spec, "hostname", FT_STR, hostname, O, NULL),
-    F(pod_spec, "securityContext", FT_RAW, security_context, O, NULL),
+    F(pod_spec, "securityContext", FT_PTR, security_context, O | FF_HASHRAW,
+      &schema_pod_security_context),
     F(pod_spec, "affinity", FT_RAW, affinity, O, NULL),
     F(pod_spec, "schedulerName", FT_STR, scheduler_name, O, NULL),
     F(pod_spec, "tolerations", FT_LIST, tolerations, O, &toleration_s),

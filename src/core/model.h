@@ -144,6 +144,47 @@ struct lifecycle {
 	struct lifecycle_handler *pre_stop;
 };
 
+/* ---- security contexts (what a container's process may do) ---- */
+
+struct capabilities {
+	struct strlist add; /* "NET_BIND_SERVICE", "ALL", ... */
+	struct strlist drop;
+};
+
+/* containers[].securityContext; it overrides the pod's fields of the
+ * same name. The raw members are accepted, not interpreted. */
+struct security_context {
+	struct capabilities *capabilities;
+	struct opt_bool privileged;
+	char *se_linux_options; /* raw JSON */
+	char *windows_options;  /* raw JSON */
+	struct opt_int run_as_user;
+	struct opt_int run_as_group;
+	struct opt_bool run_as_non_root;
+	struct opt_bool read_only_root_filesystem;
+	struct opt_bool allow_privilege_escalation;
+	char *proc_mount;
+	char *seccomp_profile;   /* raw JSON */
+	char *app_armor_profile; /* raw JSON */
+};
+
+/* spec.securityContext */
+struct pod_security_context {
+	char *se_linux_options; /* raw JSON */
+	char *windows_options;  /* raw JSON */
+	struct opt_int run_as_user;
+	struct opt_int run_as_group;
+	struct opt_bool run_as_non_root;
+	struct intlist supplemental_groups;
+	char *supplemental_groups_policy;
+	struct opt_int fs_group;
+	char *sysctls; /* raw JSON */
+	char *fs_group_change_policy;
+	char *seccomp_profile;   /* raw JSON */
+	char *app_armor_profile; /* raw JSON */
+	char *se_linux_change_policy;
+};
+
 struct container {
 	char *name;
 	char *image;
@@ -160,7 +201,7 @@ struct container {
 	char *termination_message_path;
 	char *termination_message_policy;
 	char *image_pull_policy;
-	char *security_context; /* raw JSON, accepted, not interpreted */
+	struct security_context *security_context;
 };
 LIST_OF(container);
 
@@ -185,8 +226,8 @@ struct pod_spec {
 	char *hostname;
 	char *scheduler_name;
 	struct toleration_list tolerations;
-	char *security_context; /* raw JSON */
-	char *affinity;         /* raw JSON */
+	struct pod_security_context *security_context;
+	char *affinity; /* raw JSON */
 };
 
 struct pod_template {
@@ -402,6 +443,8 @@ extern const struct schema schema_object_meta;
 extern const struct schema schema_label_selector;
 extern const struct schema schema_pod_template;
 extern const struct schema schema_pod_spec;
+extern const struct schema schema_security_context;
+extern const struct schema schema_pod_security_context;
 extern const struct schema schema_condition;
 extern const struct schema schema_deployment;
 extern const struct schema schema_replicaset;

@@ -42,6 +42,13 @@ strlist_push(struct strlist *l, const char *s)
 	l->v[l->n++] = xstrdup(s);
 }
 
+void
+intlist_push(struct intlist *l, int64_t v)
+{
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n++] = v;
+}
+
 void *
 anylist_push(struct anylist *l, size_t elem_size)
 {
@@ -79,6 +86,9 @@ schema_release(const struct schema *s, void *obj)
 			break;
 		case FT_STRLIST:
 			strlist_release(p);
+			break;
+		case FT_INTLIST:
+			free(((struct intlist *)p)->v);
 			break;
 		case FT_STRUCT:
 			schema_release(f->sub, p);
@@ -130,6 +140,16 @@ schema_copy(const struct schema *s, void *dst, const void *src)
 		case FT_STRLIST:
 			strlist_copy(d, p);
 			break;
+		case FT_INTLIST: {
+			const struct intlist *x = p;
+			struct intlist *y = d;
+
+			y->v = NULL;
+			y->alloc = y->n = 0;
+			for (j = 0; j < x->n; j++)
+				intlist_push(y, x->v[j]);
+			break;
+		}
 		case FT_STRUCT:
 			schema_copy(f->sub, d, p);
 			break;
@@ -212,6 +232,14 @@ schema_equal(const struct schema *s, const void *a, const void *b)
 			if (!strmap_equal(pa, pb))
 				return false;
 			break;
+		case FT_INTLIST: {
+			const struct intlist *x = pa, *y = pb;
+
+			if (x->n != y->n ||
+			    (x->n && memcmp(x->v, y->v, x->n * sizeof(*x->v))))
+				return false;
+			break;
+		}
 		case FT_STRLIST: {
 			const struct strlist *x = pa, *y = pb;
 
@@ -333,6 +361,15 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 			strbuf_addch(sb, '}');
 			break;
 		}
+		case FT_INTLIST: {
+			const struct intlist *l = p;
+
+			strbuf_addch(sb, '[');
+			for (j = 0; j < l->n; j++)
+				strbuf_addf(sb, "%lld,", (long long)l->v[j]);
+			strbuf_addch(sb, ']');
+			break;
+		}
 		case FT_STRLIST: {
 			const struct strlist *l = p;
 
@@ -348,7 +385,12 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 			schema_dump(f->sub, p, sb);
 			break;
 		case FT_PTR:
-			if (*(void *const *)p)
+			if ((f->flags & FF_HASHRAW) &&
+			    (*(void *const *)p == NULL ||
+			     schema_is_empty(f->sub, *(void *const *)p))) {
+				if (*(void *const *)p)
+					strbuf_addjsonstr(sb, "{}");
+			} else if (*(void *const *)p)
 				schema_dump(f->sub, *(void *const *)p, sb);
 			else
 				strbuf_addstr(sb, "nil");

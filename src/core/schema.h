@@ -21,6 +21,7 @@
  *   FT_INTSTR   struct intstr
  *   FT_STRMAP   struct strmap
  *   FT_STRLIST  struct strlist
+ *   FT_INTLIST  struct intlist         ([]int64)
  *   FT_STRUCT   an inline struct described by `sub`
  *   FT_PTR      pointer to a struct described by `sub`, NULL = absent
  *   FT_LIST     struct anylist of structs described by `sub`
@@ -50,6 +51,7 @@ enum field_type {
 	FT_PTR,
 	FT_LIST,
 	FT_RAW,
+	FT_INTLIST,
 };
 
 enum field_flags {
@@ -58,6 +60,10 @@ enum field_flags {
 	FF_SKIPHASH = 1 << 2,  /* not part of the canonical dump */
 	FF_INT32 = 1 << 3,     /* an int32 in Kubernetes' types */
 	FF_INT64 = 1 << 4,     /* an int64 in Kubernetes' types */
+	/* An FT_PTR that was an FT_RAW before it was interpreted: absent or
+	 * empty, it dumps as the raw text did (nothing, "{}"), so that the
+	 * pod-template-hash of templates that do not use it is unchanged. */
+	FF_HASHRAW = 1 << 5,
 };
 
 struct opt_int {
@@ -72,6 +78,12 @@ struct opt_bool {
 
 struct strlist {
 	char **v;
+	size_t n;
+	size_t alloc;
+};
+
+struct intlist {
+	int64_t *v;
 	size_t n;
 	size_t alloc;
 };
@@ -121,6 +133,7 @@ bool schema_is_empty(const struct schema *s, const void *obj);
 void strlist_release(struct strlist *l);
 void strlist_copy(struct strlist *dst, const struct strlist *src);
 void strlist_push(struct strlist *l, const char *s);
+void intlist_push(struct intlist *l, int64_t v);
 
 /* Appends one zeroed element to an FT_LIST member and returns it. */
 void *anylist_push(struct anylist *l, size_t elem_size);

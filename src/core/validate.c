@@ -262,6 +262,171 @@ validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 	strbuf_release(&p);
 }
 
+/* ---- securityContext ---- */
+
+#define MSG_ID_RANGE "must be between 0 and 2147483647, inclusive"
+
+/* The Linux capabilities, as Kubernetes writes them (without "CAP_"). */
+static const char *const capability_names[] = {
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "DAC_READ_SEARCH",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "SETPCAP",
+    "LINUX_IMMUTABLE",
+    "NET_BIND_SERVICE",
+    "NET_BROADCAST",
+    "NET_ADMIN",
+    "NET_RAW",
+    "IPC_LOCK",
+    "IPC_OWNER",
+    "SYS_MODULE",
+    "SYS_RAWIO",
+    "SYS_CHROOT",
+    "SYS_PTRACE",
+    "SYS_PACCT",
+    "SYS_ADMIN",
+    "SYS_BOOT",
+    "SYS_NICE",
+    "SYS_RESOURCE",
+    "SYS_TIME",
+    "SYS_TTY_CONFIG",
+    "MKNOD",
+    "LEASE",
+    "AUDIT_WRITE",
+    "AUDIT_CONTROL",
+    "SETFCAP",
+    "MAC_OVERRIDE",
+    "MAC_ADMIN",
+    "SYSLOG",
+    "WAKE_ALARM",
+    "BLOCK_SUSPEND",
+    "AUDIT_READ",
+    "PERFMON",
+    "BPF",
+    "CHECKPOINT_RESTORE",
+};
+
+int
+validate_capability(const char *name)
+{
+	size_t i;
+
+	if (name == NULL)
+		return -1;
+	if (!strcmp(name, "ALL"))
+		return CAPABILITY_ALL;
+	if (!strncmp(name, "CAP_", 4)) /* the runtimes take both forms */
+		name += 4;
+	for (i = 0; i < sizeof(capability_names) / sizeof(*capability_names);
+	     i++)
+		if (!strcmp(name, capability_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* IsValidUserID / IsValidGroupID */
+static void
+valid_id(const struct opt_int *o, const char *path, struct fielderr_list *errs)
+{
+	if (o->set && (o->v < 0 || o->v > 2147483647))
+		fielderr_addf_int(errs, FE_INVALID, path, o->v, MSG_ID_RANGE);
+}
+
+static void
+valid_caps(const struct strlist *l, const char *path,
+	   struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (validate_capability(l->v[i]) < 0)
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    pathf(&p, "%s[%zu]", path, i), l->v[i],
+			    "must be a Linux capability such as "
+			    "\"NET_BIND_SERVICE\" (without \"CAP_\"), or "
+			    "\"ALL\"");
+	strbuf_release(&p);
+}
+
+/* ValidateSecurityContext (a container's). */
+static void
+validate_security_context(const struct security_context *sc, const char *path,
+			  struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	bool no_escalation = sc->allow_privilege_escalation.set &&
+			     !sc->allow_privilege_escalation.v;
+	size_t i;
+
+	valid_id(&sc->run_as_user, pathf(&p, "%s.runAsUser", path), errs);
+	valid_id(&sc->run_as_group, pathf(&p, "%s.runAsGroup", path), errs);
+	if (sc->proc_mount && strcmp(sc->proc_mount, "Default") &&
+	    strcmp(sc->proc_mount, "Unmasked"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+				  pathf(&p, "%s.procMount", path),
+				  sc->proc_mount,
+				  "supported values: \"Default\", "
+				  "\"Unmasked\"");
+	if (sc->capabilities) {
+		valid_caps(&sc->capabilities->add,
+			   pathf(&p, "%s.capabilities.add", path), errs);
+		valid_caps(&sc->capabilities->drop,
+			   pathf(&p, "%s.capabilities.drop", path), errs);
+	}
+	if (no_escalation && sc->privileged.set && sc->privileged.v)
+		fielderr_add(errs, FE_INVALID, path,
+			     "{\"privileged\":true,"
+			     "\"allowPrivilegeEscalation\":false}",
+			     "cannot set `allowPrivilegeEscalation` to false "
+			     "and `privileged` to true");
+	for (i = 0;
+	     no_escalation && sc->capabilities && i < sc->capabilities->add.n;
+	     i++)
+		if (validate_capability(sc->capabilities->add.v[i]) ==
+		    CAPABILITY_SYS_ADMIN)
+			fielderr_add(errs, FE_INVALID, path,
+				     "{\"allowPrivilegeEscalation\":false}",
+				     "cannot set `allowPrivilegeEscalation` to "
+				     "false and `capabilities.Add` "
+				     "CAP_SYS_ADMIN");
+	strbuf_release(&p);
+}
+
+/* ValidatePodSecurityContext */
+static void
+validate_pod_security_context(const struct pod_security_context *sc,
+			      const char *path, struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	valid_id(&sc->run_as_user, pathf(&p, "%s.runAsUser", path), errs);
+	valid_id(&sc->run_as_group, pathf(&p, "%s.runAsGroup", path), errs);
+	valid_id(&sc->fs_group, pathf(&p, "%s.fsGroup", path), errs);
+	for (i = 0; i < sc->supplemental_groups.n; i++) {
+		struct opt_int g = {sc->supplemental_groups.v[i], true};
+
+		valid_id(&g, pathf(&p, "%s.supplementalGroups[%zu]", path, i),
+			 errs);
+	}
+	if (sc->supplemental_groups_policy &&
+	    strcmp(sc->supplemental_groups_policy, "Merge") &&
+	    strcmp(sc->supplemental_groups_policy, "Strict"))
+		fielderr_addf_str(
+		    errs, FE_NOT_SUPPORTED,
+		    pathf(&p, "%s.supplementalGroupsPolicy", path),
+		    sc->supplemental_groups_policy,
+		    "supported values: \"Merge\", \"Strict\"");
+	strbuf_release(&p);
+}
+
 static void
 validate_container(const struct container *c, const char *path,
 		   struct fielderr_list *errs)
@@ -368,6 +533,10 @@ validate_container(const struct container *c, const char *path,
 		    "must not be set for readinessProbes");
 	validate_probe(c->startup_probe, pathf(&p, "%s.startupProbe", path),
 		       true, errs);
+	if (c->security_context)
+		validate_security_context(c->security_context,
+					  pathf(&p, "%s.securityContext", path),
+					  errs);
 	if (c->image_pull_policy && strcmp(c->image_pull_policy, "Always") &&
 	    strcmp(c->image_pull_policy, "IfNotPresent") &&
 	    strcmp(c->image_pull_policy, "Never"))
@@ -422,6 +591,10 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 				  "inclusive");
 	validate_labels(&s->node_selector, pathf(&p, "%s.nodeSelector", path),
 			errs);
+	if (s->security_context)
+		validate_pod_security_context(
+		    s->security_context, pathf(&p, "%s.securityContext", path),
+		    errs);
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 

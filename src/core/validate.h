@@ -13,6 +13,12 @@
 /* namespaced: the object lives in a namespace (all kinds so far). */
 void validate_object_meta(const struct object_meta *m, bool namespaced,
 			  const char *path, struct fielderr_list *errs);
+/* A capability name as securityContext.capabilities writes it
+ * ("NET_BIND_SERVICE", or "CAP_NET_BIND_SERVICE" as the runtimes accept):
+ * its Linux number, CAPABILITY_ALL for "ALL", or -1 if unknown. */
+#define CAPABILITY_ALL       1000
+#define CAPABILITY_SYS_ADMIN 21
+int validate_capability(const char *name);
 void validate_pod_spec(const struct pod_spec *s, const char *path,
 		       struct fielderr_list *errs);
 void validate_deployment(const struct deployment *d,

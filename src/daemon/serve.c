@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,10 @@
 #include "clock.h"
 #include "ctl.h"
 #include "log.h"
+#include "portalloc.h"
 #include "rand.h"
 #include "dtime.h"
+#include "secexec.h"
 #include "serve.h"
 #include "server.h"
 #include "store.h"
@@ -38,6 +41,7 @@ static const char usage_text[] =
     "                    [--header-timeout S] [--idle-timeout S]\n"
     "                    [--max-unauthenticated N]\n"
     "                    [--max-unauthenticated-per-address N]\n"
+    "                    [--host-port-range A-B] [--default-user USER]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -48,7 +52,9 @@ static const char usage_text[] =
     "N writes (default 1000) while their objects fit in B bytes (default\n"
     "512 KiB, 0: no bound); older: 410 Gone. The controllers and the agent\n"
     "sync every object at start and again every DURATION (default 5m,\n"
-    "0: only at start).\n"
+    "0: only at start). Pods get their host ports from A-B (default\n"
+    "30000-32767); pods that name no user (runAsUser) run as USER (a name\n"
+    "or a uid; recommended when drover runs as root).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -431,6 +437,46 @@ raise_nofile(void)
 	}
 }
 
+/* --default-user: a user name, or a uid (its group from the password
+ * database if it has an entry there, else the same number). */
+static int
+default_user(const char *arg, struct agent_config *agc)
+{
+	const struct passwd *pw = getpwnam(arg);
+	char *end;
+	long long uid;
+
+	if (pw == NULL) {
+		errno = 0;
+		uid = strtoll(arg, &end, 10);
+		if (*arg == '\0' || *end || errno || uid < 0 ||
+		    uid > 0xfffffffeLL)
+			return -1;
+		pw = getpwuid((uid_t)uid);
+		agc->default_user = true;
+		agc->default_uid = uid;
+		agc->default_gid = pw ? (long long)pw->pw_gid : uid;
+		return 0;
+	}
+	agc->default_user = true;
+	agc->default_uid = pw->pw_uid;
+	agc->default_gid = pw->pw_gid;
+	return 0;
+}
+
+/* Only root can run processes as another user. */
+static bool
+can_become(long long uid)
+{
+	return geteuid() == 0 || (uid_t)uid == geteuid();
+}
+
+int
+serve_exec_helper(int argc, char **argv)
+{
+	return secexec_main(argc, argv);
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -451,6 +497,8 @@ serve_main(int argc, char **argv)
 	    {"max-unauthenticated", required_argument, NULL, OPT_MAX_UNAUTH},
 	    {"max-unauthenticated-per-address", required_argument, NULL,
 	     OPT_MAX_UNAUTH_PER_ADDR},
+	    {"host-port-range", required_argument, NULL, 'P'},
+	    {"default-user", required_argument, NULL, 'U'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -522,6 +570,17 @@ serve_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P':
+			if (portalloc_parse_range(optarg, &s.agc.port_lo,
+						  &s.agc.port_hi)) {
+				fprintf(stderr,
+					"error: --host-port-range: \"%s\": "
+					"expected A-B with 1 <= A <= B <= "
+					"65535\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_WATCH_BUFFER:
 		case OPT_WATCH_BUFFER_TOTAL:
 		case OPT_HEADER_TIMEOUT:
@@ -546,6 +605,22 @@ serve_main(int argc, char **argv)
 				hc.max_unauth_per_addr = (unsigned)n;
 			break;
 		}
+		case 'U':
+			if (default_user(optarg, &s.agc)) {
+				fprintf(stderr,
+					"error: --default-user: \"%s\": no "
+					"such user\n",
+					optarg);
+				return 2;
+			}
+			if (!can_become(s.agc.default_uid)) {
+				fprintf(stderr,
+					"error: --default-user: running pods "
+					"as another user needs drover to run "
+					"as root\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;

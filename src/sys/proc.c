@@ -94,6 +94,30 @@ resolve(const char *file, char *const *env, char *buf, size_t len)
 	return err;
 }
 
+/* The helper's report: nothing (EOF) once it exec'd the program, else
+ * "ERRNO message". Returns 0 or that errno. */
+static int
+helper_result(int fd, const struct proc_spawn *o)
+{
+	char buf[512];
+	ssize_t n, got = 0;
+	char *end;
+	long e;
+
+	while ((n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
+	       (n < 0 && errno == EINTR))
+		if (n > 0 && (got += n) >= (ssize_t)sizeof(buf) - 1)
+			break;
+	if (got == 0)
+		return 0;
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	e = strtol(buf, &end, 10);
+	if (o->err)
+		snprintf(o->err, o->errlen, "%s", *end == ' ' ? end + 1 : buf);
+	return e > 0 ? (int)e : EPERM;
+}
+
 int
 proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
 {
@@ -101,10 +125,30 @@ proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
 	posix_spawnattr_t at;
 	sigset_t none, all;
 	char path[4096];
-	int r;
+	char **hargv = NULL;
+	char *const *argv = o->argv;
+	int r, rep[2] = {-1, -1};
+	size_t n;
 
+	if (o->err && o->errlen)
+		o->err[0] = '\0';
 	if ((r = resolve(o->file, o->env, path, sizeof(path))))
 		return r;
+	if (o->helper) {
+		for (n = 0; o->argv[n]; n++)
+			;
+		hargv = calloc(n + 5, sizeof(*hargv));
+		if (hargv == NULL || pipe2(rep, O_CLOEXEC)) {
+			free(hargv);
+			return errno;
+		}
+		hargv[0] = (char *)"drover";
+		hargv[1] = (char *)PROC_HELPER_VERB;
+		hargv[2] = (char *)o->helper_arg;
+		hargv[3] = path;
+		memcpy(hargv + 4, o->argv, n * sizeof(*hargv));
+		argv = hargv;
+	}
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawnattr_init(&at);
@@ -119,9 +163,19 @@ proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
 	posix_spawn_file_actions_adddup2(&fa, o->out_fd, 2);
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-	r = posix_spawn(pid, path, &fa, &at, o->argv, o->env);
+	if (o->helper) /* dup2 clears close-on-exec on the copy */
+		posix_spawn_file_actions_adddup2(&fa, rep[1], PROC_HELPER_FD);
+	r = posix_spawn(pid, o->helper ? o->helper : path, &fa, &at, argv,
+			o->env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	free(hargv);
+	if (o->helper) {
+		close(rep[1]);
+		if (r == 0 && (r = helper_result(rep[0], o)) != 0)
+			waitpid(*pid, NULL, 0);
+		close(rep[0]);
+	}
 	if (r)
 		return r;
 	/* Not reaped until proc_reap(), so the pid is still this child. */

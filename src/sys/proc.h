@@ -20,7 +20,22 @@ struct proc_spawn {
 	char *const *env;  /* NULL-terminated */
 	const char *cwd;
 	int out_fd; /* becomes stdout and stderr; stdin is /dev/null */
+	/* With a helper, the process started is `helper HELPER_VERB
+	 * helper_arg PATH ARGV...` (PATH: file resolved), which does what
+	 * posix_spawn cannot (secexec.h) and then execs PATH. It reports a
+	 * failure before that exec as one line on fd 3 ("ERRNO message"),
+	 * and proc_spawn waits for that exec: its result is then the
+	 * helper's errno, and err (if not NULL) receives the message. */
+	const char *helper;
+	const char *helper_arg;
+	char *err;
+	size_t errlen;
 };
+
+/* The verb the helper is called with (argv[1]). */
+#define PROC_HELPER_VERB "__exec"
+/* The descriptor on which the helper reports a failure. */
+#define PROC_HELPER_FD 3
 
 /* Starts a process in a new session with default signal dispositions and
  * an empty signal mask. The call returns once the exec has happened
