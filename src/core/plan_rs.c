@@ -198,40 +198,122 @@ ranked_pod_cmp(const void *a, const void *b)
 		      pj->metadata.name ? pj->metadata.name : "");
 }
 
-static int
-cmp_str(const void *a, const void *b)
+static void
+sift_down(struct ranked_pod *h, size_t n, size_t i)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, top = i;
+		struct ranked_pod t;
+
+		if (l < n && ranked_pod_cmp(&h[l], &h[top]) > 0)
+			top = l;
+		if (r < n && ranked_pod_cmp(&h[r], &h[top]) > 0)
+			top = r;
+		if (top == i)
+			return;
+		t = h[i];
+		h[i] = h[top];
+		h[top] = t;
+		i = top;
+	}
 }
 
-/* Counts related active pods per node name (sorted names + counts). */
-static int64_t
-count_on_node(const char **nodes, size_t n, const char *node)
+/* Puts the k first of rp[0..n) in ranked_pod_cmp's order (a total
+ * order) at its front, sorted: what a full sort would put there, in
+ * O(n log k) instead of O(n log n), with a max-heap of the k best so far.
+ * A burst of 500 victims out of 100,000 pods ranks 100,000 pods, not
+ * sorts them. */
+static void
+smallest_first(struct ranked_pod *rp, size_t n, size_t k)
 {
-	const char **lo, **hi;
+	size_t i;
+
+	if (k == 0)
+		return;
+	for (i = k / 2; i-- > 0;)
+		sift_down(rp, k, i);
+	for (i = k; i < n; i++)
+		if (ranked_pod_cmp(&rp[i], &rp[0]) < 0) {
+			struct ranked_pod t = rp[0];
+
+			rp[0] = rp[i];
+			rp[i] = t;
+			sift_down(rp, k, 0);
+		}
+	xqsort(rp, k, sizeof(*rp), ranked_pod_cmp);
+}
+
+/* Related active pods per node: the distinct node names, sorted, with
+ * their counts. Nodes are few beside pods (one, on a single host), so
+ * each pod costs a binary search among the nodes, not a place in a sort
+ * of every pod. */
+struct node_count {
+	const char *node;
+	int64_t n;
+};
+
+static size_t
+node_find(const struct node_count *v, size_t n, const char *node, bool *hit)
+{
 	size_t a = 0, b = n;
 
-	/* lower bound */
 	while (a < b) {
 		size_t m = (a + b) / 2;
+		int c = strcmp(v[m].node, node);
 
-		if (strcmp(nodes[m], node) < 0)
+		if (c == 0) {
+			*hit = true;
+			return m;
+		}
+		if (c < 0)
 			a = m + 1;
 		else
 			b = m;
 	}
-	lo = nodes + a;
-	b = n;
-	while (a < b) {
-		size_t m = (a + b) / 2;
+	*hit = false;
+	return a;
+}
 
-		if (strcmp(nodes[m], node) <= 0)
-			a = m + 1;
-		else
-			b = m;
+static size_t
+count_nodes(const struct pod *const *pods, size_t n, struct node_count **out)
+{
+	struct node_count *v = NULL;
+	size_t nv = 0, i, at = 0;
+	const char *last = NULL;
+	bool hit;
+
+	for (i = 0; i < n; i++) {
+		const char *node;
+
+		if (!pod_is_active(pods[i]))
+			continue;
+		node = pods[i]->spec.node_name ? pods[i]->spec.node_name : "";
+		if (last && !strcmp(last, node)) { /* runs of the same node */
+			v[at].n++;
+			continue;
+		}
+		at = node_find(v, nv, node, &hit);
+		if (!hit) {
+			v = xrealloc(v, (nv + 1) * sizeof(*v));
+			memmove(&v[at + 1], &v[at], (nv - at) * sizeof(*v));
+			v[at].node = node;
+			v[at].n = 0;
+			nv++;
+		}
+		v[at].n++;
+		last = v[at].node;
 	}
-	hi = nodes + a;
-	return hi - lo;
+	*out = v;
+	return nv;
+}
+
+static int64_t
+count_on_node(const struct node_count *v, size_t n, const char *node)
+{
+	bool hit;
+	size_t at = node_find(v, n, node, &hit);
+
+	return hit ? v[at].n : 0;
 }
 
 static bool
@@ -283,17 +365,12 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 		struct ranked_pod *rp;
 		const struct pod *const *rel =
 		    in->related ? in->related : in->pods;
-		size_t nrel = in->related ? in->nrelated : in->npods, nn = 0;
-		const char **nodes = xmalloc((nrel + 1) * sizeof(*nodes));
+		size_t nrel = in->related ? in->nrelated : in->npods;
+		struct node_count *nodes;
+		size_t nn = count_nodes(rel, nrel, &nodes);
 
 		if (diff > RS_BURST_REPLICAS)
 			diff = RS_BURST_REPLICAS;
-		for (i = 0; i < nrel; i++)
-			if (pod_is_active(rel[i]))
-				nodes[nn++] = rel[i]->spec.node_name
-						  ? rel[i]->spec.node_name
-						  : "";
-		xqsort(nodes, nn, sizeof(*nodes), cmp_str);
 		rp = xmalloc((nmine + 1) * sizeof(*rp));
 		for (i = 0; i < nmine; i++)
 			ranked_pod_init(
@@ -304,7 +381,7 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 					      : ""),
 			    in->now);
 		if ((size_t)diff < nmine)
-			xqsort(rp, nmine, sizeof(*rp), ranked_pod_cmp);
+			smallest_first(rp, nmine, (size_t)diff);
 		out->victims = xmalloc((size_t)diff * sizeof(*out->victims));
 		for (i = 0; i < (size_t)diff; i++)
 			out->victims[i] = rp[i].pod;

@@ -224,6 +224,13 @@ run_dirty(uv_timer_t *t)
 		int64_t requeue = -1;
 		int r;
 
+		if (over_budget(q)) {
+			/* the rest, first, once the loop has polled */
+			DL_CONCAT(batch, q->dirty);
+			q->dirty = batch;
+			after_poll(q);
+			return;
+		}
 		DL_DELETE(batch, it);
 		it->dirty = false;
 		q->ndirty--;

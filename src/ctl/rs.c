@@ -60,7 +60,7 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	int64_t k;
 	int st, fail = 0;
 	bool more = false; /* stopped by the budget */
-	uint64_t started = uv_hrtime();
+	uint64_t started;
 
 	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
@@ -85,6 +85,9 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	in.pods = pp;
 	in.now = c->cfg.now();
 	plan_rs(&in, &out);
+	/* The budget counts the writes, not the planning: a sync always
+	 * makes progress however many pods the ReplicaSet has. */
+	started = uv_hrtime();
 	for (i = 0; i < out.nadopt; i++) {
 		/* a copy: the cache is not ours to change */
 		struct object po = {kind_by_id(KIND_POD), NULL};

@@ -2,12 +2,19 @@
  * core's sched_pick(), through the pods/binding subresource, so that a
  * multi-host setup runs the same code. Pods that fit nowhere get a
  * PodScheduled=False/Unschedulable condition with kube-scheduler's
- * message, and are retried when nodes change. */
+ * message, and are retried when nodes change.
+ *
+ * Like kube-scheduler's queue it follows pod events instead of scanning
+ * every pod: each pod is tracked (its node, for the spread score's
+ * counts, or its place in the queue of pending pods, first in first
+ * out), and pods that fit nowhere wait aside until a node changes. A
+ * pass costs the pods it binds, not the pods that exist. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <uthash.h>
+#include <utlist.h>
 
 #include "ctl.h"
 #include "informer.h"
@@ -17,42 +24,143 @@
 #include "placement.h"
 #include "xalloc.h"
 
+/* What the scheduler knows of one pod. */
+struct tracked {
+	char *key;  /* "ns/name" */
+	char *node; /* the node it counts on (bound, not being deleted) */
+	/* waiting to be placed: in ctl_sched.pending or .aside */
+	enum { NOWHERE, PENDING, ASIDE } where;
+	struct tracked *prev, *next;
+	UT_hash_handle hh; /* in ctl_sched.pods */
+};
+
+/* Pods bound to a node and not being deleted. */
+struct node_count {
+	char *name;
+	int64_t n;
+	UT_hash_handle hh;
+};
+
 struct ctl_sched {
 	struct ctl_config cfg;
 	struct queue *q;
+	struct tracked *pods;       /* by key */
+	struct tracked *pending;    /* to place, first in first out */
+	struct tracked *aside;      /* fit nowhere: until a node changes */
+	struct node_count *on_node; /* by node name */
 };
 
-static bool
-pending(json_t *pod)
-{
-	json_t *md = json_object_get(pod, "metadata");
-	const char *node = json_string_value(
-	    json_object_get(json_object_get(pod, "spec"), "nodeName"));
+/* One key for the whole scheduler: a pass binds the pending pods. */
+#define PASS_KEY "pending/pods"
 
-	return (node == NULL || !*node) &&
-	       json_object_get(md, "deletionTimestamp") == NULL;
+static void
+count(struct ctl_sched *c, const char *node, int64_t d)
+{
+	struct node_count *nc;
+
+	HASH_FIND_STR(c->on_node, node, nc);
+	if (nc == NULL) {
+		nc = xcalloc(1, sizeof(*nc));
+		nc->name = xstrdup(node);
+		HASH_ADD_KEYPTR(hh, c->on_node, nc->name, strlen(nc->name), nc);
+	}
+	nc->n += d;
+	if (nc->n == 0) {
+		HASH_DEL(c->on_node, nc);
+		free(nc->name);
+		free(nc);
+	}
 }
 
-/* One key for the whole scheduler: a pass binds every pending pod. */
-#define PASS_KEY "pending/pods"
+static void
+dequeue(struct ctl_sched *c, struct tracked *t)
+{
+	if (t->where == ASIDE)
+		DL_DELETE(c->aside, t);
+	else if (t->where == PENDING)
+		DL_DELETE(c->pending, t);
+	t->where = NOWHERE;
+}
+
+/* Brings the pod ns/name up to date from the cache: counted on its node,
+ * queued if pending, forgotten if gone. Returns true if it is pending. */
+static bool
+track(struct ctl_sched *c, const char *ns, const char *name)
+{
+	const struct object *o = informer_find(c->cfg.pods, ns, name);
+	const struct pod *p = o ? o->obj : NULL;
+	const char *node = p && !p->metadata.deletion_timestamp &&
+				   p->spec.node_name && *p->spec.node_name
+			       ? p->spec.node_name
+			       : NULL;
+	bool pend = p && !node && !p->metadata.deletion_timestamp;
+	struct tracked *t;
+	char key[600];
+
+	ctl_key(key, sizeof(key), ns, name);
+	HASH_FIND_STR(c->pods, key, t);
+	if (t == NULL && p == NULL)
+		return false;
+	if (t == NULL) {
+		t = xcalloc(1, sizeof(*t));
+		t->key = xstrdup(key);
+		HASH_ADD_KEYPTR(hh, c->pods, t->key, strlen(t->key), t);
+	}
+	if (t->node && (!node || strcmp(t->node, node))) {
+		count(c, t->node, -1);
+		free(t->node);
+		t->node = NULL;
+	}
+	if (node && !t->node) {
+		t->node = xstrdup(node);
+		count(c, node, 1);
+	}
+	if (!pend) {
+		dequeue(c, t);
+	} else if (t->where == NOWHERE) {
+		t->where = PENDING;
+		DL_APPEND(c->pending, t);
+	}
+	if (p == NULL) {
+		HASH_DEL(c->pods, t);
+		free(t->key);
+		free(t);
+	}
+	return pend;
+}
 
 static void
 on_pod(void *arg, json_t *ev)
 {
 	struct ctl_sched *c = arg;
-	json_t *obj = json_object_get(ev, "object");
-	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
 
-	if (ev && type && strcmp(type, "DELETED") && pending(obj))
+	if (ev && ns && name && track(c, ns, name))
 		queue_add(c->q, PASS_KEY);
 }
 
-/* Node changes: every pending pod may fit now. */
+/* Pods that fit nowhere may fit now. */
+static void
+retry_aside(struct ctl_sched *c)
+{
+	struct tracked *t;
+
+	if (c->aside == NULL)
+		return;
+	DL_FOREACH(c->aside, t)
+	t->where = PENDING;
+	DL_CONCAT(c->pending, c->aside);
+	c->aside = NULL;
+	queue_add(c->q, PASS_KEY);
+}
+
 static void
 on_node(void *arg, json_t *ev)
 {
 	if (ev)
-		queue_add(((struct ctl_sched *)arg)->q, PASS_KEY);
+		retry_aside(arg);
 }
 
 static int
@@ -110,78 +218,68 @@ bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
 	return r;
 }
 
-/* A node's index in a pass, by name. */
-struct node_ix {
-	const char *name; /* the node cache's */
-	size_t i;
-	UT_hash_handle hh;
-};
-
-/* Binds every pending pod. The pods already bound to each node are
- * counted once per pass (the spread score), so a pass costs one look at
- * each pod however many are pending. */
+/* Binds the pending pods in their order, until the budget is spent. */
 static int
 sync_locked(struct ctl_sched *c, bool *more)
 {
 	uint64_t started = uv_hrtime();
-	struct object **nl, **pl;
+	struct object **nl;
 	const struct node **np;
-	struct node_ix *ix = NULL, *x, *tmp, *xs;
+	struct node_count *nc;
+	struct tracked *t, *failed = NULL;
 	int64_t *on;
-	size_t nn, npods, i;
+	size_t nn, i;
 	int r = 0;
 
 	nn = informer_list(c->cfg.nodes, NULL, &nl);
-	npods = informer_list(c->cfg.pods, NULL, &pl);
 	np = xcalloc(nn + 1, sizeof(*np));
 	on = xcalloc(nn + 1, sizeof(*on));
-	xs = xcalloc(nn + 1, sizeof(*xs));
 	for (i = 0; i < nn; i++) {
 		np[i] = nl[i]->obj;
-		xs[i].name = np[i]->metadata.name ? np[i]->metadata.name : "";
-		xs[i].i = i;
-		HASH_ADD_KEYPTR(hh, ix, xs[i].name, strlen(xs[i].name), &xs[i]);
+		HASH_FIND_STR(c->on_node,
+			      np[i]->metadata.name ? np[i]->metadata.name : "",
+			      nc);
+		on[i] = nc ? nc->n : 0;
 	}
-	for (i = 0; i < npods; i++) {
-		const struct pod *p = pl[i]->obj;
-
-		if (is_pending(p) || p->metadata.deletion_timestamp)
-			continue;
-		HASH_FIND_STR(ix, p->spec.node_name, x);
-		if (x)
-			on[x->i]++;
-	}
-	for (i = 0; i < npods; i++) {
-		const struct pod *p = pl[i]->obj;
+	while ((t = c->pending) != NULL) {
+		char ns[256], name[256];
+		const struct object *o;
+		const struct pod *p;
 		struct strbuf why = STRBUF_INIT;
 		const struct node *chosen;
 
-		if (!is_pending(p))
-			continue;
 		if (ctl_overtime(started)) {
 			*more = true;
 			break;
 		}
+		dequeue(c, t);
+		if (ctl_split_key(t->key, ns, sizeof(ns), name, sizeof(name)) ||
+		    (o = informer_find(c->cfg.pods, ns, name)) == NULL ||
+		    !is_pending(p = o->obj))
+			continue;
 		chosen = sched_pick(&(struct sched_in){p, np, nn, on}, &why);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
-			/* it counts for the spread of the next ones */
-			HASH_FIND_STR(ix, chosen->metadata.name, x);
-			if (x)
-				on[x->i]++;
-		} else if (chosen) {
-			r = -1;
-		} else if (unschedulable(c, p, why.buf)) {
-			r = -1;
+			for (i = 0; i < nn; i++)
+				if (np[i] == chosen)
+					on[i]++; /* the spread of the next ones */
+		} else if (!chosen && unschedulable(c, p, why.buf) == 0) {
+			t->where = ASIDE; /* until a node changes */
+			DL_APPEND(c->aside, t);
+		} else {
+			r = -1; /* a write failed: again, after a back-off */
+			DL_APPEND(failed, t);
 		}
 		strbuf_release(&why);
 	}
-	HASH_ITER(hh, ix, x, tmp)
-	HASH_DEL(ix, x);
-	free(xs);
+	if (failed) { /* first again, in their order */
+		DL_FOREACH(failed, t)
+		t->where = PENDING;
+		DL_CONCAT(failed, c->pending);
+		c->pending = failed;
+	}
 	free(on);
 	free(np);
 	free(nl);
-	free(pl);
 	return r;
 }
 
@@ -202,6 +300,19 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	return r;
 }
 
+/* Every cached pod: at start (the caches were filled before anyone
+ * subscribed) and on a resync. */
+static void
+track_all(struct ctl_sched *c)
+{
+	struct object **l;
+	size_t i, n = informer_list(c->cfg.pods, NULL, &l);
+
+	for (i = 0; i < n; i++)
+		track(c, object_meta(l[i])->namespace, object_meta(l[i])->name);
+	free(l);
+}
+
 struct ctl_sched *
 ctl_sched_start(const struct ctl_config *cfg)
 {
@@ -211,22 +322,41 @@ ctl_sched_start(const struct ctl_config *cfg)
 	c->q = queue_new(cfg->loop, "scheduler", sync_one, c);
 	informer_subscribe(cfg->pods, on_pod, c);
 	informer_subscribe(cfg->nodes, on_node, c);
+	track_all(c);
 	return c;
 }
 
 void
 ctl_sched_stop(struct ctl_sched *c)
 {
+	struct tracked *t, *tt;
+	struct node_count *nc, *nt;
+
 	if (c == NULL)
 		return;
 	informer_unsubscribe(c->cfg.pods, c);
 	informer_unsubscribe(c->cfg.nodes, c);
 	queue_free(c->q);
+	HASH_ITER(hh, c->pods, t, tt)
+	{
+		HASH_DEL(c->pods, t);
+		free(t->key);
+		free(t->node);
+		free(t);
+	}
+	HASH_ITER(hh, c->on_node, nc, nt)
+	{
+		HASH_DEL(c->on_node, nc);
+		free(nc->name);
+		free(nc);
+	}
 	free(c);
 }
 
 void
 ctl_sched_resync(struct ctl_sched *c)
 {
+	track_all(c);
+	retry_aside(c);
 	queue_add(c->q, PASS_KEY);
 }

@@ -245,6 +245,74 @@ test_adopt_and_burst(void **state)
 	fx_free_deployment(d);
 }
 
+/* The victims of a scale-down by k are exactly the first k of a full
+ * sort by ranked_pod_cmp, whatever k and the pods (the planner selects
+ * them with a heap instead of sorting every pod). The times are all
+ * distinct: with equal ready times Kubernetes' order is not transitive
+ * (uid decides one pair, restarts the next), and no two sorts need
+ * agree. */
+static void
+test_victims_are_the_sorted_prefix(void **state)
+{
+	static const char *phases[] = {"Pending", "Running", "Unknown"};
+	static const char *nodes[] = {"a", "b", "c", NULL};
+	struct deployment *d = fx_deployment(1, "v1", NULL, NULL);
+	unsigned seed = 8;
+	size_t n = 700, i, trial;
+
+	(void)state;
+	for (trial = 0; trial < 6; trial++) {
+		int64_t down = (int64_t[]){1, 2, 37, 350, 499, 500}[trial];
+		struct replicaset *rs =
+		    fx_rs(d, "web-v1", "v1", (int64_t)n - down, 0, 1, 0);
+		struct pod **pods = xcalloc(n, sizeof(*pods));
+		struct ranked_pod *all = xcalloc(n, sizeof(*all));
+		struct plan_rs_in in = {
+		    .rs = rs, .npods = n, .now = T0 + DTIME_SEC(5000)};
+		struct plan_rs_out out;
+		const char **node_of = xcalloc(n, sizeof(*node_of));
+
+		for (i = 0; i < n; i++) {
+			char name[32];
+			struct podspec ps = {name,
+					     nodes[rand_r(&seed) % 4],
+					     phases[rand_r(&seed) % 3],
+					     (int64_t)((i * 7919) % 2000) - 5,
+					     (int64_t)((i * 7907) % 4000),
+					     (int64_t)(rand_r(&seed) % 3),
+					     NULL};
+
+			snprintf(name, sizeof(name), "p%03zu", i);
+			pods[i] = mkpod(rs, &ps);
+			node_of[i] = ps.node ? ps.node : "";
+		}
+		in.pods = (const struct pod *const *)pods;
+		plan_rs(&in, &out);
+		assert_int_equal(out.nvictims, (size_t)down);
+		for (i = 0; i < n; i++) {
+			size_t j, on = 0;
+
+			for (j = 0; j < n; j++)
+				on += !strcmp(node_of[i], node_of[j]);
+			ranked_pod_init(&all[i], pods[i], (int64_t)on, in.now);
+		}
+		qsort(all, n, sizeof(*all), ranked_pod_cmp);
+		for (i = 0; i < (size_t)down; i++)
+			assert_string_equal(out.victims[i]->metadata.name,
+					    all[i].pod->metadata.name);
+		plan_rs_out_release(&out);
+		for (i = 0; i < n; i++) {
+			pod_release(pods[i]);
+			free(pods[i]);
+		}
+		free(pods);
+		free(all);
+		free(node_of);
+		fx_free_rs(rs);
+	}
+	fx_free_deployment(d);
+}
+
 int
 main(void)
 {
@@ -252,6 +320,7 @@ main(void)
 	    cmocka_unit_test(test_victim_ranking),
 	    cmocka_unit_test(test_create_and_status),
 	    cmocka_unit_test(test_adopt_and_burst),
+	    cmocka_unit_test(test_victims_are_the_sorted_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
