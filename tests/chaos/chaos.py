@@ -635,6 +635,7 @@ def run_trial(seed, drover, example, actions, log):
 def campaign(seconds, seed, build, trials=None, actions=4, log=print):
     """Runs trials until seconds have passed (or trials are done); returns
     a summary dict."""
+    build = os.path.abspath(build)  # pods run elsewhere: no relative path
     drover = os.path.join(build, "drover")
     example = os.path.join(build, "examples", "service", "drover-example-web")
     for f in (drover, example):
