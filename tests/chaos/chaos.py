@@ -8,6 +8,7 @@ each trial (rollout complete, no duplicate or orphan process, no lost
 revision).
 
     chaos.py [--seconds N] [--seed S] [--trials N] [--build DIR]
+             [--actions N] [--max-replicas N]
 
 Trial i of a campaign with seed S runs scenario S+i; a failed trial is
 replayed alone with `--seed S+i --trials 1` (or `make chaos
@@ -312,8 +313,9 @@ class Trial:
     template, scale, undo) with SIGKILLs of the daemon; rng drives every
     choice."""
 
-    def __init__(self, seed, drover, example, actions, log):
+    def __init__(self, seed, drover, example, actions, log, max_replicas=4):
         self.seed, self.rng = seed, random.Random(seed)
+        self.max_replicas = max_replicas
         self.drover, self.example, self.n_actions = drover, example, actions
         self.log = log
         self.revisions = {}  # revision -> image, as Kubernetes numbers them
@@ -406,7 +408,7 @@ class Trial:
 
     def run(self, dm, obs):
         rng = self.rng
-        replicas = rng.randint(2, 4)
+        replicas = rng.randint(2, self.max_replicas)
         surge = rng.randint(0, 2)
         unavail = rng.randint(0 if surge else 1, 1)
         delay = rng.choice([0, 300, 1000])
@@ -449,7 +451,8 @@ class Trial:
                            kill == "during-write")
                 self.model_template(image)
             elif kind == "scale":
-                new = rng.choice([n for n in range(1, 6) if n != replicas])
+                new = rng.choice([n for n in range(1, self.max_replicas + 2)
+                                  if n != replicas])
                 obs.bounds(max(replicas, new) + surge, min(replicas, new) - unavail)
 
                 def do(n=new):
@@ -601,12 +604,12 @@ def clean_up(dm, failures_of_trial):
         failures_of_trial.append("processes left behind (killed): %s" % left)
 
 
-def run_trial(seed, drover, example, actions, log):
+def run_trial(seed, drover, example, actions, log, max_replicas):
     """Returns (failures, kills, samples) of one trial."""
     failures = []
     with tempfile.TemporaryDirectory(prefix="drover-chaos-") as d:
         dm = Daemon(drover, d)
-        trial = Trial(seed, drover, example, actions, log)
+        trial = Trial(seed, drover, example, actions, log, max_replicas)
         obs = None
         try:
             dm.start()
@@ -632,7 +635,7 @@ def run_trial(seed, drover, example, actions, log):
     return failures, dm.kills, samples
 
 
-def campaign(seconds, seed, build, trials=None, actions=4, log=print):
+def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replicas=4):
     """Runs trials until seconds have passed (or trials are done); returns
     a summary dict."""
     build = os.path.abspath(build)  # pods run elsewhere: no relative path
@@ -648,7 +651,8 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print):
     while (trials is None or i < trials) and (time.monotonic() < end or i == 0):
         s = seed + i
         t0 = time.monotonic()
-        failures, kills, samples = run_trial(s, drover, example, actions, log)
+        failures, kills, samples = run_trial(s, drover, example, actions, log,
+                                             max_replicas)
         out["trials"] += 1
         out["kills"] += kills
         if samples:
@@ -673,7 +677,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--trials", type=int, default=None)
-    ap.add_argument("--actions", type=int, default=4)
+    ap.add_argument("--actions", type=int, default=4, help="changes per trial")
+    ap.add_argument("--max-replicas", type=int, default=4)
     ap.add_argument("--build", default=os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         "build"))
@@ -682,7 +687,7 @@ def main():
     print("crash campaign: %gs, seed %d, build %s" % (a.seconds, seed, a.build), flush=True)
     t0 = time.monotonic()
     out = campaign(a.seconds, seed, a.build, a.trials, a.actions,
-                   log=lambda s: print(s, flush=True))
+                   log=lambda s: print(s, flush=True), max_replicas=a.max_replicas)
     print("\n%d trials, %d SIGKILLs, %d observer samples (%d while the daemon was down), "
           "%d failed, %.0fs" % (out["trials"], out["kills"], out["samples"],
                                 out["down_samples"], len(out["failed"]),

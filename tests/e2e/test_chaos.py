@@ -74,6 +74,10 @@ def test_observer_sees_a_lost_ready_process(deployed):
     os.killpg(chaos.service_pids(dm.dir)[0], signal.SIGKILL)
     chaos.poll(lambda: obs.violations, 10, "the observer to see it")
     assert "ready service processes < replicas - maxUnavailable = 2" in obs.violations[0]
+    # and more pods than the bound, read from the API
+    obs.bounds(1, None)
+    chaos.poll(lambda: any("pods that count > replicas + maxSurge = 1" in v
+                           for v in obs.violations), 10, "the observer to see them")
 
 
 def test_checks_see_a_stray_process_and_a_lost_revision(deployed):
