@@ -9,10 +9,16 @@
 #   make test SANITIZE=1  the same under AddressSanitizer + UBSan
 #   make bench          benchmarks with figures (bench/)
 #   make fuzz           run the decoder fuzzer for FUZZ_SECONDS (default 60)
+#   make chaos          the crash campaign for CHAOS_SECONDS (default 600):
+#                       rollouts of real processes with SIGKILLs of the
+#                       daemon (CHAOS_SEED=N replays, CHAOS_TRIALS=N caps)
 
 SANITIZE ?= 0
 JOBS ?= 2
 FUZZ_SECONDS ?= 60
+CHAOS_SECONDS ?= 600
+CHAOS_SEED ?=
+CHAOS_TRIALS ?=
 ifeq ($(SANITIZE),1)
 BUILD ?= build-asan
 CMAKE_FLAGS = -DSANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
@@ -21,7 +27,7 @@ BUILD ?= build
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo
 endif
 
-.PHONY: all deps build run demo test check-layers bench fuzz format clean
+.PHONY: all deps build run demo test check-layers bench fuzz chaos format clean
 
 all: build
 
@@ -42,6 +48,11 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+chaos: build
+	/usr/bin/python3 tests/chaos/chaos.py --seconds $(CHAOS_SECONDS) \
+		--build $(BUILD) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
+		$(if $(CHAOS_TRIALS),--trials $(CHAOS_TRIALS))
 
 check-layers: build
 	scripts/check-layers.sh $(BUILD)

@@ -1,0 +1,103 @@
+"""test_chaos.py - a short crash campaign (tests/chaos/chaos.py, the code
+`make chaos` runs for ten minutes): a few trials of rollouts, scales and
+undos of real processes with SIGKILLs of the daemon, the budget observed
+throughout, each trial ending complete, with exactly the pods' processes
+and every revision. And the campaign's own checks fail when they must."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "chaos"))
+
+import chaos  # noqa: E402
+from test_runtime import ROOT  # noqa: E402
+
+BUILD = os.path.dirname(os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover")))
+# Scenarios chosen to kill during writes, rollouts, scales and undos; the
+# long campaign draws new ones each run.
+SEED = 100
+
+
+def test_short_campaign():
+    lines = []
+    out = chaos.campaign(45, SEED, BUILD, trials=4, actions=3, log=lines.append)
+    print("\n".join(lines))
+    assert out["trials"] >= 3, lines
+    assert out["kills"] >= 8, lines
+    assert out["down_samples"] > 0, lines  # observed while the daemon was down
+    assert not out["failed"], "\n".join(lines)
+
+
+@pytest.fixture
+def deployed():
+    """A Deployment of 2 ready replicas (maxUnavailable 0) and an observer
+    holding it to replicas - 0; cleaned up like a trial."""
+    with tempfile.TemporaryDirectory(prefix="drover-chaos-") as d:
+        dm = chaos.Daemon(os.path.join(BUILD, "drover"), d)
+        failures = []
+        obs = None
+        try:
+            dm.start()
+            trial = chaos.Trial(1, dm.bin, os.path.join(
+                BUILD, "examples", "service", "drover-example-web"), 0, print)
+            body = {"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": chaos.NAME},
+                    "spec": {"replicas": 2,
+                             "selector": {"matchLabels": {"app": chaos.NAME}},
+                             "strategy": {"rollingUpdate": {"maxSurge": 1,
+                                                            "maxUnavailable": 0}},
+                             "template": chaos.template(trial.example, "v1", 1500)}}
+            assert dm.req("POST", chaos.APPS + "/deployments", body).status_code == 201
+            trial.model_template("web:v1")
+            trial.wait_complete(dm, 2)
+            obs = chaos.Observer(dm)
+            obs.bounds(3, 2)
+            yield dm, trial, obs
+        finally:
+            if obs is not None:
+                obs.close()
+            chaos.clean_up(dm, failures)
+            assert not failures
+
+
+def test_observer_sees_a_lost_ready_process(deployed):
+    dm, trial, obs = deployed
+    time.sleep(0.5)
+    assert not obs.violations and obs.samples > 0
+    # restarted by the agent at once, ready 1.5 s later
+    os.killpg(chaos.service_pids(dm.dir)[0], signal.SIGKILL)
+    chaos.poll(lambda: obs.violations, 10, "the observer to see it")
+    assert "ready service processes < replicas - maxUnavailable = 2" in obs.violations[0]
+    # and more pods than the bound, read from the API
+    obs.bounds(1, None)
+    chaos.poll(lambda: any("pods that count > replicas + maxSurge = 1" in v
+                           for v in obs.violations), 10, "the observer to see them")
+
+
+def test_checks_see_a_stray_process_and_a_lost_revision(deployed):
+    dm, trial, obs = deployed
+    trial.check_processes(dm, 2)
+    trial.check_revisions(dm)
+    # a revision the Deployment does not have
+    trial.revisions[2] = "web:v2"
+    with pytest.raises(chaos.Violation, match="revision annotation 1, want 2"):
+        trial.check_revisions(dm)
+    # a service process no pod reports, writing to a pod log of this node
+    log = os.path.join(dm.dir, "pods", "default_stray_0_c.log")
+    with open(log, "ab") as f:
+        stray = subprocess.Popen([os.path.join(BUILD, "examples", "service",
+                                               "drover-example-web"), "--port", "0"],
+                                 stdout=f, stderr=f, start_new_session=True)
+    try:
+        chaos.poll(lambda: stray.pid in chaos.service_pids(dm.dir), 5, "the stray")
+        with pytest.raises(chaos.Violation, match="not reported: \\[%d\\]" % stray.pid):
+            trial.check_processes(dm, 2, timeout=1)
+    finally:
+        stray.kill()
+        stray.wait()
