@@ -30,10 +30,9 @@
 struct ctl_gc {
 	struct ctl_config cfg;
 	struct queue *q;
+	struct informer *all[3]; /* the caches of Deployments, ReplicaSets,
+				    Pods: the kinds it knows */
 };
-
-static const enum kind_id kinds[] = {KIND_DEPLOYMENT, KIND_REPLICASET,
-				     KIND_POD};
 
 static struct informer *
 cache_of(const struct ctl_gc *c, const char *kind)
@@ -67,7 +66,7 @@ add_dependents(struct ctl_gc *c, const char *uid, const char *ns)
 	size_t i, k, n;
 
 	for (k = 0; k < 3 && uid; k++) {
-		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
+		struct informer *inf = c->all[k];
 
 		n = informer_dependents(inf, uid, ns, &l);
 		for (i = 0; i < n; i++)
@@ -160,7 +159,7 @@ finalize(struct ctl_gc *c, const struct object *owner, bool orphan)
 	int fail = 0;
 
 	for (k = 0; k < 3 && !fail; k++) {
-		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
+		struct informer *inf = c->all[k];
 
 		n = informer_dependents(inf, om->uid, om->namespace, &l);
 		for (i = 0; i < n && !fail; i++) {
@@ -268,6 +267,9 @@ ctl_gc_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "garbage-collector", sync_one, c);
+	c->all[0] = cfg->deploys;
+	c->all[1] = cfg->rss;
+	c->all[2] = cfg->pods;
 	informer_subscribe(cfg->deploys, on_event, c);
 	informer_subscribe(cfg->rss, on_event, c);
 	informer_subscribe(cfg->pods, on_event, c);
@@ -295,7 +297,7 @@ ctl_gc_resync(struct ctl_gc *c)
 	size_t i, k, n;
 
 	for (k = 0; k < 3; k++) {
-		struct informer *inf = cache_of(c, kind_by_id(kinds[k])->kind);
+		struct informer *inf = c->all[k];
 
 		n = informer_list(inf, NULL, &l);
 		for (i = 0; i < n; i++) {

@@ -5,6 +5,7 @@ budget, graceful stop (SIGTERM, then SIGKILL after the grace period),
 restarts with CrashLoopBackOff, and no process left behind."""
 import os
 import signal
+import sys
 import subprocess
 import tempfile
 import time
@@ -13,6 +14,12 @@ import pytest
 import requests
 
 from test_api import APPS, CORE, Daemon, Observer, update, wait_for
+
+# The service processes a daemon started, found by their pod logs under
+# its data directory: one definition, the crash campaign's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "chaos"))
+from chaos import service_pids  # noqa: E402,F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.environ.get("DROVER_EXAMPLE_WEB", os.path.join(
@@ -49,29 +56,6 @@ def rt():
                     if alive(pid):
                         os.killpg(pid, signal.SIGKILL)
                 assert not left, "processes left behind: %s" % left
-
-
-def service_pids(data_dir):
-    """The service processes a daemon on data_dir started and that are
-    still there: each leads its own process group (drover starts it with
-    setsid) and writes its standard output to a pod log under DIR/pods.
-    Unlike a scan by command line, it sees nothing of the daemons other
-    test files run at the same time."""
-    logs = os.path.realpath(data_dir) + "/pods/"
-    out = []
-    for e in os.listdir("/proc"):
-        if not e.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % e) as f:
-                st = f.read().rsplit(")", 1)[1].split()
-            if st[0] == "Z" or st[2] != e:  # a zombie, or not a group leader
-                continue
-            if os.readlink("/proc/%s/fd/1" % e).startswith(logs):
-                out.append(int(e))
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-    return sorted(out)
 
 
 def alive(pid):
