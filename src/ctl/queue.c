@@ -47,11 +47,7 @@ struct queue {
 	struct item *yielded;
 	uv_check_t yield;
 	uv_idle_t yield_idle;
-	/* When the loop last polled for I/O (uv_now() in the check phase,
-	 * which follows the poll): the budget counts from there, across
-	 * loop iterations, so that the work between two polls is bounded. */
-	uv_check_t clock;
-	uint64_t last_poll;
+
 	bool kicked;
 	bool closing;
 	int closing_handles;
@@ -125,19 +121,12 @@ after_poll(struct queue *q)
 	}
 }
 
-static void
-on_clock(uv_check_t *h)
-{
-	struct queue *q = h->data;
-
-	q->last_poll = uv_now(q->loop);
-}
-
-/* How long the loop has worked since it last polled for I/O. */
+/* How long this loop iteration has run: uv_now() is the time the loop
+ * read at its start (and after its poll). */
 static bool
 over_budget(struct queue *q)
 {
-	return uv_hrtime() / 1000000 > q->last_poll + QUEUE_TURN_BUDGET_MS;
+	return uv_hrtime() / 1000000 > uv_now(q->loop) + QUEUE_TURN_BUDGET_MS;
 }
 
 static void
@@ -186,7 +175,6 @@ on_yield(uv_check_t *h)
 
 	uv_check_stop(&q->yield);
 	uv_idle_stop(&q->yield_idle);
-	q->last_poll = uv_now(q->loop); /* this runs right after the poll */
 	while ((it = q->yielded) != NULL) {
 		DL_DELETE(q->yielded, it);
 		it->yielded = false;
@@ -290,11 +278,6 @@ queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb, void *arg)
 	q->yield.data = q;
 	uv_idle_init(loop, &q->yield_idle);
 	q->yield_idle.data = q;
-	uv_check_init(loop, &q->clock);
-	q->clock.data = q;
-	uv_check_start(&q->clock, on_clock);
-	uv_unref((uv_handle_t *)&q->clock); /* it keeps no loop alive */
-	q->last_poll = uv_now(loop);
 	return q;
 }
 
@@ -351,9 +334,7 @@ queue_free(struct queue *q)
 	uv_timer_stop(&q->kick);
 	uv_check_stop(&q->yield);
 	uv_idle_stop(&q->yield_idle);
-	uv_check_stop(&q->clock);
-	q->closing_handles = 4;
-	uv_close((uv_handle_t *)&q->clock, on_kick_closed);
+	q->closing_handles = 3;
 	uv_close((uv_handle_t *)&q->kick, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield_idle, on_kick_closed);
