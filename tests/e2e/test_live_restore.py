@@ -28,19 +28,25 @@ def box():
         try:
             yield dm
         finally:
-            for x in dm.req("GET", APPS + "/deployments").json()["items"]:
-                dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+            # The API part may fail when the test failed with the daemon
+            # down: the processes are stopped by PID all the same.
             try:
+                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
                 wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
                          timeout=20, what="every pod to go")
             finally:
-                dm.kill()
-                for pid in set(example_pids(dm)) - before:
-                    try:
-                        os.killpg(pid, signal.SIGKILL)  # never leave one behind
-                    except ProcessLookupError:
-                        continue  # it was exiting by itself
-                    pytest.fail("process %d was left behind" % pid)
+                try:
+                    dm.kill()
+                finally:
+                    left = []
+                    for pid in set(example_pids(dm)) - before:
+                        try:
+                            os.killpg(pid, signal.SIGKILL)  # never leave one
+                            left.append(pid)
+                        except ProcessLookupError:
+                            continue  # it was exiting by itself
+                    assert not left, "processes left behind: %s" % left
 
 
 def test_sigkill_restart_readopts_and_rollout_completes(box):

@@ -38,24 +38,29 @@ def rt():
         finally:
             # Services outlive the daemon by design: stop them through the
             # API first, then check that every process is gone.
-            pids = all_pids(dm)
-            for d in dm.req("GET", APPS + "/deployments").json()["items"]:
-                dm.req("DELETE", APPS + "/deployments/" + d["metadata"]["name"])
-            for p in dm.req("GET", CORE + "/pods").json()["items"]:
-                dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
-                       params={"gracePeriodSeconds": "1"})
+            # The API part may fail when the test failed with the daemon
+            # down: the processes are stopped by PID all the same.
+            pids = []
             try:
+                pids = all_pids(dm)
+                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+                for p in dm.req("GET", CORE + "/pods").json()["items"]:
+                    dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
+                           params={"gracePeriodSeconds": "1"})
                 wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
                          timeout=15, what="every pod to go")
                 for pid in pids:
                     wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
             finally:
-                dm.kill()
-                left = service_pids(dm.dir)
-                for pid in set(pids) | set(left):  # never leave one behind
-                    if alive(pid):
-                        os.killpg(pid, signal.SIGKILL)
-                assert not left, "processes left behind: %s" % left
+                try:
+                    dm.kill()
+                finally:
+                    left = service_pids(dm.dir)
+                    for pid in set(pids) | set(left):  # never leave one
+                        if alive(pid):
+                            os.killpg(pid, signal.SIGKILL)
+                    assert not left, "processes left behind: %s" % left
 
 
 def alive(pid):
