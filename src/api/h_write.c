@@ -247,6 +247,24 @@ clear_status(struct object *o)
 		((struct pod *)o->obj)->status.phase = xstrdup("Pending");
 }
 
+/* A dry-run create: 0 if the name is free (nothing is stored),
+ * STORE_EEXIST if taken, as store_create would answer. */
+static int
+would_create(struct api *a, const struct resource *res,
+	     const struct object_meta *m)
+{
+	struct store_item cur;
+	int r = store_get(
+	    a->cfg.store,
+	    &(struct store_key){res->plural, m->namespace, m->name}, &cur);
+
+	if (r == 0) {
+		store_item_release(&cur);
+		return STORE_EEXIST;
+	}
+	return r == STORE_ENOENT ? 0 : r;
+}
+
 void
 h_create(struct api *a, struct route *rt, const struct api_req *req,
 	 struct api_resp *resp)
@@ -306,36 +324,18 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			return;
 		}
 		text = encode_text(a, &o);
-		if (rt->dry_run) {
-			struct store_item cur;
-
-			r = store_get(a->cfg.store,
-				      &(struct store_key){
-					  res->plural, m->namespace, m->name},
-				      &cur);
-			if (r == 0) {
-				store_item_release(&cur);
-				r = STORE_EEXIST;
-			} else if (r == STORE_ENOENT) {
-				respond_dry(a, resp, 201, text, 0);
-				free(text);
-				object_release(&o);
-				return;
-			}
-			event_unprime(a);
-			free(text);
-			if (r != STORE_EEXIST || !m->generate_name ||
-			    !*m->generate_name)
-				break;
-			continue;
-		}
-		r = store_create(
-		    a->cfg.store,
-		    &(struct store_key){res->plural, m->namespace, m->name},
-		    text, &m->labels, &rv);
+		r = rt->dry_run
+			? would_create(a, res, m)
+			: store_create(a->cfg.store,
+				       &(struct store_key){
+					   res->plural, m->namespace, m->name},
+				       text, &m->labels, &rv);
 		if (r == 0) {
-			respond_item(a, resp, 201, res->plural, m->namespace,
-				     m->name, text, rv);
+			if (rt->dry_run)
+				respond_dry(a, resp, 201, text, 0);
+			else
+				respond_item(a, resp, 201, res->plural,
+					     m->namespace, m->name, text, rv);
 			free(text);
 			object_release(&o);
 			return;

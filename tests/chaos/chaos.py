@@ -72,6 +72,18 @@ def service_pids(data_dir):
     return sorted(out)
 
 
+def stop_left(data_dir):
+    """Kills, by PID, every service process the daemon on data_dir left
+    running; returns their pids (none: a clean end)."""
+    left = service_pids(data_dir)
+    for pid in left:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # it was exiting by itself
+    return left
+
+
 def environ(pid):
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
@@ -594,12 +606,7 @@ def clean_up(dm, failures_of_trial):
             dm.stop()
     except Violation as e:
         failures_of_trial.append(str(e))
-    left = service_pids(dm.dir)
-    for pid in left:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    left = stop_left(dm.dir)
     if left:
         failures_of_trial.append("processes left behind (killed): %s" % left)
 

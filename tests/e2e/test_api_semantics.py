@@ -8,9 +8,8 @@ import json
 import os
 import shutil
 
-import requests
 
-from test_api import APPS, CORE, api, deployment, wait_for  # noqa: F401
+from test_api import APPS, CORE, api, deployment, read_events, wait_for  # noqa: F401
 from test_runtime import EXAMPLE, environ, pids_of, rt  # noqa: F401
 
 DRY = {"dryRun": "All"}
@@ -30,19 +29,8 @@ def node_rvs(api):
 def first_events(api, path, rv, n):
     """The first n events of a watch from rv (bookmarks asked for, so
     that the end of the replayed history shows as a BOOKMARK)."""
-    out = []
-    with requests.get(api.url(path),
-                      params={"watch": "true", "resourceVersion": str(rv),
-                              "allowWatchBookmarks": "true"},
-                      headers={"Authorization": "Bearer " + api.token},
-                      stream=True, timeout=5) as r:
-        assert r.status_code == 200, r.text
-        for line in r.iter_lines():
-            if line:
-                out.append(json.loads(line))
-                if len(out) == n:
-                    break
-    return out
+    return read_events(api, path, {"watch": "true", "resourceVersion": str(rv),
+                                   "allowWatchBookmarks": "true"}, n)
 
 
 def settled(api, name):

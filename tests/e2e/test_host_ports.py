@@ -16,7 +16,7 @@ import time
 import pytest
 
 from test_api import APPS, CORE, Daemon, wait_for
-from test_runtime import EXAMPLE, alive, all_pids
+from test_runtime import EXAMPLE, alive, all_pids, service_pids, stop_left
 
 N = 500
 LO, HI = 20000, 20999  # outside Linux's default ephemeral range
@@ -26,24 +26,6 @@ LO, HI = 20000, 20999  # outside Linux's default ephemeral range
 # files, which may run at the same time (ctest -j), look for their
 # processes by the example's argv[0] and must not count these.
 PROGRAM = os.path.join(os.path.dirname(EXAMPLE), ".", os.path.basename(EXAMPLE))
-
-
-def service_pids(d):
-    """Processes that lead their session and write to a pod log of the
-    daemon on data dir d: this test's services, and nobody else's."""
-    pods = os.path.realpath(os.path.join(d, "pods")) + "/"
-    out = set()
-    for e in os.listdir("/proc"):
-        if not e.isdigit():
-            continue
-        try:
-            if os.getsid(int(e)) != int(e):
-                continue
-            if os.readlink("/proc/%s/fd/1" % e).startswith(pods):
-                out.add(int(e))
-        except OSError:
-            continue
-    return out
 
 
 def start(d, *extra):
@@ -65,12 +47,7 @@ def cleanup(dm):
                  what="every service process to exit")
     finally:
         dm.kill()
-        left = service_pids(dm.dir)
-        for pid in left:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        left = stop_left(dm.dir)
         assert not left, "processes left behind: %s" % sorted(left)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from test_api import APPS, CORE, Daemon, wait_for
 from test_probes import complete, deployment, put_template
-from test_runtime import EXAMPLE, alive, all_pids, pids_of, service_pids
+from test_runtime import EXAMPLE, alive, all_pids, pids_of, service_pids, stop_left
 
 
 def example_pids(dm):
@@ -39,13 +39,7 @@ def box():
                 try:
                     dm.kill()
                 finally:
-                    left = []
-                    for pid in set(example_pids(dm)) - before:
-                        try:
-                            os.killpg(pid, signal.SIGKILL)  # never leave one
-                            left.append(pid)
-                        except ProcessLookupError:
-                            continue  # it was exiting by itself
+                    left = stop_left(dm.dir)  # never leave one behind
                     assert not left, "processes left behind: %s" % left
 
 

@@ -4,7 +4,6 @@ downward API, log files, a rolling update replacing processes within the
 budget, graceful stop (SIGTERM, then SIGKILL after the grace period),
 restarts with CrashLoopBackOff, and no process left behind."""
 import os
-import signal
 import sys
 import subprocess
 import tempfile
@@ -19,7 +18,7 @@ from test_api import APPS, CORE, Daemon, Observer, update, wait_for
 # its data directory: one definition, the crash campaign's.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "chaos"))
-from chaos import service_pids  # noqa: E402,F401
+from chaos import service_pids, stop_left  # noqa: E402,F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.environ.get("DROVER_EXAMPLE_WEB", os.path.join(
@@ -56,10 +55,7 @@ def rt():
                 try:
                     dm.kill()
                 finally:
-                    left = service_pids(dm.dir)
-                    for pid in set(pids) | set(left):  # never leave one
-                        if alive(pid):
-                            os.killpg(pid, signal.SIGKILL)
+                    left = stop_left(dm.dir)  # never leave one
                     assert not left, "processes left behind: %s" % left
 
 
