@@ -517,7 +517,9 @@ agent_start(const struct agent_config *cfg)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
 	struct client_resp r;
-	struct object_list pods;
+	struct object_list pods = {0};
+	bool listed;
+	size_t i;
 	char path[256], query[600];
 
 	a->cfg = *cfg;
@@ -558,19 +560,17 @@ agent_start(const struct agent_config *cfg)
 		uv_timer_start(&a->resync, on_resync, (uint64_t)cfg->resync_ms,
 			       (uint64_t)cfg->resync_ms);
 	}
-	/* The host ports of this node's pods are held before anything can
-	 * start (live restore keeps them; no new pod gets one). */
-	if (a->rt && kube_list(cfg->client, KIND_POD, NULL, &pods) == 0) {
-		size_t i;
+	/* One list of the pods at start: the host ports of this node's pods
+	 * are held before anything can start (live restore keeps them; no
+	 * new pod gets one), and after the watch has delivered them, the
+	 * processes no pod accounts for are stopped (runtime_sweep). Only
+	 * this agent starts processes, so the list cannot miss one. */
+	listed = a->rt && kube_list(cfg->client, KIND_POD, NULL, &pods) == 0;
+	for (i = 0; listed && i < pods.n; i++) {
+		const struct pod *p = pods.v[i].obj;
 
-		for (i = 0; i < pods.n; i++) {
-			const struct pod *p = pods.v[i].obj;
-
-			if (p->spec.node_name &&
-			    !strcmp(p->spec.node_name, a->node))
-				runtime_reserve(a->rt, p);
-		}
-		object_list_release(&pods);
+		if (p->spec.node_name && !strcmp(p->spec.node_name, a->node))
+			runtime_reserve(a->rt, p);
 	}
 	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
 	snprintf(query, sizeof(query),
@@ -578,11 +578,9 @@ agent_start(const struct agent_config *cfg)
 	a->wpod =
 	    cfg->client->ops->watch(cfg->client, path, query, on_pod, a, &r);
 	client_resp_release(&r);
-	if (a->rt) {
-		if (kube_list(cfg->client, KIND_POD, NULL, &pods) == 0) {
-			runtime_sweep(a->rt, pod_exists, &pods);
-			object_list_release(&pods);
-		}
+	if (listed) {
+		runtime_sweep(a->rt, pod_exists, &pods);
+		object_list_release(&pods);
 	}
 	log_info("agent: node %s registered", a->node);
 	return a;
