@@ -8,6 +8,7 @@
 #include "labels.h"
 #include "plan_deploy.h"
 #include "plan_rs.h"
+#include "pod_facts.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -55,45 +56,6 @@ pod_is_available(const struct pod *p, int64_t min_ready_seconds, dtime now)
 	return t != DTIME_UNSET && t + DTIME_SEC(min_ready_seconds) < now;
 }
 
-static int
-phase_ordinal(const struct pod *p)
-{
-	const char *ph = p->status.phase ? p->status.phase : "";
-
-	if (!strcmp(ph, "Unknown"))
-		return 1;
-	if (!strcmp(ph, "Running"))
-		return 2;
-	return 0; /* Pending and anything else */
-}
-
-static int64_t
-deletion_cost(const struct pod *p)
-{
-	const char *v = strmap_get(&p->metadata.annotations, ANN_DELETION_COST);
-	char *end;
-	long long x;
-
-	if (v == NULL)
-		return 0;
-	x = strtoll(v, &end, 10);
-	if (*end || x < -2147483648LL || x > 2147483647LL)
-		return 0;
-	return x;
-}
-
-static int64_t
-max_restarts(const struct pod *p)
-{
-	int64_t m = 0;
-	size_t i;
-
-	for (i = 0; i < p->status.container_statuses.n; i++)
-		if (p->status.container_statuses.v[i].restart_count > m)
-			m = p->status.container_statuses.v[i].restart_count;
-	return m;
-}
-
 /* floor(log2(now - t)) in nanoseconds, -1 if not in the past. */
 static int64_t
 log_rank(dtime t, dtime now)
@@ -114,50 +76,54 @@ after_or_zero(dtime a, dtime b)
 	return a > b ? -1 : 1;
 }
 
-static const char *
-uid_of(const struct pod *p)
-{
-	return p->metadata.uid ? p->metadata.uid : "";
-}
-
 /* Compares two times by logarithmic bucket, then uid (LogarithmicScaleDown). */
 static int
-cmp_time_log(const struct pod *pi, const struct pod *pj, dtime ti, dtime tj,
-	     dtime now)
+cmp_time_log(const struct ranked_pod *x, const struct ranked_pod *y, dtime ti,
+	     dtime tj)
 {
 	int64_t diff;
 
-	if (now == DTIME_UNSET || ti == DTIME_UNSET || tj == DTIME_UNSET)
+	if (x->now == DTIME_UNSET || ti == DTIME_UNSET || tj == DTIME_UNSET)
 		return after_or_zero(ti, tj);
-	diff = log_rank(ti, now) - log_rank(tj, now);
-	if (diff == 0) {
-		int c = strcmp(uid_of(pi), uid_of(pj));
-
-		return c;
-	}
+	diff = log_rank(ti, x->now) - log_rank(tj, x->now);
+	if (diff == 0)
+		return strcmp(x->uid, y->uid);
 	return diff < 0 ? -1 : 1;
+}
+
+void
+ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
+		      int64_t rank, dtime now)
+{
+	rp->pod = f->pod;
+	rp->rank = rank;
+	rp->now = now;
+	rp->unassigned = f->unassigned;
+	rp->phase = f->phase;
+	rp->ready = f->ready;
+	rp->cost = f->cost;
+	rp->ready_time = f->ready_time;
+	rp->restarts = f->restarts;
+	rp->created = f->created;
+	rp->uid = pod_facts_uid(f);
 }
 
 void
 ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 		dtime now)
 {
-	rp->pod = p;
-	rp->rank = rank;
-	rp->now = now;
-	rp->unassigned = p->spec.node_name == NULL || !*p->spec.node_name;
-	rp->phase = phase_ordinal(p);
-	rp->ready = pod_is_ready(p);
-	rp->cost = deletion_cost(p);
-	rp->ready_time = pod_ready_time(p);
-	rp->restarts = max_restarts(p);
+	struct pod_facts f;
+
+	pod_facts_init(&f, p);
+	ranked_pod_from_facts(rp, &f, rank, now);
+	/* f is gone: point at the pod's own uid */
+	rp->uid = p->metadata.uid ? p->metadata.uid : "";
 }
 
 int
 ranked_pod_cmp(const void *a, const void *b)
 {
 	const struct ranked_pod *x = a, *y = b;
-	const struct pod *pi = x->pod, *pj = y->pod;
 	int c;
 
 	/* 1. unassigned < assigned */
@@ -177,7 +143,7 @@ ranked_pod_cmp(const void *a, const void *b)
 		return x->rank > y->rank ? -1 : 1;
 	/* 6. ready for less time first */
 	if (x->ready && y->ready && x->ready_time != y->ready_time) {
-		c = cmp_time_log(pi, pj, x->ready_time, y->ready_time, x->now);
+		c = cmp_time_log(x, y, x->ready_time, y->ready_time);
 		if (c)
 			return c;
 	}
@@ -185,17 +151,15 @@ ranked_pod_cmp(const void *a, const void *b)
 	if (x->restarts != y->restarts)
 		return x->restarts > y->restarts ? -1 : 1;
 	/* 8. newer first (zero time first) */
-	if (pi->metadata.creation_timestamp !=
-	    pj->metadata.creation_timestamp) {
-		c = cmp_time_log(pi, pj, pi->metadata.creation_timestamp,
-				 pj->metadata.creation_timestamp, x->now);
+	if (x->created != y->created) {
+		c = cmp_time_log(x, y, x->created, y->created);
 		if (c)
 			return c;
 	}
 	/* Kubernetes leaves the rest to an unstable sort; drover is
 	 * deterministic: by name. */
-	return strcmp(pi->metadata.name ? pi->metadata.name : "",
-		      pj->metadata.name ? pj->metadata.name : "");
+	return strcmp(x->pod->metadata.name ? x->pod->metadata.name : "",
+		      y->pod->metadata.name ? y->pod->metadata.name : "");
 }
 
 static void
@@ -275,7 +239,8 @@ node_find(const struct node_count *v, size_t n, const char *node, bool *hit)
 }
 
 static size_t
-count_nodes(const struct pod *const *pods, size_t n, struct node_count **out)
+count_nodes(const struct pod_facts *const *fs, size_t n,
+	    struct node_count **out)
 {
 	struct node_count *v = NULL;
 	size_t nv = 0, i, at = 0;
@@ -285,9 +250,9 @@ count_nodes(const struct pod *const *pods, size_t n, struct node_count **out)
 	for (i = 0; i < n; i++) {
 		const char *node;
 
-		if (!pod_is_active(pods[i]))
+		if (!fs[i]->active)
 			continue;
-		node = pods[i]->spec.node_name ? pods[i]->spec.node_name : "";
+		node = pod_facts_node(fs[i]);
 		if (last && !strcmp(last, node)) { /* runs of the same node */
 			v[at].n++;
 			continue;
@@ -316,95 +281,149 @@ count_on_node(const struct node_count *v, size_t n, const char *node)
 	return hit ? v[at].n : 0;
 }
 
+/* owner_ref_is(controller ref, "ReplicaSet", rs), from the facts: the
+ * uid kept inline, the pod read only when a uid is missing (a reference
+ * by name). */
 static bool
-owns(const struct replicaset *rs, const struct pod *p)
+owns(const struct replicaset *rs, const struct pod_facts *f)
 {
-	const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+	const char *uid = pod_facts_controller(f);
 
-	return ref && owner_ref_is(ref, "ReplicaSet", &rs->metadata);
+	if (!f->has_controller || !f->controller_kind_rs)
+		return false;
+	if (*uid && rs->metadata.uid && *rs->metadata.uid)
+		return strcmp(uid, rs->metadata.uid) == 0;
+	return owner_ref_is(meta_controller_ref(&f->pod->metadata),
+			    "ReplicaSet", &rs->metadata);
+}
+
+/* The facts of pods, from `given` or derived into *own (freed by the
+ * caller). */
+static const struct pod_facts **
+facts_of(const struct pod *const *pods, size_t n,
+	 const struct pod_facts *const *given, struct pod_facts **own)
+{
+	const struct pod_facts **fs = xmalloc((n + 1) * sizeof(*fs));
+	size_t i;
+
+	*own = NULL;
+	if (given) {
+		memcpy(fs, given, n * sizeof(*fs));
+		return fs;
+	}
+	*own = xmalloc((n + 1) * sizeof(**own));
+	for (i = 0; i < n; i++) {
+		pod_facts_init(&(*own)[i], pods[i]);
+		fs[i] = &(*own)[i];
+	}
+	return fs;
+}
+
+/* The victims: the diff first of mine in ranked_pod_cmp's order, ranked
+ * by related active pods on the same node (getPodsRankedByRelatedPods). */
+static void
+pick_victims(const struct plan_rs_in *in, const struct pod_facts *const *fs,
+	     const struct pod_facts **mine, size_t nmine, size_t diff,
+	     struct plan_rs_out *out)
+{
+	const struct pod_facts **rel = (const struct pod_facts **)fs;
+	struct pod_facts *rel_own = NULL;
+	size_t nrel = in->npods, nn, i;
+	struct node_count *nodes;
+	struct ranked_pod *rp;
+
+	if (in->related) {
+		rel = facts_of(in->related, in->nrelated, NULL, &rel_own);
+		nrel = in->nrelated;
+	}
+	nn = count_nodes(rel, nrel, &nodes);
+	rp = xmalloc((nmine + 1) * sizeof(*rp));
+	for (i = 0; i < nmine; i++)
+		ranked_pod_from_facts(
+		    &rp[i], mine[i],
+		    count_on_node(nodes, nn, pod_facts_node(mine[i])), in->now);
+	if (diff < nmine)
+		smallest_first(rp, nmine, diff);
+	out->victims = xmalloc((diff + 1) * sizeof(*out->victims));
+	for (i = 0; i < diff; i++)
+		out->victims[i] = rp[i].pod;
+	out->nvictims = diff;
+	free(rp);
+	free(nodes);
+	if (in->related) {
+		free(rel);
+		free(rel_own);
+	}
 }
 
 void
 plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 {
 	const struct replicaset *rs = in->rs;
-	const struct pod **mine;
+	const struct pod_facts **fs, **mine;
+	struct pod_facts *own;
 	size_t nmine = 0, i;
 	int64_t want, diff, fully = 0, ready = 0, avail = 0;
+	uint64_t tmpl_fp =
+	    labels_fingerprint(&rs->spec.template.metadata.labels);
 	dtime next = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->requeue_after_ms = -1;
+	fs = facts_of(in->pods, in->npods, in->facts, &own);
 	mine = xmalloc((in->npods + 1) * sizeof(*mine));
 	for (i = 0; i < in->npods; i++) {
-		const struct pod *p = in->pods[i];
+		const struct pod_facts *f = fs[i];
 
-		if (!pod_is_active(p))
+		if (!f->active)
 			continue;
-		if (owns(rs, p)) {
-			mine[nmine++] = p;
-		} else if (!meta_controller_ref(&p->metadata) &&
+		if (owns(rs, f)) {
+			mine[nmine++] = f;
+		} else if (!f->has_controller &&
 			   rs->metadata.deletion_timestamp == DTIME_UNSET &&
 			   selector_matches(rs->spec.selector,
-					    &p->metadata.labels)) {
+					    &f->pod->metadata.labels)) {
 			out->adopt =
 			    xrealloc(out->adopt,
 				     (out->nadopt + 1) * sizeof(*out->adopt));
-			out->adopt[out->nadopt++] = p;
-			mine[nmine++] = p;
+			out->adopt[out->nadopt++] = f->pod;
+			mine[nmine++] = f;
 		}
 	}
 	want = rs->spec.replicas.set ? rs->spec.replicas.v : 1;
 	diff = (int64_t)nmine - want;
 	if (rs->metadata.deletion_timestamp != DTIME_UNSET)
 		diff = 0;
-	if (diff < 0) {
+	if (diff < 0)
 		out->create =
 		    -diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS : -diff;
-	} else if (diff > 0) {
-		struct ranked_pod *rp;
-		const struct pod *const *rel =
-		    in->related ? in->related : in->pods;
-		size_t nrel = in->related ? in->nrelated : in->npods;
-		struct node_count *nodes;
-		size_t nn = count_nodes(rel, nrel, &nodes);
-
-		if (diff > RS_BURST_REPLICAS)
-			diff = RS_BURST_REPLICAS;
-		rp = xmalloc((nmine + 1) * sizeof(*rp));
-		for (i = 0; i < nmine; i++)
-			ranked_pod_init(
-			    &rp[i], mine[i],
-			    count_on_node(nodes, nn,
-					  mine[i]->spec.node_name
-					      ? mine[i]->spec.node_name
-					      : ""),
-			    in->now);
-		if ((size_t)diff < nmine)
-			smallest_first(rp, nmine, (size_t)diff);
-		out->victims = xmalloc((size_t)diff * sizeof(*out->victims));
-		for (i = 0; i < (size_t)diff; i++)
-			out->victims[i] = rp[i].pod;
-		out->nvictims = (size_t)diff;
-		free(rp);
-		free(nodes);
-	}
+	else if (diff > 0)
+		pick_victims(in, fs, mine, nmine,
+			     diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS
+						      : (size_t)diff,
+			     out);
 	/* calculateStatus over the live pods (before this step's changes,
-	 * as Kubernetes does). */
+	 * as Kubernetes does). A pod made from the template carries exactly
+	 * its labels: equal fingerprints answer "fully labeled" without
+	 * reading the pod. */
 	for (i = 0; i < nmine; i++) {
-		const struct pod *p = mine[i];
+		const struct pod_facts *f = mine[i];
 
-		if (labels_subset(&rs->spec.template.metadata.labels,
-				  &p->metadata.labels))
+		if (f->labels_fp == tmpl_fp ||
+		    labels_subset(&rs->spec.template.metadata.labels,
+				  &f->pod->metadata.labels))
 			fully++;
-		if (pod_is_ready(p)) {
+		if (f->ready) {
 			ready++;
-			if (pod_is_available(p, rs->spec.min_ready_seconds,
-					     in->now)) {
+			if (rs->spec.min_ready_seconds == 0 ||
+			    (f->ready_time != DTIME_UNSET &&
+			     f->ready_time +
+				     DTIME_SEC(rs->spec.min_ready_seconds) <
+				 in->now)) {
 				avail++;
-			} else if (rs->spec.min_ready_seconds > 0) {
+			} else {
 				dtime at =
-				    pod_ready_time(p) +
+				    f->ready_time +
 				    DTIME_SEC(rs->spec.min_ready_seconds) + 1;
 
 				if (next == 0 || at < next)
@@ -425,6 +444,8 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	if (next)
 		out->requeue_after_ms = next - in->now;
 	free(mine);
+	free(fs);
+	free(own);
 }
 
 void

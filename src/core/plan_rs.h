@@ -13,6 +13,7 @@
 #define DROVER_PLAN_RS_H
 
 #include "model.h"
+#include "pod_facts.h"
 
 #define RS_BURST_REPLICAS 500 /* Kubernetes' burstReplicas */
 
@@ -20,6 +21,10 @@ struct plan_rs_in {
 	const struct replicaset *rs;
 	const struct pod *const *pods; /* pods of the namespace */
 	size_t npods;
+	/* The facts of pods[i] at facts[i], derived when each pod changed
+	 * (the controller's cache keeps them); NULL: plan_rs derives them,
+	 * which costs a read of every pod. */
+	const struct pod_facts *const *facts;
 	/* Pods of every ReplicaSet with the same owner, for the "doubled up
 	 * on a node" rank (NULL: use `pods`). */
 	const struct pod *const *related;
@@ -62,17 +67,21 @@ struct ranked_pod {
 	const struct pod *pod;
 	int64_t rank; /* related active pods on the same node */
 	dtime now;
-	/* Sort keys, computed once by ranked_pod_init (10,000-pod sorts
-	 * would otherwise re-derive them in every comparison). */
+	/* Sort keys, copied from the pod's facts (10,000-pod sorts would
+	 * otherwise re-derive them in every comparison). */
 	bool unassigned;
 	int phase;
 	bool ready;
 	int64_t cost;
 	dtime ready_time;
 	int64_t restarts;
+	dtime created;
+	const char *uid; /* into the facts, or the pod */
 };
 void ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 		     dtime now);
+void ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
+			   int64_t rank, dtime now);
 int ranked_pod_cmp(const void *a, const void *b);
 
 #endif

@@ -19,9 +19,15 @@ struct controllers {
 };
 
 bool
+ctl_overtime_ms(uint64_t started, int64_t ms)
+{
+	return uv_hrtime() - started > (uint64_t)ms * 1000000;
+}
+
+bool
 ctl_overtime(uint64_t started)
 {
-	return uv_hrtime() - started > (uint64_t)CTL_SYNC_BUDGET_MS * 1000000;
+	return ctl_overtime_ms(started, CTL_SYNC_BUDGET_MS);
 }
 
 void

@@ -1,5 +1,6 @@
 /* informer.c - decode-once object caches fed by watches, indexed by
  * namespace/name, by uid and by owner (uthash). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ struct entry {
 	 * was filed (the object may have changed since). */
 	char **owners;
 	size_t nowners;
+	void *derived;         /* informer.derive(o), made on first use; NULL */
 	UT_hash_handle hh;     /* in informer.by_key */
 	UT_hash_handle hh_uid; /* in informer.by_uid */
 };
@@ -53,6 +55,7 @@ struct informer {
 	size_t nsubs, subs_alloc;
 	int held;
 	json_t *pending; /* events held back */
+	informer_derive_fn derive;
 };
 
 #define ORPHANS ""
@@ -141,6 +144,7 @@ entry_drop(struct informer *inf, struct entry *e)
 	if (e->uid)
 		HASH_DELETE(hh_uid, inf->by_uid, e);
 	object_release(&e->o);
+	free(e->derived);
 	free(e->key);
 	free(e->uid);
 	free(e);
@@ -166,6 +170,8 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 			HASH_DELETE(hh_uid, inf->by_uid, e);
 		free(e->uid);
 		e->uid = NULL;
+		free(e->derived);
+		e->derived = NULL;
 		object_release(&e->o);
 	}
 	e->o = *o;
@@ -381,4 +387,24 @@ informer_dependents(struct informer *inf, const char *owner_uid, const char *ns,
 			(*out)[n++] = &d->e->o;
 	}
 	return n;
+}
+
+void
+informer_set_derive(struct informer *inf, informer_derive_fn derive)
+{
+	inf->derive = derive;
+}
+
+const void *
+informer_derived(struct informer *inf, const struct object *o)
+{
+	/* o is &entry.o of one of this informer's entries */
+	struct entry *e =
+	    (struct entry *)((char *)o - offsetof(struct entry, o));
+
+	if (inf->derive == NULL)
+		return NULL;
+	if (e->derived == NULL)
+		e->derived = inf->derive(o);
+	return e->derived;
 }

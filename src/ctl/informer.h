@@ -46,6 +46,15 @@ size_t informer_dependents(struct informer *inf, const char *owner_uid,
  * (object_release); -1 if the cache has none. */
 int informer_get(struct informer *inf, const char *ns, const char *name,
 		 struct object *out);
+/* Data derived from each cached object, made when first asked for and
+ * dropped (free) when the object changes or goes: for pods, the facts
+ * the ReplicaSet planner reads (pod_facts.h), so that a sync reads one
+ * compact struct per pod instead of the whole pod. */
+typedef void *(*informer_derive_fn)(const struct object *o);
+void informer_set_derive(struct informer *inf, informer_derive_fn derive);
+/* derive(o), kept until o changes; o must be an object this informer
+ * returned. NULL if no derive function is set. */
+const void *informer_derived(struct informer *inf, const struct object *o);
 /* Holds events back (nested holds count); the last release applies them,
  * in order, and tells the subscribers. */
 void informer_hold(struct informer *inf);

@@ -3,23 +3,185 @@
  * ReplicaSet events enqueue their own key; pod events enqueue the
  * controlling ReplicaSet (orphans: every ReplicaSet of the namespace, which
  * may adopt them). New pods are created with generateName, as Kubernetes
- * does; the victims plan_rs ranks first are deleted. */
+ * does; the victims plan_rs ranks first are deleted.
+ *
+ * Huge counts. A plan reads every pod of the ReplicaSet (through the
+ * facts the pod cache keeps, pod_facts.h) and asks for at most 500
+ * creations or deletions; writing those, and committing them to disk at
+ * the end of the loop turn, costs more than the plan. So a sync writes at
+ * most RS_WRITES_PER_SYNC pods (and stops sooner at CTL_SYNC_BUDGET_MS),
+ * and what is left of its plan is carried to the next syncs, which write
+ * without planning again, as Kubernetes' expectations hold a ReplicaSet's
+ * next plan back until the last one's writes are seen. A plan that took
+ * longer than half the budget is carried out from the next sync on, after
+ * the loop has polled. Worked example, scaling 100,000 pods to 0 on two
+ * cores: the plan (about 40 ms) picks 500 victims; five syncs of 100
+ * deletions follow (about 10 ms each, plus their commit), and the API is
+ * answered between all of them.
+ *
+ * A carried plan is dropped when the ReplicaSet changes (uid, generation,
+ * replicas, deletion) or a write fails; a victim that is gone or was
+ * replaced by a pod of the same name is skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
 
 #include "ctl.h"
 #include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "plan_rs.h"
+#include "pod_facts.h"
 #include "queue.h"
 #include "xalloc.h"
+
+/* Pods written in one loop turn at most (a turn ends with the group
+ * commit, before the loop polls): about what a small machine writes and
+ * commits in CTL_SYNC_BUDGET_MS. Counted per turn, not per sync: a key
+ * can be synced twice between two commits (after the poll, and again
+ * when the events of its own writes come back). */
+#define RS_WRITES_PER_TURN 100
+
+/* The rest of a plan, carried to the next syncs of its ReplicaSet. */
+struct carried {
+	char *key; /* "ns/name" of the ReplicaSet */
+	char *uid; /* the ReplicaSet it was planned for */
+	int64_t generation, replicas;
+	int64_t create;     /* creations left */
+	char **victims;     /* names of the pods to delete, worst first */
+	char **victim_uids; /* their uids */
+	size_t nvictims;
+	size_t next;       /* the first victim not yet deleted */
+	UT_hash_handle hh; /* in ctl_rs.carried */
+};
 
 struct ctl_rs {
 	struct ctl_config cfg;
 	struct queue *q;
+	struct carried *carried; /* by key */
+	uv_prepare_t turn;       /* ends a loop turn: writes = 0 */
+	int writes;              /* pods written in this turn */
 };
+
+static void
+carried_free(struct ctl_rs *c, struct carried *cp)
+{
+	size_t i;
+
+	if (cp == NULL)
+		return;
+	HASH_DEL(c->carried, cp);
+	for (i = 0; i < cp->nvictims; i++) {
+		free(cp->victims[i]);
+		free(cp->victim_uids[i]);
+	}
+	free(cp->victims);
+	free(cp->victim_uids);
+	free(cp->key);
+	free(cp->uid);
+	free(cp);
+}
+
+static int64_t
+rs_replicas(const struct replicaset *rs)
+{
+	return rs->spec.replicas.set ? rs->spec.replicas.v : 1;
+}
+
+/* The carried plan of key, if it was made for rs as it is now. */
+static struct carried *
+carried_for(struct ctl_rs *c, const char *key, const struct replicaset *rs)
+{
+	struct carried *cp;
+
+	HASH_FIND_STR(c->carried, key, cp);
+	if (cp && (strcmp(cp->uid, rs->metadata.uid ? rs->metadata.uid : "") ||
+		   cp->generation != rs->metadata.generation ||
+		   cp->replicas != rs_replicas(rs) ||
+		   rs->metadata.deletion_timestamp != DTIME_UNSET)) {
+		carried_free(c, cp);
+		cp = NULL;
+	}
+	return cp;
+}
+
+/* Keeps what plan_rs asked to create and delete (copies of the names). */
+static struct carried *
+carry(struct ctl_rs *c, const char *key, const struct replicaset *rs,
+      const struct plan_rs_out *out)
+{
+	struct carried *cp = xcalloc(1, sizeof(*cp));
+	size_t i;
+
+	cp->key = xstrdup(key);
+	cp->uid = xstrdup(rs->metadata.uid ? rs->metadata.uid : "");
+	cp->generation = rs->metadata.generation;
+	cp->replicas = rs_replicas(rs);
+	cp->create = out->create;
+	cp->nvictims = out->nvictims;
+	cp->victims = xcalloc(out->nvictims + 1, sizeof(char *));
+	cp->victim_uids = xcalloc(out->nvictims + 1, sizeof(char *));
+	for (i = 0; i < out->nvictims; i++) {
+		const struct object_meta *m = &out->victims[i]->metadata;
+
+		cp->victims[i] = xstrdup(m->name ? m->name : "");
+		cp->victim_uids[i] = xstrdup(m->uid ? m->uid : "");
+	}
+	HASH_ADD_KEYPTR(hh, c->carried, cp->key, strlen(cp->key), cp);
+	return cp;
+}
+
+static bool
+carried_done(const struct carried *cp)
+{
+	return cp->create == 0 && cp->next == cp->nvictims;
+}
+
+/* Writes the next part of a carried plan: creations, then deletions,
+ * stopping at the first failure (Kubernetes' slow start stops at the
+ * first failed batch), at RS_WRITES_PER_TURN and at CTL_SYNC_BUDGET_MS.
+ * Returns 0 or the failed HTTP status. */
+static int
+carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
+{
+	uint64_t started = uv_hrtime();
+	const char *ns = rs->metadata.namespace;
+	int n = 0, st;
+
+	while (cp->create > 0 && c->writes < RS_WRITES_PER_TURN &&
+	       !(n && ctl_overtime(started))) {
+		struct object po = {kind_by_id(KIND_POD), NULL};
+
+		po.obj = xcalloc(1, sizeof(struct pod));
+		rs_new_pod(rs, po.obj);
+		st = kube_create(c->cfg.client, &po);
+		object_release(&po);
+		if (st != 201)
+			return st;
+		cp->create--;
+		c->writes++;
+		n++;
+	}
+	while (cp->next < cp->nvictims && c->writes < RS_WRITES_PER_TURN &&
+	       !(n && ctl_overtime(started))) {
+		const char *name = cp->victims[cp->next];
+		const struct object *o = informer_find(c->cfg.pods, ns, name);
+		const char *uid = o ? object_meta(o)->uid : NULL;
+
+		cp->next++;
+		/* gone, or another pod by that name now: not a victim */
+		if (!uid || strcmp(uid, cp->victim_uids[cp->next - 1]))
+			continue;
+		st = kube_delete(c->cfg.client, KIND_POD, ns, name);
+		if (st != 200 && st != 404)
+			return st;
+		c->writes++;
+		n++;
+	}
+	return 0;
+}
 
 static void
 on_rs(void *arg, json_t *ev)
@@ -47,54 +209,69 @@ names_owner(const struct object_meta *m, const char *uid)
 	return false;
 }
 
-static int
-sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
+/* The informer's derive function for pods: their facts (pod_facts.h). */
+static void *
+derive_facts(const struct object *o)
 {
-	struct object rso, **cache, **orphans;
-	struct plan_rs_in in = {0};
-	struct plan_rs_out out;
-	const struct pod **pp;
-	struct replicaset *rs;
-	char ns[256], name[256];
-	size_t i, nmine, norph;
-	int64_t k;
-	int st, fail = 0;
-	bool more = false; /* stopped by the budget */
-	uint64_t started;
+	struct pod_facts *f = xmalloc(sizeof(*f));
 
-	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
-		return 0;
-	/* From the cache, which is never behind the store in-process; a
-	 * stale copy would only make the status write fail with 409. */
-	if (informer_get(c->cfg.rss, ns, name, &rso))
-		return 0; /* deleted */
-	rs = rso.obj;
+	pod_facts_init(f, o->obj);
+	return f;
+}
+
+/* Plans one step for rs from its pods and the orphans it may adopt. */
+static void
+plan(struct ctl_rs *c, const struct replicaset *rs, const char *ns,
+     struct plan_rs_out *out)
+{
+	struct object **cache, **orphans;
+	struct plan_rs_in in = {0};
+	const struct pod_facts **pf;
+	const struct pod **pp;
+	size_t i, nmine, norph;
+
 	/* Its own pods and the orphans it may adopt: nothing else of the
 	 * namespace can matter to plan_rs. */
 	nmine = informer_dependents(c->cfg.pods, rs->metadata.uid, ns, &cache);
 	norph = informer_dependents(c->cfg.pods, NULL, ns, &orphans);
 	pp = xcalloc(nmine + norph + 1, sizeof(*pp));
-	for (i = 0; i < nmine; i++)
+	pf = xcalloc(nmine + norph + 1, sizeof(*pf));
+	for (i = 0; i < nmine; i++) {
+		pf[in.npods] = informer_derived(c->cfg.pods, cache[i]);
 		pp[in.npods++] = cache[i]->obj;
+	}
 	for (i = 0; i < norph; i++)
-		if (!names_owner(object_meta(orphans[i]), rs->metadata.uid))
+		if (!names_owner(object_meta(orphans[i]), rs->metadata.uid)) {
+			pf[in.npods] =
+			    informer_derived(c->cfg.pods, orphans[i]);
 			pp[in.npods++] = orphans[i]->obj; /* not twice */
+		}
 	free(cache);
 	free(orphans);
 	in.rs = rs;
 	in.pods = pp;
+	in.facts = pf;
 	in.now = c->cfg.now();
-	plan_rs(&in, &out);
-	/* The budget counts the writes, not the planning: a sync always
-	 * makes progress however many pods the ReplicaSet has. */
-	started = uv_hrtime();
-	for (i = 0; i < out.nadopt; i++) {
-		/* a copy: the cache is not ours to change */
+	plan_rs(&in, out);
+	free(pp);
+	free(pf);
+}
+
+/* Adopts the orphans plan_rs chose: a copy of each with a controller
+ * reference to rs (the cache is not ours to change). */
+static int
+adopt(struct ctl_rs *c, const struct replicaset *rs,
+      const struct plan_rs_out *out)
+{
+	size_t i;
+	int st, fail = 0;
+
+	for (i = 0; i < out->nadopt; i++) {
 		struct object po = {kind_by_id(KIND_POD), NULL};
 		struct pod *p = xcalloc(1, sizeof(*p));
 		struct owner_ref *ref;
 
-		pod_copy(p, out.adopt[i]);
+		pod_copy(p, out->adopt[i]);
 		po.obj = p;
 		ref = anylist_push(
 		    (struct anylist *)&p->metadata.owner_references,
@@ -104,33 +281,54 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			fail = st;
 		object_release(&po);
 	}
-	/* Creations and deletions stop at the first failure (Kubernetes'
-	 * slow start stops at the first failed batch), at burstReplicas
-	 * (plan_rs), and when the sync has run for CTL_SYNC_BUDGET_MS: the
-	 * rest follows on the next loop iteration. */
-	for (k = 0; k < out.create && !fail && !more; k++) {
-		struct object po = {kind_by_id(KIND_POD), NULL};
+	return fail;
+}
 
-		if (k && ctl_overtime(started)) {
-			more = true;
-			break;
-		}
+static int
+sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
+{
+	struct object rso;
+	struct plan_rs_out out;
+	struct replicaset *rs;
+	struct carried *cp;
+	char ns[256], name[256];
+	uint64_t started;
+	int st, fail = 0;
 
-		po.obj = xcalloc(1, sizeof(struct pod));
-		rs_new_pod(rs, po.obj);
-		if ((st = kube_create(c->cfg.client, &po)) != 201)
-			fail = st;
-		object_release(&po);
+	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+		return 0;
+	/* From the cache, which is never behind the store in-process; a
+	 * stale copy would only make the status write fail with 409. */
+	if (informer_get(c->cfg.rss, ns, name, &rso)) {
+		HASH_FIND_STR(c->carried, key, cp);
+		carried_free(c, cp);
+		return 0; /* deleted */
 	}
-	for (i = 0; i < out.nvictims && !fail && !more; i++) {
-		if (i && ctl_overtime(started)) {
-			more = true;
-			break;
-		}
-		st = kube_delete(c->cfg.client, KIND_POD, ns,
-				 out.victims[i]->metadata.name);
-		if (st != 200 && st != 404)
-			fail = st;
+	rs = rso.obj;
+	if ((cp = carried_for(c, key, rs)) != NULL) {
+		/* the rest of the last plan first; then a new plan */
+		fail = carry_out(c, rs, cp);
+		if (fail || carried_done(cp))
+			carried_free(c, cp);
+		if (fail)
+			log_warn("replicaset %s: HTTP %d", key, fail);
+		else
+			*requeue = 0;
+		object_release(&rso);
+		return fail ? -1 : 0;
+	}
+	started = uv_hrtime();
+	plan(c, rs, ns, &out);
+	fail = adopt(c, rs, &out);
+	if (!fail && (out.create || out.nvictims)) {
+		cp = carry(c, key, rs, &out);
+		/* A long plan has had its share of this turn. */
+		if (!ctl_overtime_ms(started, CTL_SYNC_BUDGET_MS / 2))
+			fail = carry_out(c, rs, cp);
+		if (fail || carried_done(cp))
+			carried_free(c, cp);
+		else
+			*requeue = 0;
 	}
 	if (!fail && out.status_changed) {
 		schema_release(schema_replicaset.fields[4].sub, &rs->status);
@@ -142,17 +340,17 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	if (fail)
 		log_warn("replicaset %s: HTTP %d", key, fail);
 	else if (out.create || out.nvictims)
-		log_debug("replicaset %s: created %lld, deleted %zu pods", key,
-			  (long long)out.create, out.nvictims);
-	if (!fail && out.requeue_after_ms >= 0)
+		log_debug(
+		    "replicaset %s: planned %lld creations, %zu deletions", key,
+		    (long long)out.create, out.nvictims);
+	if (!fail && out.requeue_after_ms >= 0 && *requeue != 0)
 		*requeue = out.requeue_after_ms;
-	/* More to create or delete than one burst or the budget allows:
-	 * come back at once (after the loop has polled). */
-	if (!fail && (more || out.create == RS_BURST_REPLICAS ||
+	/* More to create or delete than one burst: plan again at once
+	 * (after the loop has polled). */
+	if (!fail && (out.create == RS_BURST_REPLICAS ||
 		      out.nvictims == RS_BURST_REPLICAS))
 		*requeue = 0;
 	plan_rs_out_release(&out);
-	free(pp);
 	object_release(&rso);
 	return fail ? -1 : 0;
 }
@@ -169,6 +367,18 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	return r;
 }
 
+static void
+free_rs(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static void
+on_turn(uv_prepare_t *h)
+{
+	((struct ctl_rs *)h->data)->writes = 0;
+}
+
 struct ctl_rs *
 ctl_rs_start(const struct ctl_config *cfg)
 {
@@ -176,8 +386,13 @@ ctl_rs_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
+	uv_prepare_init(cfg->loop, &c->turn);
+	c->turn.data = c;
+	uv_prepare_start(&c->turn, on_turn);
+	uv_unref((uv_handle_t *)&c->turn); /* keeps no loop alive */
 	informer_subscribe(cfg->rss, on_rs, c);
 	informer_subscribe(cfg->pods, on_pod, c);
+	informer_set_derive(cfg->pods, derive_facts);
 	return c;
 }
 
@@ -188,8 +403,11 @@ ctl_rs_stop(struct ctl_rs *c)
 		return;
 	informer_unsubscribe(c->cfg.rss, c);
 	informer_unsubscribe(c->cfg.pods, c);
+	while (c->carried)
+		carried_free(c, c->carried);
 	queue_free(c->q);
-	free(c);
+	uv_prepare_stop(&c->turn);
+	uv_close((uv_handle_t *)&c->turn, free_rs);
 }
 
 void

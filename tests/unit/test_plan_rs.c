@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "labels.h"
 #include "plan_rs.h"
 #include "xalloc.h"
 
@@ -313,6 +314,197 @@ test_victims_are_the_sorted_prefix(void **state)
 	fx_free_deployment(d);
 }
 
+/* calculateStatus read from the pods directly: the controlled active
+ * pods (by uid, or by name for a reference without one) and the active
+ * orphans the selector matches. */
+static void
+oracle_status(const struct replicaset *rs, struct pod *const *pods, size_t n,
+	      dtime now, struct replicaset_status *st)
+{
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < n; i++) {
+		const struct pod *p = pods[i];
+		const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+		bool mine;
+
+		if (!pod_is_active(p))
+			continue;
+		if (ref)
+			mine = ref->uid ? !strcmp(ref->uid, rs->metadata.uid)
+					: !strcmp(ref->name, rs->metadata.name);
+		else
+			mine = selector_matches(rs->spec.selector,
+						&p->metadata.labels);
+		if (!mine)
+			continue;
+		st->replicas++;
+		st->fully_labeled_replicas += labels_subset(
+		    &rs->spec.template.metadata.labels, &p->metadata.labels);
+		st->ready_replicas += pod_is_ready(p);
+		st->available_replicas +=
+		    pod_is_available(p, rs->spec.min_ready_seconds, now);
+	}
+}
+
+/* Plans from the facts the controller's cache keeps give what plans from
+ * the pods give, whatever falls outside the facts' fast paths: uids and
+ * node names too long to keep inline, a reference by name (no uid), pods
+ * with more labels than the template, or fewer, adoptable orphans and
+ * pods of another ReplicaSet. */
+static void
+test_facts_give_the_same_plan(void **state)
+{
+	static const char *phases[] = {"Pending", "Running", "Unknown"};
+	static const char *nodes[] = {
+	    "a", "b",
+	    "a-node-name-much-longer-than-forty-characters-kept-in-the-pod",
+	    NULL};
+	struct deployment *d = fx_deployment(1, "v1", NULL, NULL);
+	unsigned seed = 11;
+	size_t n = 300, i, trial;
+
+	(void)state;
+	for (trial = 0; trial < 4; trial++) {
+		int64_t want = (int64_t[]){0, 120, 300, 700}[trial];
+		struct replicaset *rs = fx_rs(d, "web-v1", "v1", want, 0, 1, 0);
+		struct pod **pods = xcalloc(n, sizeof(*pods));
+		struct pod_facts *facts = xcalloc(n, sizeof(*facts));
+		const struct pod_facts **fp = xcalloc(n, sizeof(*fp));
+		struct plan_rs_in in = {
+		    .rs = rs, .npods = n, .now = T0 + DTIME_SEC(5000)};
+		struct plan_rs_out a, b;
+		struct replicaset_status want_st = {0};
+
+		if (trial == 3) { /* a uid longer than the facts keep inline */
+			free(rs->metadata.uid);
+			rs->metadata.uid =
+			    xstrdup("a-replicaset-uid-of-sixty-characters-"
+				    "000000000000000");
+		}
+		rs->spec.min_ready_seconds = trial;
+		for (i = 0; i < n; i++) {
+			char name[32];
+			struct podspec ps = {name,
+					     nodes[rand_r(&seed) % 4],
+					     phases[rand_r(&seed) % 3],
+					     (int64_t)(rand_r(&seed) % 6000) -
+						 1000,
+					     (int64_t)(rand_r(&seed) % 4000),
+					     (int64_t)(rand_r(&seed) % 3),
+					     NULL};
+			struct owner_ref *ref;
+
+			snprintf(name, sizeof(name), "p%03zu", i);
+			pods[i] = mkpod(rs, &ps);
+			ref = &pods[i]->metadata.owner_references.v[0];
+			switch (i % 7) {
+			case 1: /* an extra label: still fully labeled */
+				strmap_set(&pods[i]->metadata.labels, "x", "y");
+				break;
+			case 2: /* a template label changed: not fully */
+				strmap_set(&pods[i]->metadata.labels,
+					   "pod-template-hash", "other");
+				break;
+			case 3: /* a reference by name */
+				free(ref->uid);
+				ref->uid = NULL;
+				break;
+			case 4: /* an orphan */
+				ref->controller.v = false;
+				break;
+			case 5: /* another ReplicaSet's */
+				free(ref->uid);
+				ref->uid = xstrdup("another-uid");
+				break;
+			}
+			pod_facts_init(&facts[i], pods[i]);
+			fp[i] = &facts[i];
+		}
+		in.pods = (const struct pod *const *)pods;
+		plan_rs(&in, &a);
+		in.facts = fp;
+		plan_rs(&in, &b);
+		assert_int_equal(a.create, b.create);
+		assert_int_equal(a.nvictims, b.nvictims);
+		for (i = 0; i < a.nvictims; i++)
+			assert_ptr_equal(a.victims[i], b.victims[i]);
+		assert_int_equal(a.nadopt, b.nadopt);
+		for (i = 0; i < a.nadopt; i++)
+			assert_ptr_equal(a.adopt[i], b.adopt[i]);
+		assert_true(schema_equal(schema_replicaset.fields[4].sub,
+					 &a.status, &b.status));
+		assert_int_equal(a.requeue_after_ms, b.requeue_after_ms);
+		/* and both are what the pods themselves say */
+		oracle_status(rs, pods, n, in.now, &want_st);
+		assert_int_equal(a.status.replicas, want_st.replicas);
+		assert_int_equal(a.status.fully_labeled_replicas,
+				 want_st.fully_labeled_replicas);
+		assert_int_equal(a.status.ready_replicas,
+				 want_st.ready_replicas);
+		assert_int_equal(a.status.available_replicas,
+				 want_st.available_replicas);
+		/* the cases above were all met */
+		assert_true(a.status.fully_labeled_replicas <
+			    a.status.replicas);
+		assert_true(a.nadopt > 0);
+		plan_rs_out_release(&a);
+		plan_rs_out_release(&b);
+		for (i = 0; i < n; i++) {
+			pod_release(pods[i]);
+			free(pods[i]);
+		}
+		free(pods);
+		free(facts);
+		free(fp);
+		fx_free_rs(rs);
+	}
+	fx_free_deployment(d);
+}
+
+/* The facts of a pod, field by field (pod_facts.h's worked example). */
+static void
+test_pod_facts(void **state)
+{
+	struct deployment *d = fx_deployment(1, "v1", NULL, NULL);
+	struct replicaset *rs = fx_rs(d, "web-v1", "v1", 1, 0, 1, 0);
+	struct podspec ps = {"p", "local", "Running", 3, 1, 1, "-7"};
+	struct pod *p = mkpod(rs, &ps);
+	struct pod_facts f;
+
+	(void)state;
+	pod_facts_init(&f, p);
+	assert_ptr_equal(f.pod, p);
+	assert_true(f.active && f.ready && !f.unassigned);
+	assert_true(f.has_controller && f.controller_kind_rs);
+	assert_int_equal(f.phase, 2);
+	assert_int_equal(f.ready_time, T0 + DTIME_SEC(3));
+	assert_int_equal(f.created, T0 + DTIME_SEC(1));
+	assert_int_equal(f.cost, -7);
+	assert_int_equal(f.restarts, 1);
+	assert_string_equal(pod_facts_controller(&f), rs->metadata.uid);
+	assert_string_equal(pod_facts_node(&f), "local");
+	assert_string_equal(pod_facts_uid(&f), "uid-p");
+	assert_true(f.labels_fp ==
+		    labels_fingerprint(&rs->spec.template.metadata.labels));
+	/* a label more: another fingerprint */
+	strmap_set(&p->metadata.labels, "x", "y");
+	pod_facts_init(&f, p);
+	assert_false(f.labels_fp ==
+		     labels_fingerprint(&rs->spec.template.metadata.labels));
+	/* deleted, and a malformed cost */
+	p->metadata.deletion_timestamp = T0;
+	strmap_set(&p->metadata.annotations, ANN_DELETION_COST, "12x");
+	pod_facts_init(&f, p);
+	assert_false(f.active);
+	assert_int_equal(f.cost, 0);
+	pod_release(p);
+	free(p);
+	fx_free_rs(rs);
+	fx_free_deployment(d);
+}
+
 int
 main(void)
 {
@@ -321,6 +513,8 @@ main(void)
 	    cmocka_unit_test(test_create_and_status),
 	    cmocka_unit_test(test_adopt_and_burst),
 	    cmocka_unit_test(test_victims_are_the_sorted_prefix),
+	    cmocka_unit_test(test_facts_give_the_same_plan),
+	    cmocka_unit_test(test_pod_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
