@@ -15,6 +15,15 @@
  * keeps the database as it was before the transaction, and the next
  * transaction tries again.
  *
+ * Checkpoints: SQLite copies the WAL back into the database file (a
+ * checkpoint) inside the commit that takes the WAL past 1,000 pages,
+ * with an fsync of the database: on the event loop, tens to hundreds of
+ * milliseconds in which no request is answered. Here the commits only
+ * append to the WAL; past CKPT_PAGES a thread of this store, on its own
+ * connection, runs a passive checkpoint (it never blocks the writer and
+ * gives up where the writer's transaction begins). What a crash leaves in
+ * the WAL is replayed by the next open, as before.
+ *
  * Files: SQLite creates the database with mode 0644 less the umask and
  * gives its -wal and -shm files the database's mode; the database is
  * created (or chmod-ed) 0600 here first, so all three are 0600 whatever
@@ -23,6 +32,7 @@
  * and lite_reopen() tries again later. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +44,26 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+/* WAL pages after which the checkpointer runs (SQLite's own default),
+ * and after which the commit checkpoints itself: the WAL starts again
+ * from its beginning only when a write begins after a complete
+ * checkpoint, which a checkpointer behind a steady stream of commits may
+ * never finish; there the loop pays for what is left, as it always did. */
+#define CKPT_PAGES        1000
+#define CKPT_INLINE_PAGES (8 * CKPT_PAGES)
+
+/* The checkpointer thread and what it shares with the loop's thread
+ * (under mu). Made on the first large WAL; joined by lite_close. */
+struct ckpt {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool want; /* a checkpoint is asked for */
+	bool stop;
+	char *path;
+	sqlite3 *db; /* the thread's own connection */
+};
+
 struct lite {
 	sqlite3 *db;
 	sqlite3_stmt *get, *list_ns, *list_all, *ins, *upd, *del, *set_rv;
@@ -42,6 +72,7 @@ struct lite {
 	bool open;        /* a deferred transaction is open */
 	int fail_commits; /* tests: commits to fail (the commit hook) */
 	char *path;
+	struct ckpt *ck; /* NULL until the WAL first passes CKPT_PAGES */
 };
 
 static const char schema_sql[] =
@@ -305,6 +336,104 @@ on_commit(void *arg)
 	return 0;
 }
 
+static void *
+ckpt_main(void *arg)
+{
+	struct ckpt *ck = arg;
+
+	pthread_mutex_lock(&ck->mu);
+	for (;;) {
+		while (!ck->want && !ck->stop)
+			pthread_cond_wait(&ck->cv, &ck->mu);
+		if (ck->stop)
+			break;
+		ck->want = false;
+		pthread_mutex_unlock(&ck->mu);
+		/* A connection knows the database is in WAL mode once it
+		 * has read it: before, a checkpoint does nothing. */
+		if (ck->db == NULL &&
+		    (sqlite3_open_v2(ck->path, &ck->db,
+				     SQLITE_OPEN_READWRITE |
+					 SQLITE_OPEN_NOMUTEX,
+				     NULL) != SQLITE_OK ||
+		     sqlite3_exec(ck->db, "PRAGMA journal_mode", NULL, NULL,
+				  NULL) != SQLITE_OK)) {
+			sqlite3_close(ck->db); /* tried again next time */
+			ck->db = NULL;
+		}
+		/* A failure (a full disk) leaves the WAL as it is: the
+		 * next commit past CKPT_PAGES asks again. */
+		if (ck->db)
+			sqlite3_wal_checkpoint_v2(ck->db, NULL,
+						  SQLITE_CHECKPOINT_PASSIVE,
+						  NULL, NULL);
+		pthread_mutex_lock(&ck->mu);
+	}
+	pthread_mutex_unlock(&ck->mu);
+	return NULL;
+}
+
+static struct ckpt *
+ckpt_start(const char *path)
+{
+	struct ckpt *ck = xcalloc(1, sizeof(*ck));
+
+	pthread_mutex_init(&ck->mu, NULL);
+	pthread_cond_init(&ck->cv, NULL);
+	ck->path = xstrdup(path);
+	if (pthread_create(&ck->th, NULL, ckpt_main, ck)) {
+		pthread_mutex_destroy(&ck->mu);
+		pthread_cond_destroy(&ck->cv);
+		free(ck->path);
+		free(ck);
+		return NULL;
+	}
+	return ck;
+}
+
+static void
+ckpt_stop(struct ckpt *ck)
+{
+	if (ck == NULL)
+		return;
+	pthread_mutex_lock(&ck->mu);
+	ck->stop = true;
+	pthread_cond_signal(&ck->cv);
+	pthread_mutex_unlock(&ck->mu);
+	pthread_join(ck->th, NULL);
+	sqlite3_close(ck->db);
+	pthread_mutex_destroy(&ck->mu);
+	pthread_cond_destroy(&ck->cv);
+	free(ck->path);
+	free(ck);
+}
+
+/* After each commit (SQLite's wal hook, which replaces its automatic
+ * checkpoints): past CKPT_PAGES, the checkpointer is asked to run. If
+ * its thread cannot be made, the checkpoint runs here, as SQLite's own
+ * would. */
+static int
+on_wal(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct lite *l = arg;
+
+	(void)name;
+	if (pages < CKPT_PAGES)
+		return SQLITE_OK;
+	if (l->ck == NULL)
+		l->ck = ckpt_start(l->path);
+	if (l->ck == NULL || pages >= CKPT_INLINE_PAGES) {
+		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+		return SQLITE_OK;
+	}
+	pthread_mutex_lock(&l->ck->mu);
+	l->ck->want = true;
+	pthread_cond_signal(&l->ck->cv);
+	pthread_mutex_unlock(&l->ck->mu);
+	return SQLITE_OK;
+}
+
 static void
 lite_fail_commits(void *be, int n)
 {
@@ -340,6 +469,7 @@ lite_close(void *be)
 
 	if (l->db)
 		lite_flush(l);
+	ckpt_stop(l->ck);
 	lite_disconnect(l);
 	free(l->path);
 	free(l);
@@ -458,6 +588,8 @@ lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
 	sqlite3_finalize(st);
 	sqlite3_busy_timeout(l->db, 5000);
 	sqlite3_commit_hook(l->db, on_commit, l);
+	if (!ro)
+		sqlite3_wal_hook(l->db, on_wal, l);
 	return 0;
 }
 
@@ -471,8 +603,10 @@ lite_reopen(void *be, char *err, size_t errlen)
 		return -1;
 	lite_disconnect(l);
 	n.fail_commits = l->fail_commits;
+	n.ck = l->ck;
 	*l = n;
 	sqlite3_commit_hook(l->db, on_commit, l);
+	sqlite3_wal_hook(l->db, on_wal, l);
 	return 0;
 }
 

@@ -564,6 +564,40 @@ test_private_files(void **state)
 	}
 }
 
+/* The WAL is copied back into the database by the store's checkpointer
+ * thread, not by the commits (which no longer run SQLite's automatic
+ * checkpoint): after 10 MB of commits the database file holds them. */
+static void
+test_wal_checkpointed(void **state)
+{
+	struct store *s = *state;
+	char path[600], *value = xmalloc(8193), name[32];
+	struct stat st = {0};
+	int i, waited;
+
+	if (!cur->durable) {
+		free(value);
+		return;
+	}
+	memset(value, 'x', 8192);
+	value[8192] = '\0';
+	for (i = 0; i < 1200; i++) {
+		snprintf(name, sizeof(name), "p%04d", i);
+		assert_int_equal(
+		    store_create(s, &K("m", name), value, NULL, NULL), 0);
+		assert_int_equal(store_flush(s), 0);
+	}
+	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
+	for (waited = 0; waited < 10000; waited += 10) {
+		assert_int_equal(stat(path, &st), 0);
+		if (st.st_size >= 5 * 1024 * 1024)
+			break;
+		usleep(10000); /* the checkpointer runs on its own thread */
+	}
+	assert_true(st.st_size >= 5 * 1024 * 1024);
+	free(value);
+}
+
 int
 main(void)
 {
@@ -586,6 +620,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_deferred_failed_write, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_failed_commit, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_wal_checkpointed, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_private_files, setup,
 					    teardown),
