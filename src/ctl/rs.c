@@ -8,16 +8,16 @@
  * Huge counts. A plan reads every pod of the ReplicaSet (through the
  * facts the pod cache keeps, pod_facts.h) and asks for at most 500
  * creations or deletions; writing those, and committing them to disk at
- * the end of the loop turn, costs more than the plan. So a sync writes at
- * most RS_WRITES_PER_SYNC pods (and stops sooner at CTL_SYNC_BUDGET_MS),
- * and what is left of its plan is carried to the next syncs, which write
- * without planning again, as Kubernetes' expectations hold a ReplicaSet's
- * next plan back until the last one's writes are seen. A plan that took
- * longer than half the budget is carried out from the next sync on, after
- * the loop has polled. Worked example, scaling 100,000 pods to 0 on two
- * cores: the plan (about 40 ms) picks 500 victims; five syncs of 100
- * deletions follow (about 10 ms each, plus their commit), and the API is
- * answered between all of them.
+ * the end of the loop turn, costs more than the plan. So the controller
+ * writes at most RS_WRITES_PER_TURN pods a loop turn (a sync stops sooner
+ * at CTL_SYNC_BUDGET_MS), and what is left of a plan is carried to the
+ * next syncs, which write without planning again, as Kubernetes'
+ * expectations hold a ReplicaSet's next plan back until the last one's
+ * writes are seen. A plan that took longer than half the budget is
+ * carried out from the next sync on, after the loop has polled. Worked example, scaling 100,000 pods to 0 on two
+ * cores: at 90,000 pods the plan (about 40 ms) picks 500 victims; five
+ * turns of 100 deletions follow (about 10 ms each, plus a commit of 20-35
+ * ms), and the API is answered between all of them.
  *
  * A carried plan is dropped when the ReplicaSet changes (uid, generation,
  * replicas, deletion) or a write fails; a victim that is gone or was
