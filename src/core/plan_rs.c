@@ -297,26 +297,37 @@ owns(const struct replicaset *rs, const struct pod_facts *f)
 			    "ReplicaSet", &rs->metadata);
 }
 
-/* The facts of pods, from `given` or derived into *own (freed by the
- * caller). */
-static const struct pod_facts **
+/* Facts derived here, for callers that keep none. */
+struct own_facts {
+	struct pod_facts *v;           /* the facts */
+	const struct pod_facts **list; /* pointers to them */
+};
+
+/* The facts of pods: `given` itself, or derived into *own (released by
+ * own_facts_release). */
+static const struct pod_facts *const *
 facts_of(const struct pod *const *pods, size_t n,
-	 const struct pod_facts *const *given, struct pod_facts **own)
+	 const struct pod_facts *const *given, struct own_facts *own)
 {
-	const struct pod_facts **fs = xmalloc((n + 1) * sizeof(*fs));
 	size_t i;
 
-	*own = NULL;
-	if (given) {
-		memcpy(fs, given, n * sizeof(*fs));
-		return fs;
-	}
-	*own = xmalloc((n + 1) * sizeof(**own));
+	memset(own, 0, sizeof(*own));
+	if (given)
+		return given;
+	own->v = xmalloc((n + 1) * sizeof(*own->v));
+	own->list = xmalloc((n + 1) * sizeof(*own->list));
 	for (i = 0; i < n; i++) {
-		pod_facts_init(&(*own)[i], pods[i]);
-		fs[i] = &(*own)[i];
+		pod_facts_init(&own->v[i], pods[i]);
+		own->list[i] = &own->v[i];
 	}
-	return fs;
+	return own->list;
+}
+
+static void
+own_facts_release(struct own_facts *own)
+{
+	free(own->v);
+	free(own->list);
 }
 
 /* The victims: the diff first of mine in ranked_pod_cmp's order, ranked
@@ -326,9 +337,9 @@ pick_victims(const struct plan_rs_in *in, const struct pod_facts *const *fs,
 	     const struct pod_facts **mine, size_t nmine, size_t diff,
 	     struct plan_rs_out *out)
 {
-	const struct pod_facts **rel = (const struct pod_facts **)fs;
-	struct pod_facts *rel_own = NULL;
+	const struct pod_facts *const *rel = fs;
 	size_t nrel = in->npods, nn, i;
+	struct own_facts rel_own = {0};
 	struct node_count *nodes;
 	struct ranked_pod *rp;
 
@@ -350,18 +361,16 @@ pick_victims(const struct plan_rs_in *in, const struct pod_facts *const *fs,
 	out->nvictims = diff;
 	free(rp);
 	free(nodes);
-	if (in->related) {
-		free(rel);
-		free(rel_own);
-	}
+	own_facts_release(&rel_own);
 }
 
 void
 plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 {
 	const struct replicaset *rs = in->rs;
-	const struct pod_facts **fs, **mine;
-	struct pod_facts *own;
+	const struct pod_facts *const *fs;
+	const struct pod_facts **mine;
+	struct own_facts own;
 	size_t nmine = 0, i;
 	int64_t want, diff, fully = 0, ready = 0, avail = 0;
 	uint64_t tmpl_fp =
@@ -444,8 +453,7 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	if (next)
 		out->requeue_after_ms = next - in->now;
 	free(mine);
-	free(fs);
-	free(own);
+	own_facts_release(&own);
 }
 
 void
