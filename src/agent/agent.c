@@ -7,6 +7,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <uthash.h>
+#include <utlist.h>
+
 #include "agent.h"
 #include "kube.h"
 #include "log.h"
@@ -17,7 +20,23 @@
 struct cached_pod {
 	char *key; /* "ns/name" */
 	struct object o;
+	UT_hash_handle hh; /* in agent.pods, by key */
 };
+
+/* An op waiting in agent.todo, hashed so that adding one already there
+ * costs the same with ten waiting or a hundred thousand. */
+struct queued_op {
+	char *op;
+	uint64_t seq;                  /* order of arrival */
+	bool deferred;                 /* put off once by a kick (on_kick) */
+	struct queued_op *prev, *next; /* in agent.todo, oldest first */
+	UT_hash_handle hh;             /* in agent.queued, by op */
+};
+
+/* A kick runs ops for at most this long, then lets the loop poll for
+ * I/O and goes on at the next turn: a burst of ten thousand deletions
+ * must not keep the API from answering. */
+#define AGENT_KICK_BUDGET_MS 10
 
 struct agent {
 	struct agent_config cfg;
@@ -28,8 +47,7 @@ struct agent {
 	/* The last state the watch delivered of each of this node's pods
 	 * (with a runtime): status writes start from it instead of reading
 	 * the pod back. */
-	struct cached_pod *pods;
-	size_t npods, pods_alloc;
+	struct cached_pod *pods; /* by key */
 	struct runtime *rt;
 	/* Work deferred out of callbacks, run once the writes behind it are
 	 * durable: "S ns/name" start what should run and write the status,
@@ -38,8 +56,10 @@ struct agent {
 	 * runs in the loop's check phase, right after the group commit of
 	 * the turn (store.h), so that it seldom has to commit itself; an
 	 * idle handle keeps the poll from waiting meanwhile. */
-	struct strlist todo;
-	struct strlist later; /* deferred once by a kick (see on_kick) */
+	struct queued_op *todo;   /* first in, first out */
+	struct queued_op *queued; /* the same ops, by op */
+	uint64_t seq;             /* of the last op queued */
+	size_t nstatus;           /* "S" ops in todo */
 	uv_check_t kick;
 	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
@@ -173,20 +193,34 @@ kick(struct agent *a)
 static void
 push_todo(struct agent *a, const char *op)
 {
-	size_t i;
+	struct queued_op *q;
 
-	for (i = 0; i < a->todo.n; i++)
-		if (!strcmp(a->todo.v[i], op))
-			return;
-	strlist_push(&a->todo, op);
+	HASH_FIND_STR(a->queued, op, q);
+	if (q)
+		return;
+	q = xcalloc(1, sizeof(*q));
+	q->op = xstrdup(op);
+	q->seq = ++a->seq;
+	a->nstatus += op[0] == 'S';
+	HASH_ADD_KEYPTR(hh, a->queued, q->op, strlen(q->op), q);
+	DL_APPEND(a->todo, q);
 	kick(a);
 }
 
+/* Takes q out of todo; the caller frees it (queued_op_free). */
 static void
-push_todo_later(struct agent *a, const char *op)
+unqueue(struct agent *a, struct queued_op *q)
 {
-	strlist_push(&a->later, op);
-	kick(a);
+	HASH_DEL(a->queued, q);
+	DL_DELETE(a->todo, q);
+	a->nstatus -= q->op[0] == 'S';
+}
+
+static void
+queued_op_free(struct queued_op *q)
+{
+	free(q->op);
+	free(q);
 }
 
 static void
@@ -216,12 +250,10 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 static struct cached_pod *
 cache_find(struct agent *a, const char *key)
 {
-	size_t i;
+	struct cached_pod *c;
 
-	for (i = 0; i < a->npods; i++)
-		if (!strcmp(a->pods[i].key, key))
-			return &a->pods[i];
-	return NULL;
+	HASH_FIND_STR(a->pods, key, c);
+	return c;
 }
 
 /* Takes o. */
@@ -231,9 +263,9 @@ cache_put(struct agent *a, const char *key, struct object *o)
 	struct cached_pod *c = cache_find(a, key);
 
 	if (c == NULL) {
-		ALLOC_GROW(a->pods, a->npods + 1, a->pods_alloc);
-		c = &a->pods[a->npods++];
+		c = xcalloc(1, sizeof(*c));
 		c->key = xstrdup(key);
+		HASH_ADD_KEYPTR(hh, a->pods, c->key, strlen(c->key), c);
 	} else {
 		object_release(&c->o);
 	}
@@ -246,9 +278,10 @@ cache_del(struct agent *a, const char *key)
 	struct cached_pod *c = cache_find(a, key);
 
 	if (c) {
+		HASH_DEL(a->pods, c);
 		free(c->key);
 		object_release(&c->o);
-		*c = a->pods[--a->npods];
+		free(c);
 	}
 }
 
@@ -363,61 +396,76 @@ run_op(struct agent *a, const char *op)
 		write_status(a, ns, name, true);
 }
 
+static bool
+over_budget(uint64_t started)
+{
+	return uv_hrtime() - started > AGENT_KICK_BUDGET_MS * 1000000ull;
+}
+
+/* Runs q's op, taken out of todo first: an op the run adds again
+ * waits at the end. */
+static void
+run_queued(struct agent *a, struct queued_op *q)
+{
+	unqueue(a, q);
+	run_op(a, q->op);
+	queued_op_free(q);
+}
+
 /* The kick first does what moves rollouts on: the statuses of pods that
  * run already (a pod turning ready lets the next ones start), then the
  * starts of new pods. When it did any of that, the rest (the statuses of
  * the pods just started, terminations, deletions) waits for the next
- * kick, once, so that the controllers can act on the readiness first. */
+ * kick, once, so that the controllers can act on the readiness first.
+ * Ops added meanwhile wait for the next kick. Past AGENT_KICK_BUDGET_MS
+ * the rest waits too, in its place: a kick costs the work it does, not
+ * the length of the backlog. */
 static void
 on_kick(uv_check_t *h)
 {
 	struct agent *a = h->data;
-	struct strlist todo = a->todo, later = a->later;
+	struct queued_op *q, *next;
+	uint64_t started = uv_hrtime(), seq = a->seq;
 	bool urgent = false;
-	size_t i;
 
 	uv_check_stop(&a->kick);
 	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
-	memset(&a->todo, 0, sizeof(a->todo));
-	memset(&a->later, 0, sizeof(a->later));
-	for (i = 0; i < todo.n; i++) {
+	for (q = a->nstatus ? a->todo : NULL;
+	     q && q->seq <= seq && !over_budget(started); q = next) {
 		struct cached_pod *c;
 		const char *uid;
 
-		if (todo.v[i][0] != 'S' ||
-		    (c = cache_find(a, todo.v[i] + 2)) == NULL)
+		next = q->next;
+		if (q->op[0] != 'S' || (c = cache_find(a, q->op + 2)) == NULL)
 			continue;
 		uid = ((struct pod *)c->o.obj)->metadata.uid;
 		if (a->rt && !runtime_knows(a->rt, uid))
 			continue; /* new: started below */
-		run_op(a, todo.v[i]);
-		todo.v[i][0] = '-'; /* done */
+		run_queued(a, q);
 		urgent = true;
 	}
-	for (i = 0; i < todo.n && a->rt; i++) {
+	for (q = a->nstatus && a->rt ? a->todo : NULL;
+	     q && q->seq <= seq && !over_budget(started); q = q->next) {
 		struct cached_pod *c;
 
-		if (todo.v[i][0] == 'S' &&
-		    (c = cache_find(a, todo.v[i] + 2)) != NULL &&
+		if (q->op[0] == 'S' && (c = cache_find(a, q->op + 2)) != NULL &&
 		    !runtime_knows(a->rt,
 				   ((struct pod *)c->o.obj)->metadata.uid)) {
 			start(a, c->o.obj);
 			urgent = true;
 		}
 	}
-	for (i = 0; i < later.n; i++)
-		run_op(a, later.v[i]);
-	for (i = 0; i < todo.n; i++) {
-		if (todo.v[i][0] == '-')
-			continue;
-		if (urgent)
-			push_todo_later(a, todo.v[i]);
+	for (q = a->todo; q && q->seq <= seq && !over_budget(started);
+	     q = next) {
+		next = q->next;
+		if (urgent && !q->deferred)
+			q->deferred = true;
 		else
-			run_op(a, todo.v[i]);
+			run_queued(a, q);
 	}
-	strlist_release(&todo);
-	strlist_release(&later);
+	if (a->todo)
+		kick(a);
 }
 
 static void
@@ -487,10 +535,11 @@ static void
 on_resync(uv_timer_t *t)
 {
 	struct agent *a = t->data;
-	size_t i;
+	struct cached_pod *c, *tmp;
 
-	for (i = 0; i < a->npods; i++) {
-		const struct object_meta *m = object_meta(&a->pods[i].o);
+	HASH_ITER(hh, a->pods, c, tmp)
+	{
+		const struct object_meta *m = object_meta(&c->o);
 
 		defer(a, m->deletion_timestamp ? 'T' : 'S', m->namespace,
 		      m->name);
@@ -593,11 +642,14 @@ on_closed(uv_handle_t *h)
 
 	if (--a->closing)
 		return;
-	strlist_release(&a->todo);
-	strlist_release(&a->later);
-	while (a->npods)
-		cache_del(a, a->pods[0].key);
-	free(a->pods);
+	while (a->todo) {
+		struct queued_op *q = a->todo;
+
+		unqueue(a, q);
+		queued_op_free(q);
+	}
+	while (a->pods)
+		cache_del(a, a->pods->key);
 	free(a->node);
 	free(a);
 }

@@ -4,11 +4,11 @@ like Kubernetes' with huge counts. A Deployment scaled to 100,000 pods
 (objects only, `--runtime none`) and back to 0: pods are created and
 deleted in bursts of at most 500 a plan and 100 a loop turn, the loop
 yields between them, and GET /version keeps being answered throughout:
-within BOUND. (The aim is 100 ms. On two cores the slowest answer is
-0.07-0.10 s scaling up and 0.11-0.13 s scaling down, where a plan ranks
-up to 100,000 pods; the bound leaves room for a machine shared with the
-other test files, and catches a return of the freezes: 55 s before the
-loop yielded, 0.25 s before plans read the pods' facts.)"""
+within BOUND, 100 ms. (On two cores the slowest answer is 50-60 ms both
+ways; it was 55 s before the loop yielded, 0.25 s before plans read the
+pods' facts, 0.15 s while the agent finished every deletion of a turn at
+once. ctest runs this file alone, so that the bound is the daemon's and
+not the other test files'.)"""
 import os
 import tempfile
 import threading
@@ -23,7 +23,7 @@ with open(os.environ.get("DROVER_BIN", ""), "rb") as _f:
     # same behaviour is checked on fewer pods with a looser bound.
     SANITIZED = b"__asan_init" in _f.read()
 N = 10000 if SANITIZED else 100000
-BOUND = 1.0 if SANITIZED else 0.3
+BOUND = 0.3 if SANITIZED else 0.1
 
 
 class Prober:
