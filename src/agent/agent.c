@@ -337,9 +337,11 @@ write_status(struct agent *a, const char *ns, const char *name, bool starting)
 	p = o.obj;
 	if (starting)
 		start(a, p);
-	schema_copy(schema_pod.fields[4].sub, &before, &p->status);
+	schema_copy(kind_status_schema(kind_by_id(KIND_POD)), &before,
+		    &p->status);
 	if (runtime_status(a->rt, p, &p->status) &&
-	    !schema_equal(schema_pod.fields[4].sub, &before, &p->status) &&
+	    !schema_equal(kind_status_schema(kind_by_id(KIND_POD)), &before,
+			  &p->status) &&
 	    kube_update(a->cfg.client, &o, "status") == 409) {
 		char key[600];
 
@@ -349,7 +351,7 @@ write_status(struct agent *a, const char *ns, const char *name, bool starting)
 		cache_del(a, key);
 		defer(a, 'S', ns, name);
 	}
-	schema_release(schema_pod.fields[4].sub, &before);
+	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &before);
 	object_release(&o);
 }
 

@@ -10,44 +10,6 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-static const struct resource resources[] = {
-    {"", "v1", "pods", "pod", "Pod", "po", KIND_POD, true, true, false},
-    {"apps", "v1", "deployments", "deployment", "Deployment", "deploy",
-     KIND_DEPLOYMENT, true, true, true},
-    {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", "rs",
-     KIND_REPLICASET, true, true, true},
-    {"", "v1", "nodes", "node", "Node", "no", KIND_NODE, false, true, false},
-};
-
-const struct resource *
-resources_all(size_t *n)
-{
-	*n = sizeof(resources) / sizeof(resources[0]);
-	return resources;
-}
-
-const struct resource *
-resource_find(const char *group, const char *version, const char *plural)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(resources) / sizeof(resources[0]); i++)
-		if (!strcmp(resources[i].group, group) &&
-		    !strcmp(resources[i].version, version) &&
-		    !strcmp(resources[i].plural, plural))
-			return &resources[i];
-	return NULL;
-}
-
-void
-resource_qualified(const struct resource *r, char *buf, size_t len)
-{
-	if (*r->group)
-		snprintf(buf, len, "%s.%s", r->plural, r->group);
-	else
-		snprintf(buf, len, "%s", r->plural);
-}
-
 /* ---- query strings ---- */
 
 static int
@@ -130,6 +92,17 @@ query_get(const struct query *q, const char *key)
 
 /* ---- routing ---- */
 
+/* KIND_SUB_* of a subresource's name; 0 if none. */
+static unsigned
+subresource_flag(const char *sub)
+{
+	return !strcmp(sub, "status")    ? KIND_SUB_STATUS
+	       : !strcmp(sub, "scale")   ? KIND_SUB_SCALE
+	       : !strcmp(sub, "binding") ? KIND_SUB_BINDING
+	       : !strcmp(sub, "log")     ? KIND_SUB_LOG
+					 : 0;
+}
+
 int
 route_parse(const char *path, struct route *rt)
 {
@@ -160,7 +133,7 @@ route_parse(const char *path, struct route *rt)
 	}
 	if (i >= n)
 		return -1;
-	rt->res = resource_find(group, version, seg[i]);
+	rt->res = kind_by_resource(group, version, seg[i]);
 	if (rt->res == NULL)
 		return -1;
 	if (!rt->res->namespaced && rt->ns)
@@ -174,14 +147,7 @@ route_parse(const char *path, struct route *rt)
 		rt->sub = seg[i++];
 	if (i < n)
 		return -1;
-	if (rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "scale") &&
-	    strcmp(rt->sub, "binding") && strcmp(rt->sub, "log"))
-		return -1;
-	if (rt->sub &&
-	    (!strcmp(rt->sub, "binding") || !strcmp(rt->sub, "log")) &&
-	    rt->res->kid != KIND_POD)
-		return -1;
-	if (rt->sub && !strcmp(rt->sub, "scale") && !rt->res->has_scale)
+	if (rt->sub && !(rt->res->subresources & subresource_flag(rt->sub)))
 		return -1;
 	if (rt->name && rt->res->namespaced && rt->ns == NULL)
 		return -1;
@@ -212,7 +178,7 @@ resp_json(struct api_resp *resp, int status, json_t *body)
 
 void
 resp_status(struct api_resp *resp, int code, const char *reason,
-	    const char *message, const struct resource *res, const char *name,
+	    const char *message, const struct kind_info *res, const char *name,
 	    const struct fielderr_list *causes)
 {
 	json_t *st =
@@ -260,23 +226,23 @@ resp_status(struct api_resp *resp, int code, const char *reason,
 }
 
 void
-resp_not_found(struct api_resp *resp, const struct resource *res,
+resp_not_found(struct api_resp *resp, const struct kind_info *res,
 	       const char *name)
 {
 	char q[128], msg[512];
 
-	resource_qualified(res, q, sizeof(q));
+	kind_qualified_plural(res, q, sizeof(q));
 	snprintf(msg, sizeof(msg), "%s \"%s\" not found", q, name);
 	resp_status(resp, 404, "NotFound", msg, res, name, NULL);
 }
 
 void
-resp_store_error(struct api_resp *resp, int err, const struct resource *res,
+resp_store_error(struct api_resp *resp, int err, const struct kind_info *res,
 		 const char *name)
 {
 	char q[128], msg[600];
 
-	resource_qualified(res, q, sizeof(q));
+	kind_qualified_plural(res, q, sizeof(q));
 	switch (err) {
 	case STORE_ENOENT:
 		resp_not_found(resp, res, name);
@@ -329,7 +295,7 @@ resp_store_unavailable(struct api_resp *resp)
 }
 
 void
-resp_invalid(struct api_resp *resp, const struct resource *res,
+resp_invalid(struct api_resp *resp, const struct kind_info *res,
 	     const char *name, const struct fielderr_list *errs)
 {
 	struct strbuf m = STRBUF_INIT;
@@ -424,40 +390,6 @@ event_unprime(struct api *a)
 }
 
 /* ---- filters ---- */
-
-/* The field labels each kind supports in field selectors (its
- * GetAttrs / AddFieldLabelConversionFunc). */
-static bool
-field_label_supported(enum kind_id kid, const char *label)
-{
-	static const char *const common[] = {"metadata.name",
-					     "metadata.namespace", NULL};
-	static const char *const pod[] = {"spec.nodeName",
-					  "spec.restartPolicy",
-					  "spec.schedulerName",
-					  "spec.serviceAccountName",
-					  "spec.hostNetwork",
-					  "status.phase",
-					  "status.podIP",
-					  "status.podIPs",
-					  "status.nominatedNodeName",
-					  NULL};
-	static const char *const rs[] = {"status.replicas", NULL};
-	static const char *const node[] = {"spec.unschedulable", NULL};
-	const char *const *extra = kid == KIND_POD          ? pod
-				   : kid == KIND_REPLICASET ? rs
-				   : kid == KIND_NODE       ? node
-							    : NULL;
-	size_t i;
-
-	for (i = 0; common[i]; i++)
-		if (!strcmp(common[i], label))
-			return true;
-	for (i = 0; extra && extra[i]; i++)
-		if (!strcmp(extra[i], label))
-			return true;
-	return false;
-}
 
 /* fields.UnescapeValue: "\\", "\," and "\=" are escapes; any other
  * escape, and an unescaped "," or "=", are errors. */
@@ -577,7 +509,7 @@ field_selector_parse(const char *fs, struct filter *f, char *err, size_t errlen)
 			break;
 		}
 		t[at] = '\0';
-		if (!field_label_supported(f->kid, t)) {
+		if (!kind_field_label(kind_by_id(f->kid), t)) {
 			snprintf(err, errlen,
 				 "field label not supported: %.200s", t);
 			free(v);

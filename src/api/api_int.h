@@ -10,19 +10,6 @@
 #include "kinds.h"
 #include "model.h"
 
-struct resource {
-	const char *group;   /* "" for the core group */
-	const char *version; /* "v1" */
-	const char *plural;  /* "deployments" */
-	const char *singular;
-	const char *kind;
-	const char *short_name;
-	enum kind_id kid;
-	bool namespaced;
-	bool has_status;
-	bool has_scale;
-};
-
 struct api {
 	struct api_config cfg;
 	/* The served object of the last store event, shared by the watches
@@ -38,7 +25,7 @@ struct api {
 
 /* A request after routing. */
 struct route {
-	const struct resource *res;
+	const struct kind_info *res;
 	const char *ns;   /* NULL: all namespaces (lists, watches) */
 	const char *name; /* NULL: the collection */
 	const char *sub;  /* NULL, "status", "scale" */
@@ -52,12 +39,6 @@ struct query {
 	size_t n;
 };
 
-const struct resource *resource_find(const char *group, const char *version,
-				     const char *plural);
-const struct resource *resources_all(size_t *n);
-/* "deployments.apps" or "pods" */
-void resource_qualified(const struct resource *r, char *buf, size_t len);
-
 void query_parse(const char *q, struct query *out);
 void query_release(struct query *q);
 const char *query_get(const struct query *q, const char *key);
@@ -65,18 +46,18 @@ const char *query_get(const struct query *q, const char *key);
 /* Responses. */
 void resp_json(struct api_resp *resp, int status, json_t *body);
 void resp_status(struct api_resp *resp, int code, const char *reason,
-		 const char *message, const struct resource *res,
+		 const char *message, const struct kind_info *res,
 		 const char *name, const struct fielderr_list *causes);
-void resp_not_found(struct api_resp *resp, const struct resource *res,
+void resp_not_found(struct api_resp *resp, const struct kind_info *res,
 		    const char *name);
 void resp_store_error(struct api_resp *resp, int err,
-		      const struct resource *res, const char *name);
+		      const struct kind_info *res, const char *name);
 /* 500 InternalError in Kubernetes' shape ("Internal error occurred: ",
  * the cause in details.causes): a write the store could not commit. */
 void resp_internal(struct api_resp *resp, const char *cause);
 /* 503 ServiceUnavailable: the store is read-only. */
 void resp_store_unavailable(struct api_resp *resp);
-void resp_invalid(struct api_resp *resp, const struct resource *res,
+void resp_invalid(struct api_resp *resp, const struct kind_info *res,
 		  const char *name, const struct fielderr_list *errs);
 
 /* Stored JSON text -> the object as served (resourceVersion set). */

@@ -9,62 +9,141 @@
 
 #define DROVER_K8S_MINOR "28"
 
+/* One APIResource of a discovery document. */
+static json_t *
+api_resource(const char *name, const char *singular, bool namespaced,
+	     const char *kind, json_t *verbs)
+{
+	return json_pack("{sssssbssso}", "name", name, "singularName", singular,
+			 "namespaced", namespaced, "kind", kind, "verbs",
+			 verbs);
+}
+
+/* The APIResourceList of group/version gv: every kind of the registry
+ * in it, and their subresources. */
 static json_t *
 resource_list(const char *gv)
 {
 	json_t *arr = json_array();
-	const struct resource *r;
-	size_t n, i;
+	const struct kind_info *k;
+	size_t n, i, j;
 	char name[128];
 
-	r = resources_all(&n);
+	k = kinds_all(&n);
 	for (i = 0; i < n; i++) {
-		char rgv[64];
+		json_t *r, *shorts = json_array();
+		bool ns = k[i].namespaced;
 
-		if (*r[i].group)
-			snprintf(rgv, sizeof(rgv), "%s/%s", r[i].group,
-				 r[i].version);
-		else
-			snprintf(rgv, sizeof(rgv), "%s", r[i].version);
-		if (strcmp(rgv, gv))
+		if (strcmp(k[i].api_version, gv))
 			continue;
-		json_array_append_new(
-		    arr, json_pack("{sssssbsss[ssssssss]s[s]s[s]}", "name",
-				   r[i].plural, "singularName", r[i].singular,
-				   "namespaced", r[i].namespaced, "kind",
-				   r[i].kind, "verbs", "create", "delete",
-				   "deletecollection", "get", "list", "patch",
-				   "update", "watch", "shortNames",
-				   r[i].short_name, "categories", "all"));
-		if (r[i].has_status) {
-			snprintf(name, sizeof(name), "%s/status", r[i].plural);
+		for (j = 0; j < KIND_MAX_SHORT_NAMES && k[i].short_names[j];
+		     j++)
+			json_array_append_new(shorts,
+					      json_string(k[i].short_names[j]));
+		r = api_resource(k[i].plural, k[i].singular, ns, k[i].kind,
+				 json_pack("[ssssssss]", "create", "delete",
+					   "deletecollection", "get", "list",
+					   "patch", "update", "watch"));
+		json_object_set_new(r, "shortNames", shorts);
+		json_object_set_new(r, "categories", json_pack("[s]", "all"));
+		json_array_append_new(arr, r);
+		if (k[i].subresources & KIND_SUB_BINDING) {
+			snprintf(name, sizeof(name), "%s/binding", k[i].plural);
 			json_array_append_new(
-			    arr, json_pack("{sssssbsss[sss]}", "name", name,
-					   "singularName", "", "namespaced",
-					   r[i].namespaced, "kind", r[i].kind,
-					   "verbs", "get", "patch", "update"));
+			    arr, api_resource(name, "", ns, "Binding",
+					      json_pack("[s]", "create")));
 		}
-		if (r[i].has_scale) {
-			snprintf(name, sizeof(name), "%s/scale", r[i].plural);
+		if (k[i].subresources & KIND_SUB_LOG) {
+			snprintf(name, sizeof(name), "%s/log", k[i].plural);
 			json_array_append_new(
-			    arr,
-			    json_pack("{sssssbsssssss[sss]}", "name", name,
-				      "singularName", "", "namespaced",
-				      r[i].namespaced, "group", "autoscaling",
-				      "version", "v1", "kind", "Scale", "verbs",
-				      "get", "patch", "update"));
+			    arr, api_resource(name, "", ns, k[i].kind,
+					      json_pack("[s]", "get")));
+		}
+		if (k[i].subresources & KIND_SUB_STATUS) {
+			snprintf(name, sizeof(name), "%s/status", k[i].plural);
+			json_array_append_new(
+			    arr, api_resource(name, "", ns, k[i].kind,
+					      json_pack("[sss]", "get", "patch",
+							"update")));
+		}
+		if (k[i].subresources & KIND_SUB_SCALE) {
+			snprintf(name, sizeof(name), "%s/scale", k[i].plural);
+			r = api_resource(
+			    name, "", ns, "Scale",
+			    json_pack("[sss]", "get", "patch", "update"));
+			json_object_set_new(r, "group",
+					    json_string("autoscaling"));
+			json_object_set_new(r, "version", json_string("v1"));
+			json_array_append_new(arr, r);
 		}
 	}
 	return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion",
 			 "v1", "groupVersion", gv, "resources", arr);
 }
 
+/* The kind of the registry that first names group (not the core
+ * group), or NULL. */
+static const struct kind_info *
+group_kind(const char *group)
+{
+	const struct kind_info *k;
+	size_t n, i;
+
+	k = kinds_all(&n);
+	for (i = 0; i < n; i++)
+		if (*k[i].group && !strcmp(k[i].group, group))
+			return &k[i];
+	return NULL;
+}
+
+/* The APIGroup document of the group of kind k (one version). */
+static json_t *
+api_group(const struct kind_info *k)
+{
+	return json_pack("{sss[{ssss}]s{ssss}}", "name", k->group, "versions",
+			 "groupVersion", k->api_version, "version", k->version,
+			 "preferredVersion", "groupVersion", k->api_version,
+			 "version", k->version);
+}
+
+/* APIGroupList: the groups of the registry, in its order. */
+static json_t *
+group_list(void)
+{
+	json_t *groups = json_array();
+	const struct kind_info *k;
+	size_t n, i;
+
+	k = kinds_all(&n);
+	for (i = 0; i < n; i++)
+		if (*k[i].group && group_kind(k[i].group) == &k[i])
+			json_array_append_new(groups, api_group(&k[i]));
+	return json_pack("{ssssso}", "kind", "APIGroupList", "apiVersion", "v1",
+			 "groups", groups);
+}
+
 void
 h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 {
 	const char *p = req->path;
+	const struct kind_info *g = NULL;
+	char gv[128] = "";
 
 	(void)a;
+	/* "/apis/GROUP" and "/apis/GROUP/VERSION" */
+	if (!strncmp(p, "/apis/", 6) && p[6]) {
+		const char *slash = strchr(p + 6, '/');
+		char group[64];
+
+		snprintf(group, sizeof(group), "%.*s",
+			 (int)(slash ? (size_t)(slash - p - 6) : strlen(p + 6)),
+			 p + 6);
+		g = group_kind(group);
+		if (g && slash && slash[1] && !strcmp(slash + 1, g->version))
+			snprintf(gv, sizeof(gv), "%s", g->api_version);
+		else if (slash && slash[1])
+			g = NULL;
+	}
 	if (!strcmp(p, "/version") || !strcmp(p, "/version/")) {
 		resp_json(
 		    resp, 200,
@@ -81,25 +160,17 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 				    "serverAddressByClientCIDRs", "clientCIDR",
 				    "0.0.0.0/0", "serverAddress", ""));
 	} else if (!strcmp(p, "/apis") || !strcmp(p, "/apis/")) {
-		resp_json(resp, 200,
-			  json_pack("{sssss[{sss[{ssss}]s{ssss}}]}", "kind",
-				    "APIGroupList", "apiVersion", "v1",
-				    "groups", "name", "apps", "versions",
-				    "groupVersion", "apps/v1", "version", "v1",
-				    "preferredVersion", "groupVersion",
-				    "apps/v1", "version", "v1"));
+		resp_json(resp, 200, group_list());
 	} else if (!strcmp(p, "/api/v1")) {
 		resp_json(resp, 200, resource_list("v1"));
-	} else if (!strcmp(p, "/apis/apps/v1")) {
-		resp_json(resp, 200, resource_list("apps/v1"));
-	} else if (!strcmp(p, "/apis/apps")) {
-		resp_json(resp, 200,
-			  json_pack("{sssssss[{ssss}]s{ssss}}", "kind",
-				    "APIGroup", "apiVersion", "v1", "name",
-				    "apps", "versions", "groupVersion",
-				    "apps/v1", "version", "v1",
-				    "preferredVersion", "groupVersion",
-				    "apps/v1", "version", "v1"));
+	} else if (g && *gv) {
+		resp_json(resp, 200, resource_list(gv));
+	} else if (g) {
+		json_t *doc = api_group(g);
+
+		json_object_set_new(doc, "kind", json_string("APIGroup"));
+		json_object_set_new(doc, "apiVersion", json_string("v1"));
+		resp_json(resp, 200, doc);
 	} else if (!strcmp(p, "/healthz") || !strcmp(p, "/readyz") ||
 		   !strcmp(p, "/livez")) {
 		resp->status = 200;
@@ -113,7 +184,7 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 }
 
 static json_t *
-scale_of(const struct resource *res, json_t *obj)
+scale_of(const struct kind_info *res, json_t *obj)
 {
 	json_t *md = json_object_get(obj, "metadata");
 	json_t *spec = json_object_get(obj, "spec");
@@ -194,7 +265,7 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 	}
 	if (rv_parse(query_get(q, "resourceVersion"), &rv, resp))
 		return;
-	if (filter_parse(q, rt->res->kid, &f, resp))
+	if (filter_parse(q, rt->res->id, &f, resp))
 		return;
 	r = store_list(a->cfg.store, rt->res->plural, rt->ns,
 		       f.has_labels ? &f.labels : NULL, &items, &rv);
@@ -238,7 +309,7 @@ struct api_watch {
 	void *arg;
 	bool bookmarks;
 	bool stopped;
-	const struct resource *res;
+	const struct kind_info *res;
 };
 
 static void
@@ -313,7 +384,7 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	w->obj_cb = obj_cb;
 	w->arg = arg;
 	w->res = rt.res;
-	if (filter_parse(&q, rt.res->kid, &w->f, resp)) {
+	if (filter_parse(&q, rt.res->id, &w->f, resp)) {
 		query_release(&q);
 		free(w);
 		return NULL;

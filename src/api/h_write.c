@@ -15,22 +15,11 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-static const struct field *
-field_of(const struct schema *s, const char *json)
-{
-	size_t i;
-
-	for (i = 0; i < s->nfields; i++)
-		if (!strcmp(s->fields[i].json, json))
-			return &s->fields[i];
-	return NULL;
-}
-
 /* Replaces dst's field `name` with a copy of src's. */
 static void
 copy_field(const struct schema *s, void *dst, const void *src, const char *name)
 {
-	const struct field *f = field_of(s, name);
+	const struct field *f = schema_field(s, name);
 	const struct schema *sub = f->sub;
 	char *d = (char *)dst + f->off;
 	const char *sp = (const char *)src + f->off;
@@ -43,7 +32,7 @@ static bool
 field_equal(const struct schema *s, const void *a, const void *b,
 	    const char *name)
 {
-	const struct field *f = field_of(s, name);
+	const struct field *f = schema_field(s, name);
 
 	return schema_equal(f->sub, (const char *)a + f->off,
 			    (const char *)b + f->off);
@@ -117,7 +106,7 @@ parse_body(const struct api_req *req, struct api_resp *resp)
 
 /* Checks and fills apiVersion/kind of a body for resource res. */
 static int
-check_kind(const struct resource *res, json_t *body, struct api_resp *resp)
+check_kind(const struct kind_info *res, json_t *body, struct api_resp *resp)
 {
 	const char *av = json_string_value(json_object_get(body, "apiVersion"));
 	const char *kind = json_string_value(json_object_get(body, "kind"));
@@ -155,7 +144,7 @@ check_kind(const struct resource *res, json_t *body, struct api_resp *resp)
 
 /* Strict decode of a body; 422 with every field error. */
 static int
-decode(const struct resource *res, json_t *body, struct object *o,
+decode(const struct kind_info *res, json_t *body, struct object *o,
        struct api_resp *resp)
 {
 	struct fielderr_list errs = {0};
@@ -171,7 +160,7 @@ decode(const struct resource *res, json_t *body, struct object *o,
 }
 
 static int
-default_and_validate(const struct resource *res, struct object *o,
+default_and_validate(const struct kind_info *res, struct object *o,
 		     struct api_resp *resp)
 {
 	struct fielderr_list errs = {0};
@@ -237,20 +226,19 @@ respond_dry(struct api *a, struct api_resp *resp, int code, const char *text,
 static void
 clear_status(struct object *o)
 {
-	const struct field *f = field_of(o->k->schema, "status");
+	const struct field *f = kind_status_field(o->k);
 
-	if (o->k->id == KIND_NODE)
-		return; /* an agent registers its Node with its status */
-
+	if (f == NULL || (o->k->rules & KIND_CREATE_WITH_STATUS))
+		return;
 	schema_release(f->sub, (char *)o->obj + f->off);
-	if (o->k->id == KIND_POD)
-		((struct pod *)o->obj)->status.phase = xstrdup("Pending");
+	if (o->k->initial_status)
+		o->k->initial_status(o->obj);
 }
 
 /* A dry-run create: 0 if the name is free (nothing is stored),
  * STORE_EEXIST if taken, as store_create would answer. */
 static int
-would_create(struct api *a, const struct resource *res,
+would_create(struct api *a, const struct kind_info *res,
 	     const struct object_meta *m)
 {
 	struct store_item cur;
@@ -269,7 +257,7 @@ void
 h_create(struct api *a, struct route *rt, const struct api_req *req,
 	 struct api_resp *resp)
 {
-	const struct resource *res = rt->res;
+	const struct kind_info *res = rt->res;
 	struct object o = {0};
 	struct object_meta *m;
 	json_t *body;
@@ -397,7 +385,7 @@ commit(struct api *a, struct route *rt, struct object *o,
 		return;
 	}
 	if (m->deletion_timestamp && m->finalizers.n == 0 &&
-	    !(o->k->id == KIND_POD && m->deletion_grace_period_seconds.set &&
+	    !(o->k->grace_period && m->deletion_grace_period_seconds.set &&
 	      m->deletion_grace_period_seconds.v > 0)) {
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
 		gone = true;
@@ -425,21 +413,17 @@ commit(struct api *a, struct route *rt, struct object *o,
 	free(text);
 }
 
-/* apps/v1 forbids changing the selector of a Deployment or ReplicaSet. */
+/* apps/v1 forbids changing the selector of a kind that has one
+ * (kind_info.selector: Deployment, ReplicaSet). */
 static bool
 selector_changed(const struct object *a, const struct object *b)
 {
-	const struct label_selector *x = NULL, *y = NULL;
+	const struct label_selector *x, *y;
 
-	if (a->k->id == KIND_DEPLOYMENT) {
-		x = ((const struct deployment *)a->obj)->spec.selector;
-		y = ((const struct deployment *)b->obj)->spec.selector;
-	} else if (a->k->id == KIND_REPLICASET) {
-		x = ((const struct replicaset *)a->obj)->spec.selector;
-		y = ((const struct replicaset *)b->obj)->spec.selector;
-	} else {
+	if (a->k->selector == NULL)
 		return false;
-	}
+	x = a->k->selector(a->obj);
+	y = a->k->selector(b->obj);
 	if (!x || !y)
 		return x != y;
 	return !schema_equal(&schema_label_selector, x, y);
@@ -450,7 +434,7 @@ selector_changed(const struct object *a, const struct object *b)
 static void
 do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 {
-	const struct resource *res = rt->res;
+	const struct kind_info *res = rt->res;
 	const struct schema *s;
 	struct store_item old_it;
 	struct object old = {0}, nw = {0};
@@ -473,10 +457,7 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 	if (is_scale) {
 		json_t *rep =
 		    json_object_get(json_object_get(body, "spec"), "replicas");
-		struct opt_int *ri =
-		    res->kid == KIND_DEPLOYMENT
-			? &((struct deployment *)old.obj)->spec.replicas
-			: &((struct replicaset *)old.obj)->spec.replicas;
+		struct opt_int *ri = res->replicas(old.obj);
 
 		if (!json_is_integer(rep) ||
 		    json_integer_value(rep) > INT32_MAX ||
@@ -548,7 +529,7 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 	if (is_status) {
 		/* Only status (and, for Deployments, annotations) change. */
 		copy_field(s, old.obj, nw.obj, "status");
-		if (res->kid == KIND_DEPLOYMENT) {
+		if (res->rules & KIND_STATUS_ANNOTATIONS) {
 			strmap_release(&om->annotations);
 			strmap_copy(&om->annotations, &nm->annotations);
 		}
@@ -580,7 +561,7 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 	}
 	nm->generation = om->generation;
 	if (!field_equal(s, nw.obj, old.obj, "spec") ||
-	    (res->kid == KIND_DEPLOYMENT &&
+	    ((res->rules & KIND_GEN_ANNOTATIONS) &&
 	     !strmap_equal(&nm->annotations, &om->annotations)))
 		nm->generation++;
 	commit(a, rt, &nw, &old_it, resp);
@@ -654,7 +635,11 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	else if (merge)
 		result = patch_merge(target, patch);
 	else
-		result = patch_strategic(target, patch, err, sizeof(err));
+		result = patch_strategic(target, patch,
+					 rt->sub && !strcmp(rt->sub, "scale")
+					     ? NULL
+					     : rt->res->schema,
+					 err, sizeof(err));
 	json_decref(patch);
 	if (result == NULL && strategic) {
 		/* A bad $patch directive: the patch itself is wrong. */
@@ -889,17 +874,12 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		resp_store_error(resp, STORE_ECONFLICT, rt->res, rt->name);
 		goto out;
 	}
-	/* A pod on a node stops gracefully: the agent finishes the delete. */
-	if (o.k->id == KIND_POD && d.grace != 0) {
-		struct pod *p = o.obj;
+	/* A pod on a node stops gracefully: the agent finishes the delete
+	 * (kind_info.grace_period). */
+	if (o.k->grace_period && d.grace != 0) {
+		int64_t g;
 
-		if (p->spec.node_name && *p->spec.node_name) {
-			int64_t g =
-			    d.grace >= 0 ? d.grace
-			    : p->spec.termination_grace_period_seconds.set
-				? p->spec.termination_grace_period_seconds.v
-				: 30;
-
+		if (o.k->grace_period(o.obj, d.grace, &g)) {
 			if (m->deletion_timestamp == 0 ||
 			    (m->deletion_grace_period_seconds.set &&
 			     g < m->deletion_grace_period_seconds.v)) {

@@ -34,10 +34,13 @@ void
 resp_options_invalid(struct api_resp *resp, const char *options_kind,
 		     const struct fielderr_list *errs)
 {
-	struct resource opts = {"meta.k8s.io", "v1",  "",   "", NULL, "", 0,
-				false,         false, false};
+	struct kind_info opts = {.group = "meta.k8s.io",
+				 .version = "v1",
+				 .api_version = "meta.k8s.io/v1",
+				 .kind = options_kind,
+				 .plural = "",
+				 .singular = ""};
 
-	opts.kind = options_kind;
 	resp_invalid(resp, &opts, NULL, errs);
 }
 

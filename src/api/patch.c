@@ -6,60 +6,73 @@
 
 #include "patch.h"
 
-static json_t *merge(json_t *target, json_t *patch, bool strategic);
+static json_t *merge(json_t *target, json_t *patch, const struct schema *s,
+		     bool strategic);
 
-/* Strategic merge: lists of objects that all carry "name" (containers,
- * env, ports, ...) merge element by element by name; {"$patch":"delete"}
- * removes an element. Other lists are replaced, as in a merge patch. */
-static bool
-named_list(json_t *a)
+const struct field *
+patch_field(const struct schema *s, const char *member)
 {
-	size_t i;
-	json_t *v;
-
-	if (!json_is_array(a) || json_array_size(a) == 0)
-		return false;
-	json_array_foreach(a, i, v)
-	{
-		if (!json_is_object(v) ||
-		    !json_is_string(json_object_get(v, "name")))
-			return false;
-	}
-	return true;
+	return s ? schema_field(s, member) : NULL;
 }
 
-static json_t *
-merge_named(json_t *target, json_t *patch)
+const char *
+patch_merge_key(const struct field *f)
 {
-	json_t *out = json_deep_copy(target), *p;
+	return f && f->type == FT_LIST && f->merge_key ? f->merge_key : NULL;
+}
+
+json_t *
+patch_find_keyed(json_t *list, const char *key, json_t *value)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(list, i, e)
+	{
+		if (json_equal(json_object_get(e, key), value))
+			return e;
+	}
+	return NULL;
+}
+
+/* Strategic merge of a list with a merge key (containers by "name",
+ * ports by "containerPort", conditions by "type"): each element of the
+ * patch merges into the element of the target with the same key, or is
+ * appended; {"$patch": "delete"} removes it. Worked example, key "name":
+ *   target [{"name":"a","image":"x"},{"name":"b"}]
+ *   patch  [{"name":"a","image":"y"},{"name":"b","$patch":"delete"},
+ *           {"name":"c"}]
+ *   result [{"name":"a","image":"y"},{"name":"c"}] */
+static json_t *
+merge_keyed(json_t *target, json_t *patch, const char *key,
+	    const struct schema *elem)
+{
+	json_t *out = json_is_array(target) ? json_deep_copy(target)
+					    : json_array(),
+	       *p;
 	size_t i, j;
 
 	json_array_foreach(patch, i, p)
 	{
-		const char *name =
-		    json_string_value(json_object_get(p, "name"));
+		json_t *id = json_object_get(p, key);
 		const char *op =
 		    json_string_value(json_object_get(p, "$patch"));
-		bool found = false;
+		bool del = op && !strcmp(op, "delete"), found = false;
 
-		for (j = 0; j < json_array_size(out); j++) {
+		for (j = 0; id && j < json_array_size(out); j++) {
 			json_t *e = json_array_get(out, j);
 
-			if (strcmp(
-				json_string_value(json_object_get(e, "name")),
-				name))
+			if (!json_equal(json_object_get(e, key), id))
 				continue;
 			found = true;
-			if (op && !strcmp(op, "delete")) {
+			if (del)
 				json_array_remove(out, j);
-			} else {
-				json_t *m = merge(e, p, true);
-
-				json_array_set_new(out, j, m);
-			}
+			else
+				json_array_set_new(out, j,
+						   merge(e, p, elem, true));
 			break;
 		}
-		if (!found && !(op && !strcmp(op, "delete"))) {
+		if (!found && !del) {
 			json_t *n = json_deep_copy(p);
 
 			json_object_del(n, "$patch");
@@ -94,8 +107,11 @@ replacing_list(json_t *a)
 	return out;
 }
 
+/* target with patch merged in; with strategic, s (the schema of the
+ * object at this level, or NULL where it is unknown) gives the lists'
+ * merge keys. */
 static json_t *
-merge(json_t *target, json_t *patch, bool strategic)
+merge(json_t *target, json_t *patch, const struct schema *s, bool strategic)
 {
 	json_t *out, *v, *r;
 	const char *k;
@@ -106,6 +122,8 @@ merge(json_t *target, json_t *patch, bool strategic)
 	json_object_foreach(patch, k, v)
 	{
 		json_t *cur = json_object_get(out, k);
+		const struct field *f = patch_field(s, k);
+		const char *key = patch_merge_key(f);
 
 		if (strategic && !strcmp(k, "$patch"))
 			continue;
@@ -130,10 +148,13 @@ merge(json_t *target, json_t *patch, bool strategic)
 		} else if (strategic && json_is_array(v) &&
 			   (r = replacing_list(v))) {
 			json_object_set_new(out, k, r);
-		} else if (strategic && named_list(v) && named_list(cur)) {
-			json_object_set_new(out, k, merge_named(cur, v));
+		} else if (strategic && key && json_is_array(v)) {
+			json_object_set_new(out, k,
+					    merge_keyed(cur, v, key, f->sub));
 		} else if (json_is_object(v)) {
-			json_object_set_new(out, k, merge(cur, v, strategic));
+			json_object_set_new(
+			    out, k,
+			    merge(cur, v, f ? f->sub : NULL, strategic));
 		} else {
 			json_object_set(out, k, v);
 		}
@@ -144,7 +165,7 @@ merge(json_t *target, json_t *patch, bool strategic)
 json_t *
 patch_merge(json_t *target, json_t *patch)
 {
-	return merge(target, patch, false);
+	return merge(target, patch, NULL, false);
 }
 
 /* Go's %v of a decoded JSON value (map[string]interface{}: keys
@@ -273,11 +294,12 @@ check_directives(json_t *patch, bool in_list, char *err, size_t errlen)
 }
 
 json_t *
-patch_strategic(json_t *target, json_t *patch, char *err, size_t errlen)
+patch_strategic(json_t *target, json_t *patch, const struct schema *s,
+		char *err, size_t errlen)
 {
 	if (check_directives(patch, false, err, errlen))
 		return NULL;
-	return merge(target, patch, true);
+	return merge(target, patch, s, true);
 }
 
 /* ---- RFC 6902 ---- */

@@ -12,8 +12,9 @@
  * manifest sets and the live object lacks or holds differently are set,
  * fields the previous manifest (the annotation) set and this one drops
  * are removed, and fields set by others (defaults, controllers, scale)
- * are left as they are. Lists of named items (containers, env) are
- * merged item by item by name. */
+ * are left as they are. Lists with a merge key (containers and env by
+ * name, ports by containerPort: the schema's, patch.h) are merged item
+ * by item by that key. */
 #include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "fsx.h"
 #include "manifest.h"
 #include "object.h"
+#include "patch.h"
 #include "xalloc.h"
 
 static const char usage_text[] =
@@ -122,74 +124,48 @@ add_path(struct sources *s, const char *path)
 
 /* ---- the three-way merge patch ---- */
 
-static bool
-named_list(json_t *a)
-{
-	size_t i;
-	json_t *v;
+static json_t *diff3(json_t *orig, json_t *cur, json_t *mod,
+		     const struct schema *s);
 
-	if (!json_is_array(a) || json_array_size(a) == 0)
-		return false;
-	json_array_foreach(a, i, v)
-	{
-		if (!json_is_string(json_object_get(v, "name")))
-			return false;
-	}
-	return true;
-}
-
+/* Element-by-element patch of a list merged by `key` (the merge key its
+ * schema declares, as the server merges it: patch.h), or NULL if
+ * unchanged. An element the last applied manifest had and this one drops
+ * is deleted with {key: ..., "$patch": "delete"}. */
 static json_t *
-find_named(json_t *a, const char *name)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-	{
-		const char *n = json_string_value(json_object_get(v, "name"));
-
-		if (n && !strcmp(n, name))
-			return v;
-	}
-	return NULL;
-}
-
-static json_t *diff3(json_t *orig, json_t *cur, json_t *mod);
-
-/* Item-by-item patch of a list merged by name, or NULL if unchanged. */
-static json_t *
-diff3_named(json_t *orig, json_t *cur, json_t *mod)
+diff3_keyed(json_t *orig, json_t *cur, json_t *mod, const char *key,
+	    const struct schema *elem)
 {
 	json_t *out = json_array(), *m, *o;
 	size_t i;
 
 	json_array_foreach(mod, i, m)
 	{
-		const char *name =
-		    json_string_value(json_object_get(m, "name"));
-		json_t *c = find_named(cur, name), *d;
+		json_t *id = json_object_get(m, key);
+		json_t *c = id ? patch_find_keyed(cur, key, id) : NULL, *d;
 
 		if (c == NULL) {
 			json_array_append(out, m);
 			continue;
 		}
-		d = diff3(json_is_array(orig) ? find_named(orig, name) : NULL,
-			  c, m);
+		d = diff3(json_is_array(orig) ? patch_find_keyed(orig, key, id)
+					      : NULL,
+			  c, m, elem);
 		if (json_object_size(d)) {
-			json_object_set_new(d, "name", json_string(name));
+			json_object_set(d, key, id);
 			json_array_append(out, d);
 		}
 		json_decref(d);
 	}
 	json_array_foreach(orig, i, o)
 	{
-		const char *name =
-		    json_string_value(json_object_get(o, "name"));
+		json_t *id = json_object_get(o, key), *gone;
 
-		if (name && !find_named(mod, name) && find_named(cur, name))
-			json_array_append_new(out,
-					      json_pack("{ssss}", "name", name,
-							"$patch", "delete"));
+		if (id == NULL || patch_find_keyed(mod, key, id) ||
+		    !patch_find_keyed(cur, key, id))
+			continue;
+		gone = json_pack("{ss}", "$patch", "delete");
+		json_object_set(gone, key, id);
+		json_array_append_new(out, gone);
 	}
 	if (json_array_size(out) == 0) {
 		json_decref(out);
@@ -200,9 +176,10 @@ diff3_named(json_t *orig, json_t *cur, json_t *mod)
 
 /* kubectl's CreateThreeWayMergePatch on objects: orig is the last
  * applied manifest (may be NULL), cur the live object, mod the new
- * manifest. Returns a new (possibly empty) object. */
+ * manifest, s their schema (NULL where unknown). Returns a new (possibly
+ * empty) object. */
 static json_t *
-diff3(json_t *orig, json_t *cur, json_t *mod)
+diff3(json_t *orig, json_t *cur, json_t *mod, const struct schema *s)
 {
 	json_t *patch = json_object(), *m, *o;
 	const char *k;
@@ -213,6 +190,8 @@ diff3(json_t *orig, json_t *cur, json_t *mod)
 	{
 		json_t *c = json_object_get(cur, k);
 		json_t *ok = orig ? json_object_get(orig, k) : NULL;
+		const struct field *f = patch_field(s, k);
+		const char *key = patch_merge_key(f);
 
 		if (json_is_null(m)) {
 			if (c && !json_is_null(c))
@@ -220,20 +199,21 @@ diff3(json_t *orig, json_t *cur, json_t *mod)
 		} else if (c == NULL || json_is_null(c)) {
 			json_object_set(patch, k, m);
 		} else if (json_is_object(m) && json_is_object(c)) {
-			json_t *d = diff3(ok, c, m);
+			json_t *d = diff3(ok, c, m, f ? f->sub : NULL);
 
 			if (json_object_size(d))
 				json_object_set(patch, k, d);
 			json_decref(d);
-		} else if (named_list(m) && named_list(c)) {
-			json_t *d = diff3_named(ok, c, m);
+		} else if (key && json_is_array(m) && json_is_array(c)) {
+			json_t *d = diff3_keyed(ok, c, m, key, f->sub);
 
 			if (d)
 				json_object_set_new(patch, k, d);
 		} else if (json_is_array(m) && json_array_size(m) &&
 			   json_is_object(json_array_get(m, 0))) {
-			/* A list of unnamed items: the server defaults
-			 * inside them, so compare with what was applied. */
+			/* A list replaced as a whole: the server defaults
+			 * inside its items, so compare with what was
+			 * applied. */
 			if (!json_equal(m, ok))
 				json_object_set(patch, k, m);
 		} else if (!json_equal(m, c)) {
@@ -274,7 +254,7 @@ apply_one(struct client *c, json_t *doc)
 	const struct kind_info *ki =
 	    kind_lookup(json_string_value(json_object_get(doc, "apiVersion")),
 			json_string_value(json_object_get(doc, "kind")));
-	const struct cli_kind *k = ki ? cli_kind_by_id(ki->id) : NULL;
+	const struct kind_info *k = ki ? kind_by_id(ki->id) : NULL;
 	json_t *md = json_object_get(doc, "metadata");
 	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
@@ -345,7 +325,7 @@ apply_one(struct client *c, json_t *doc)
 		: NULL;
 	if (la)
 		orig = json_loads(la, 0, NULL);
-	patch = diff3(orig, cur, mod);
+	patch = diff3(orig, cur, mod, k->schema);
 	if (json_object_size(patch) == 0) {
 		printf("%s/%s unchanged%s\n", q, name, cli_dry_suffix());
 	} else if ((rc = cli_patch(c, k, ns, name, NULL,

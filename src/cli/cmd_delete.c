@@ -31,7 +31,7 @@ static const char usage_text[] =
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 struct target {
-	const struct cli_kind *k;
+	const struct kind_info *k;
 	char *ns;
 	char *name;
 };
@@ -121,7 +121,7 @@ delete_one(struct client *c, const struct target *t, const struct del_args *a)
 }
 
 static void
-push(struct target **v, size_t *n, size_t *alloc, const struct cli_kind *k,
+push(struct target **v, size_t *n, size_t *alloc, const struct kind_info *k,
      const char *ns, const char *name)
 {
 	ALLOC_GROW(*v, *n + 1, *alloc);
@@ -165,7 +165,7 @@ from_file(const char *path, struct target **v, size_t *n, size_t *alloc)
 			    json_string_value(json_object_get(md, "name"));
 			const char *ns =
 			    json_string_value(json_object_get(md, "namespace"));
-			const struct cli_kind *k = cli_kind_find(
+			const struct kind_info *k = cli_kind_find(
 			    json_string_value(json_object_get(it, "kind"))
 				? json_string_value(json_object_get(it, "kind"))
 				: "");
@@ -275,7 +275,7 @@ delete_run(int argc, char **argv)
 			rc = from_file(files[i], &v, &n, &alloc);
 	} else if (optind < argc && strchr(argv[optind], '/')) {
 		for (; optind < argc && rc == 0; optind++) {
-			const struct cli_kind *k;
+			const struct kind_info *k;
 			const char *name;
 
 			if (cli_kind_slash_name(argv[optind], &k, &name))
@@ -284,7 +284,7 @@ delete_run(int argc, char **argv)
 				push(&v, &n, &alloc, k, cli_g.ns, name);
 		}
 	} else if (optind + 1 < argc) {
-		const struct cli_kind *k = cli_kind_find(argv[optind]);
+		const struct kind_info *k = cli_kind_find(argv[optind]);
 
 		if (k == NULL) {
 			rc = cli_error("the server doesn't have a resource "

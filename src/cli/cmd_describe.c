@@ -165,7 +165,7 @@ static void
 pod_phases(struct client *c, const char *ns, const struct label_selector *sel,
 	   int64_t counts[4])
 {
-	const struct cli_kind *k = cli_kind_by_id(KIND_POD);
+	const struct kind_info *k = kind_by_id(KIND_POD);
 	struct client_resp r;
 	struct strbuf s = STRBUF_INIT, q = STRBUF_INIT;
 	char path[1024], *e;
@@ -303,7 +303,7 @@ describe_pod(const struct pod *p, struct strbuf *sb)
 }
 
 static int
-describe_obj(struct client *c, const struct cli_kind *k, json_t *j)
+describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 {
 	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
 	struct object o = {0};
@@ -339,7 +339,7 @@ describe_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const struct cli_kind *k = NULL;
+	const struct kind_info *k = NULL;
 	struct client *c;
 	json_t *j, *it;
 	size_t n;
@@ -399,7 +399,7 @@ describe_run(int argc, char **argv)
 		}
 	}
 	for (i = optind; i < argc; i++) {
-		const struct cli_kind *ki = k;
+		const struct kind_info *ki = k;
 		const char *name = argv[i];
 
 		if (k == NULL && cli_kind_slash_name(argv[i], &ki, &name)) {

@@ -27,7 +27,7 @@ static const char usage_text[] =
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 struct get_args {
-	const struct cli_kind *k;
+	const struct kind_info *k;
 	const char *selector;
 	const char *output; /* NULL: table */
 	bool wide;
@@ -58,7 +58,7 @@ header(const struct get_args *a, struct strbuf *sb)
 		strbuf_addstr(sb, "NAME\tAGE");
 		break;
 	}
-	if (a->wide && a->k->id != KIND_POD)
+	if (a->wide && a->k->selector)
 		strbuf_addstr(sb, "\tCONTAINERS\tIMAGES\tSELECTOR");
 	strbuf_addch(sb, '\n');
 }
@@ -487,7 +487,7 @@ get_run(int argc, char **argv)
 	names = calloc((size_t)argc + 1, sizeof(*names));
 	if (strchr(argv[optind], '/')) {
 		for (i = optind; i < argc; i++) {
-			const struct cli_kind *k;
+			const struct kind_info *k;
 			const char *name;
 
 			if (cli_kind_slash_name(argv[i], &k, &name)) {

@@ -108,7 +108,7 @@ logs_run(int argc, char **argv)
 	name = argv[optind];
 	if (!strncmp(name, "pod/", 4) || !strncmp(name, "pods/", 5))
 		name = strchr(name, '/') + 1;
-	cli_path(path, sizeof(path), cli_kind_by_id(KIND_POD), cli_g.ns, name,
+	cli_path(path, sizeof(path), kind_by_id(KIND_POD), cli_g.ns, name,
 		 "log");
 	if (container)
 		strbuf_addf(&q, "container=%s&", container);

@@ -45,7 +45,7 @@ struct rollout_args {
 	char plural_q[64];   /* "deployments.apps" */
 };
 
-static const struct cli_kind *deploy_kind;
+static const struct kind_info *deploy_kind;
 
 /* GET and decode the deployment: 0, or the exit status. */
 static int
@@ -435,14 +435,14 @@ rollout_run(int argc, char **argv)
 	static const char *const subs[] = {"status", "history", "undo",
 					   "pause",  "resume",  "restart"};
 	struct rollout_args a = {.watch = true};
-	const struct cli_kind *k;
+	const struct kind_info *k;
 	struct client *c;
 	size_t i;
 	int ch, rc;
 
 	if ((rc = cli_globals_parse(&argc, argv)))
 		return rc;
-	deploy_kind = cli_kind_by_id(KIND_DEPLOYMENT);
+	deploy_kind = kind_by_id(KIND_DEPLOYMENT);
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -504,7 +504,7 @@ rollout_run(int argc, char **argv)
 				 a.sub, k->plural);
 	snprintf(a.kind_name, sizeof(a.kind_name), "deployment.apps/%s",
 		 a.name);
-	cli_kind_qualified_plural(k, a.plural_q, sizeof(a.plural_q));
+	kind_qualified_plural(k, a.plural_q, sizeof(a.plural_q));
 	c = cli_client();
 	if (!strcmp(a.sub, "status"))
 		rc = rollout_status_run(c, &a);

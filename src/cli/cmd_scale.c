@@ -18,7 +18,7 @@ static const char usage_text[] =
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 static int
-scale_one(struct client *c, const struct cli_kind *k, const char *name,
+scale_one(struct client *c, const struct kind_info *k, const char *name,
 	  long long replicas)
 {
 	json_t *patch =
@@ -45,7 +45,7 @@ scale_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const struct cli_kind *k = NULL;
+	const struct kind_info *k = NULL;
 	struct client *c;
 	long long replicas = -1;
 	char *end;
@@ -104,7 +104,7 @@ scale_run(int argc, char **argv)
 	}
 	c = cli_client();
 	for (i = optind; i < argc; i++) {
-		const struct cli_kind *ki = k;
+		const struct kind_info *ki = k;
 		const char *name = argv[i];
 
 		if (k == NULL && cli_kind_slash_name(argv[i], &ki, &name)) {

@@ -34,7 +34,7 @@ containers_of(json_t *obj, enum kind_id id)
 }
 
 static int
-set_image(struct client *c, const struct cli_kind *k, const char *name,
+set_image(struct client *c, const struct kind_info *k, const char *name,
 	  char **pairs, int npairs)
 {
 	json_t *obj, *list, *patch_list = json_array(), *patch, *ct;
@@ -97,7 +97,7 @@ set_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const struct cli_kind *k;
+	const struct kind_info *k;
 	const char *name;
 	struct client *c;
 	int ch, rc, i, first;

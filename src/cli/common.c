@@ -18,16 +18,6 @@ struct cli_globals cli_g;
 
 static char default_socket[4096];
 
-static const struct cli_kind kinds[] = {
-    {KIND_DEPLOYMENT, "Deployment", "deployment", "deployments", "apps", "v1",
-     "deploy"},
-    {KIND_REPLICASET, "ReplicaSet", "replicaset", "replicasets", "apps", "v1",
-     "rs"},
-    {KIND_POD, "Pod", "pod", "pods", "", "v1", "po"},
-};
-
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
-
 /* Matches "--long VALUE", "--long=VALUE", "-s VALUE" and "-sVALUE";
  * *value gets the value and *used how many argv slots it took (0: no
  * match, -1: the value is missing). */
@@ -233,15 +223,19 @@ cli_dry_suffix(void)
 						 : "";
 }
 
-const struct cli_kind *
+/* The CLI knows every kind of the registry by its kind, its resource,
+ * its singular and its short names, with or without its group
+ * ("deployment.apps", "deployments.apps.v1"), in any case. */
+const struct kind_info *
 cli_kind_find(const char *word)
 {
-	size_t i, n;
+	const struct kind_info *kinds;
+	size_t i, j, n, nkinds;
 	char buf[128];
 
+	kinds = kinds_all(&nkinds);
 	snprintf(buf, sizeof(buf), "%s", word);
-	/* "deployment.apps", "deployments.apps.v1" and the like */
-	for (i = 0; i < NKINDS; i++) {
+	for (i = 0; i < nkinds; i++) {
 		n = strlen(kinds[i].group);
 		if (n == 0)
 			continue;
@@ -253,40 +247,28 @@ cli_kind_find(const char *word)
 				*dot = '\0';
 		}
 	}
-	for (i = 0; i < NKINDS; i++)
+	for (i = 0; i < nkinds; i++) {
 		if (!strcasecmp(buf, kinds[i].kind) ||
 		    !strcasecmp(buf, kinds[i].plural) ||
-		    !strcasecmp(buf, kinds[i].alias))
+		    !strcasecmp(buf, kinds[i].singular))
 			return &kinds[i];
-	return NULL;
-}
-
-const struct cli_kind *
-cli_kind_by_id(enum kind_id id)
-{
-	size_t i;
-
-	for (i = 0; i < NKINDS; i++)
-		if (kinds[i].id == id)
-			return &kinds[i];
+		for (j = 0; j < KIND_MAX_SHORT_NAMES && kinds[i].short_names[j];
+		     j++)
+			if (!strcasecmp(buf, kinds[i].short_names[j]))
+				return &kinds[i];
+	}
 	return NULL;
 }
 
 void
-cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len)
+cli_kind_qualified(const struct kind_info *k, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s", k->singular, *k->group ? "." : "",
 		 k->group);
 }
 
-void
-cli_kind_qualified_plural(const struct cli_kind *k, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "", k->group);
-}
-
 int
-cli_kind_slash_name(const char *arg, const struct cli_kind **k,
+cli_kind_slash_name(const char *arg, const struct kind_info **k,
 		    const char **name)
 {
 	const char *slash = strchr(arg, '/');
@@ -313,10 +295,11 @@ cli_kind_slash_name(const char *arg, const struct cli_kind **k,
 }
 
 void
-cli_path(char *buf, size_t len, const struct cli_kind *k, const char *ns,
+cli_path(char *buf, size_t len, const struct kind_info *k, const char *ns,
 	 const char *name, const char *sub)
 {
-	client_path(buf, len, k->group, k->version, k->plural, ns, name, sub);
+	client_path(buf, len, k->group, k->version, k->plural,
+		    k->namespaced ? ns : NULL, name, sub);
 }
 
 int
@@ -333,7 +316,7 @@ cli_error(const char *fmt, ...)
 }
 
 int
-cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
+cli_resp_error(const struct client_resp *r, const struct kind_info *k,
 	       const char *name)
 {
 	const char *reason, *msg;
@@ -389,7 +372,7 @@ cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
 }
 
 int
-cli_get(struct client *c, const struct cli_kind *k, const char *ns,
+cli_get(struct client *c, const struct kind_info *k, const char *ns,
 	const char *name, json_t **out)
 {
 	struct client_resp r;
@@ -408,7 +391,7 @@ cli_get(struct client *c, const struct cli_kind *k, const char *ns,
 }
 
 int
-cli_patch(struct client *c, const struct cli_kind *k, const char *ns,
+cli_patch(struct client *c, const struct kind_info *k, const char *ns,
 	  const char *name, const char *sub, const char *content_type,
 	  json_t *patch, json_t **out)
 {
@@ -453,7 +436,7 @@ int
 cli_owned_rs(struct client *c, const char *ns, const char *uid,
 	     struct replicaset ***out, size_t *n)
 {
-	const struct cli_kind *k = cli_kind_by_id(KIND_REPLICASET);
+	const struct kind_info *k = kind_by_id(KIND_REPLICASET);
 	struct client_resp r;
 	json_t *item;
 	char path[1024];

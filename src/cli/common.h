@@ -44,51 +44,37 @@ int cli_dry_run_set(const char *v);
 /* "", " (dry run)" or " (server dry run)", after kubectl's messages. */
 const char *cli_dry_suffix(void);
 
-/* A kind as the command line names it. */
-struct cli_kind {
-	enum kind_id id;
-	const char *kind;     /* "Deployment" */
-	const char *singular; /* "deployment" */
-	const char *plural;   /* "deployments" */
-	const char *group;    /* "apps", or "" for the core group */
-	const char *version;  /* "v1" */
-	const char *alias;    /* "deploy" */
-};
-
 /* Finds a kind by any of its names ("deploy", "Deployments",
  * "deployment.apps"); NULL if unknown. */
-const struct cli_kind *cli_kind_find(const char *word);
-const struct cli_kind *cli_kind_by_id(enum kind_id id);
+const struct kind_info *cli_kind_find(const char *word);
 /* "deployment.apps" or "pod" (kubectl's resource-with-group, singular). */
-void cli_kind_qualified(const struct cli_kind *k, char *buf, size_t len);
-/* "deployments.apps" or "pods". */
-void cli_kind_qualified_plural(const struct cli_kind *k, char *buf, size_t len);
+void cli_kind_qualified(const struct kind_info *k, char *buf, size_t len);
 /* Splits "KIND/NAME" (kind and name both non-empty); 0 on success, -1
  * with "error: ..." printed. *name points into arg. */
-int cli_kind_slash_name(const char *arg, const struct cli_kind **k,
+int cli_kind_slash_name(const char *arg, const struct kind_info **k,
 			const char **name);
 
 /* API path of an object (name NULL: the collection; ns NULL: all
  * namespaces; sub NULL: the object itself). */
-void cli_path(char *buf, size_t len, const struct cli_kind *k, const char *ns,
+void cli_path(char *buf, size_t len, const struct kind_info *k, const char *ns,
 	      const char *name, const char *sub);
 
 /* Prints a failed response as kubectl does ("Error from server
  * (NotFound): ...", the field-by-field form of an Invalid Status, or
  * "Unable to connect to the server: ..."). k is the kind of the request
  * and name its object, for the Invalid heading. Returns 1. */
-int cli_resp_error(const struct client_resp *r, const struct cli_kind *k,
+int cli_resp_error(const struct client_resp *r, const struct kind_info *k,
 		   const char *name);
 /* "error: <message>" on stderr; returns 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* GET of one object: 0 with *out (new reference), or the exit status
  * after printing the error. */
-int cli_get(struct client *c, const struct cli_kind *k, const char *ns,
+int cli_get(struct client *c, const struct kind_info *k, const char *ns,
 	    const char *name, json_t **out);
 /* PATCH of an object (sub may be NULL); 0 or the exit status after
  * printing the error. *out (may be NULL) gets the answer. */
-int cli_patch(struct client *c, const struct cli_kind *k, const char *ns,
+int cli_patch(struct client *c, const struct kind_info *k, const char *ns,
 	      const char *name, const char *sub, const char *content_type,
 	      json_t *patch, json_t **out);
 /* The ReplicaSets controlled by the deployment with this uid, decoded;

@@ -1,5 +1,6 @@
-/* kinds.c - the kind table. */
+/* kinds.c - the kind registry (see kinds.h). */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,25 +57,156 @@ val_pod(const void *o, struct fielderr_list *e)
 	validate_pod(o, e);
 }
 
+static struct opt_int *
+replicas_deployment(void *o)
+{
+	return &((struct deployment *)o)->spec.replicas;
+}
+
+static struct opt_int *
+replicas_replicaset(void *o)
+{
+	return &((struct replicaset *)o)->spec.replicas;
+}
+
+static struct label_selector *
+selector_deployment(const void *o)
+{
+	return ((const struct deployment *)o)->spec.selector;
+}
+
+static struct label_selector *
+selector_replicaset(const void *o)
+{
+	return ((const struct replicaset *)o)->spec.selector;
+}
+
+/* A pod is Pending until a node runs it (the kubelet's first status). */
+static void
+initial_status_pod(void *o)
+{
+	((struct pod *)o)->status.phase = xstrdup("Pending");
+}
+
+/* A pod on a node is stopped by its agent, within the grace period
+ * asked for, else its terminationGracePeriodSeconds, else 30 s; a pod
+ * no node runs goes at once. */
+static bool
+grace_period_pod(const void *o, int64_t requested, int64_t *grace)
+{
+	const struct pod *p = o;
+
+	if (p->spec.node_name == NULL || *p->spec.node_name == '\0')
+		return false;
+	*grace = requested >= 0 ? requested
+		 : p->spec.termination_grace_period_seconds.set
+		     ? p->spec.termination_grace_period_seconds.v
+		     : 30;
+	return true;
+}
+
+/* The field labels of each kind (its GetAttrs and
+ * AddFieldLabelConversionFunc in Kubernetes). */
+static const char *const pod_fields[] = {"spec.nodeName",
+					 "spec.restartPolicy",
+					 "spec.schedulerName",
+					 "spec.serviceAccountName",
+					 "spec.hostNetwork",
+					 "status.phase",
+					 "status.podIP",
+					 "status.podIPs",
+					 "status.nominatedNodeName",
+					 NULL};
+static const char *const replicaset_fields[] = {"status.replicas", NULL};
+static const char *const node_fields[] = {"spec.unschedulable", NULL};
+
+/* Indexed by enum kind_id. */
 static const struct kind_info kinds[] = {
-    {KIND_DEPLOYMENT, "apps/v1", "Deployment", "deployments",
-     &schema_deployment, offsetof(struct deployment, metadata), true,
-     def_deployment, val_deployment},
-    {KIND_REPLICASET, "apps/v1", "ReplicaSet", "replicasets",
-     &schema_replicaset, offsetof(struct replicaset, metadata), true,
-     def_replicaset, val_replicaset},
-    {KIND_POD, "v1", "Pod", "pods", &schema_pod, offsetof(struct pod, metadata),
-     true, def_pod, val_pod},
-    {KIND_NODE, "v1", "Node", "nodes", &schema_node,
-     offsetof(struct node, metadata), false, def_node, val_node},
+    {
+	.id = KIND_DEPLOYMENT,
+	.group = "apps",
+	.version = "v1",
+	.api_version = "apps/v1",
+	.kind = "Deployment",
+	.plural = "deployments",
+	.singular = "deployment",
+	.short_names = {"deploy"},
+	.namespaced = true,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
+	.rules = KIND_GEN_ANNOTATIONS | KIND_STATUS_ANNOTATIONS,
+	.schema = &schema_deployment,
+	.meta_off = offsetof(struct deployment, metadata),
+	.replicas = replicas_deployment,
+	.selector = selector_deployment,
+	.defaults = def_deployment,
+	.validate = val_deployment,
+    },
+    {
+	.id = KIND_REPLICASET,
+	.group = "apps",
+	.version = "v1",
+	.api_version = "apps/v1",
+	.kind = "ReplicaSet",
+	.plural = "replicasets",
+	.singular = "replicaset",
+	.short_names = {"rs"},
+	.namespaced = true,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
+	.schema = &schema_replicaset,
+	.meta_off = offsetof(struct replicaset, metadata),
+	.field_labels = replicaset_fields,
+	.replicas = replicas_replicaset,
+	.selector = selector_replicaset,
+	.defaults = def_replicaset,
+	.validate = val_replicaset,
+    },
+    {
+	.id = KIND_POD,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "Pod",
+	.plural = "pods",
+	.singular = "pod",
+	.short_names = {"po"},
+	.namespaced = true,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_BINDING | KIND_SUB_LOG,
+	.schema = &schema_pod,
+	.meta_off = offsetof(struct pod, metadata),
+	.field_labels = pod_fields,
+	.initial_status = initial_status_pod,
+	.grace_period = grace_period_pod,
+	.defaults = def_pod,
+	.validate = val_pod,
+    },
+    {
+	.id = KIND_NODE,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "Node",
+	.plural = "nodes",
+	.singular = "node",
+	.short_names = {"no"},
+	.namespaced = false,
+	.subresources = KIND_SUB_STATUS,
+	.rules = KIND_CREATE_WITH_STATUS,
+	.schema = &schema_node,
+	.meta_off = offsetof(struct node, metadata),
+	.field_labels = node_fields,
+	.defaults = def_node,
+	.validate = val_node,
+    },
 };
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 const struct kind_info *
 kind_lookup(const char *api_version, const char *kind)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (i = 0; i < NKINDS; i++)
 		if (!strcmp(kinds[i].api_version, api_version) &&
 		    !strcmp(kinds[i].kind, kind))
 			return &kinds[i];
@@ -84,14 +216,69 @@ kind_lookup(const char *api_version, const char *kind)
 const struct kind_info *
 kind_by_id(enum kind_id id)
 {
-	return &kinds[id];
+	return (size_t)id < NKINDS ? &kinds[id] : NULL;
+}
+
+const struct kind_info *
+kind_by_resource(const char *group, const char *version, const char *plural)
+{
+	size_t i;
+
+	for (i = 0; i < NKINDS; i++)
+		if (!strcmp(kinds[i].group, group) &&
+		    !strcmp(kinds[i].version, version) &&
+		    !strcmp(kinds[i].plural, plural))
+			return &kinds[i];
+	return NULL;
 }
 
 const struct kind_info *
 kinds_all(size_t *n)
 {
-	*n = sizeof(kinds) / sizeof(kinds[0]);
+	*n = NKINDS;
 	return kinds;
+}
+
+void
+kind_qualified_plural(const struct kind_info *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "", k->group);
+}
+
+bool
+kind_field_label(const struct kind_info *k, const char *label)
+{
+	size_t i;
+
+	if (!strcmp(label, "metadata.name") ||
+	    !strcmp(label, "metadata.namespace"))
+		return true;
+	for (i = 0; k->field_labels && k->field_labels[i]; i++)
+		if (!strcmp(k->field_labels[i], label))
+			return true;
+	return false;
+}
+
+const struct field *
+kind_status_field(const struct kind_info *k)
+{
+	return schema_field(k->schema, "status");
+}
+
+const struct schema *
+kind_status_schema(const struct kind_info *k)
+{
+	const struct field *f = kind_status_field(k);
+
+	return f ? f->sub : NULL;
+}
+
+void *
+kind_status(const struct kind_info *k, void *obj)
+{
+	const struct field *f = kind_status_field(k);
+
+	return f ? (char *)obj + f->off : NULL;
 }
 
 struct object_meta *

@@ -9,7 +9,13 @@
 
 #define F(st, name, ty, member, fl, sub)                                       \
 	{                                                                      \
-		name, ty, offsetof(struct st, member), fl, sub                 \
+		name, ty, offsetof(struct st, member), fl, sub, NULL           \
+	}
+/* A list merged element by element in a strategic merge patch, the
+ * elements named by member `key` (Kubernetes' patchMergeKey). */
+#define FK(st, name, member, fl, sub, key)                                     \
+	{                                                                      \
+		name, FT_LIST, offsetof(struct st, member), fl, sub, key       \
 	}
 #define O   FF_OMITEMPTY
 #define I32 FF_INT32
@@ -40,8 +46,8 @@ static const struct field meta_f[] = {
       deletion_grace_period_seconds, O | I64, NULL),
     F(object_meta, "labels", FT_STRMAP, labels, O, NULL),
     F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
-    F(object_meta, "ownerReferences", FT_LIST, owner_references, O,
-      &owner_ref_s),
+    FK(object_meta, "ownerReferences", owner_references, O, &owner_ref_s,
+       "uid"),
     F(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL),
 };
 const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
@@ -210,8 +216,8 @@ static const struct field container_f[] = {
     F(container, "command", FT_STRLIST, command, O, NULL),
     F(container, "args", FT_STRLIST, args, O, NULL),
     F(container, "workingDir", FT_STR, working_dir, O, NULL),
-    F(container, "ports", FT_LIST, ports, O, &container_port_s),
-    F(container, "env", FT_LIST, env, O, &env_var_s),
+    FK(container, "ports", ports, O, &container_port_s, "containerPort"),
+    FK(container, "env", env, O, &env_var_s, "name"),
     F(container, "resources", FT_STRUCT, resources, 0, &resources_s),
     F(container, "livenessProbe", FT_PTR, liveness_probe, O, &probe_s),
     F(container, "readinessProbe", FT_PTR, readiness_probe, O, &probe_s),
@@ -238,7 +244,7 @@ static const struct field toleration_f[] = {
 static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
 
 static const struct field pod_spec_f[] = {
-    F(pod_spec, "containers", FT_LIST, containers, 0, &container_s),
+    FK(pod_spec, "containers", containers, 0, &container_s, "name"),
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
     F(pod_spec, "terminationGracePeriodSeconds", FT_OPTINT,
       termination_grace_period_seconds, O | I64, NULL),
@@ -319,8 +325,8 @@ static const struct field dstatus_f[] = {
       O | I32, NULL),
     F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
       O | I32, NULL),
-    F(deployment_status, "conditions", FT_LIST, conditions, O,
-      &schema_condition),
+    FK(deployment_status, "conditions", conditions, O, &schema_condition,
+       "type"),
     F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O | I32,
       NULL),
 };
@@ -357,8 +363,8 @@ static const struct field rsstatus_f[] = {
       O | I32, NULL),
     F(replicaset_status, "observedGeneration", FT_INT, observed_generation,
       O | I64, NULL),
-    F(replicaset_status, "conditions", FT_LIST, conditions, O,
-      &schema_condition),
+    FK(replicaset_status, "conditions", conditions, O, &schema_condition,
+       "type"),
 };
 static const struct schema rsstatus_s = SCHEMA(replicaset_status, rsstatus_f);
 
@@ -425,12 +431,12 @@ static const struct schema pod_ip_s = SCHEMA(pod_ip, pod_ip_f);
 
 static const struct field pstatus_f[] = {
     F(pod_status, "phase", FT_STR, phase, O, NULL),
-    F(pod_status, "conditions", FT_LIST, conditions, O, &schema_condition),
+    FK(pod_status, "conditions", conditions, O, &schema_condition, "type"),
     F(pod_status, "message", FT_STR, message, O, NULL),
     F(pod_status, "reason", FT_STR, reason, O, NULL),
     F(pod_status, "hostIP", FT_STR, host_ip, O, NULL),
     F(pod_status, "podIP", FT_STR, pod_ip, O, NULL),
-    F(pod_status, "podIPs", FT_LIST, pod_ips, O, &pod_ip_s),
+    FK(pod_status, "podIPs", pod_ips, O, &pod_ip_s, "ip"),
     F(pod_status, "startTime", FT_TIME, start_time, O, NULL),
     F(pod_status, "containerStatuses", FT_LIST, container_statuses, O,
       &schema_container_status),
@@ -484,8 +490,8 @@ static const struct schema ninfo_s = SCHEMA(node_info, ninfo_f);
 static const struct field nstatus_f[] = {
     F(node_status, "capacity", FT_STRMAP, capacity, O, NULL),
     F(node_status, "allocatable", FT_STRMAP, allocatable, O, NULL),
-    F(node_status, "conditions", FT_LIST, conditions, O, &schema_condition),
-    F(node_status, "addresses", FT_LIST, addresses, O, &naddr_s),
+    FK(node_status, "conditions", conditions, O, &schema_condition, "type"),
+    FK(node_status, "addresses", addresses, O, &naddr_s, "type"),
     F(node_status, "nodeInfo", FT_STRUCT, node_info, O, &ninfo_s),
 };
 static const struct schema nstatus_s = SCHEMA(node_status, nstatus_f);

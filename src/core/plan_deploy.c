@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "deploy_util.h"
+#include "kinds.h"
 #include "labels.h"
 #include "plan_deploy.h"
 #include "tmplhash.h"
@@ -516,7 +517,7 @@ static const struct schema *
 status_schema(void)
 {
 	/* The status struct is the 5th field of the deployment schema. */
-	return schema_deployment.fields[4].sub;
+	return kind_status_schema(kind_by_id(KIND_DEPLOYMENT));
 }
 
 /* Replaces d.status with ns (taking ownership) and records the write,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "labels.h"
 #include "plan_deploy.h"
 #include "plan_rs.h"
@@ -448,8 +449,9 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	for (i = 0; i < rs->status.conditions.n; i++)
 		condition_append(&out->status.conditions,
 				 &rs->status.conditions.v[i]);
-	out->status_changed = !schema_equal(schema_replicaset.fields[4].sub,
-					    &rs->status, &out->status);
+	out->status_changed =
+	    !schema_equal(kind_status_schema(kind_by_id(KIND_REPLICASET)),
+			  &rs->status, &out->status);
 	if (next)
 		out->requeue_after_ms = next - in->now;
 	free(mine);
@@ -461,7 +463,8 @@ plan_rs_out_release(struct plan_rs_out *out)
 {
 	free(out->victims);
 	free(out->adopt);
-	schema_release(schema_replicaset.fields[4].sub, &out->status);
+	schema_release(kind_status_schema(kind_by_id(KIND_REPLICASET)),
+		       &out->status);
 	memset(out, 0, sizeof(*out));
 }
 

@@ -64,6 +64,17 @@ anylist_push(struct anylist *l, size_t elem_size)
 	return p;
 }
 
+const struct field *
+schema_field(const struct schema *s, const char *json)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].json, json))
+			return &s->fields[i];
+	return NULL;
+}
+
 void
 schema_release(const struct schema *s, void *obj)
 {

@@ -103,6 +103,11 @@ struct field {
 	size_t off; /* offsetof in the parent struct */
 	unsigned flags;
 	const struct schema *sub; /* FT_STRUCT, FT_PTR, FT_LIST */
+	/* FT_LIST of objects: the member that names an element in a
+	 * strategic merge patch (Kubernetes' patchMergeKey: containers by
+	 * "name", ports by "containerPort", conditions by "type"); NULL:
+	 * the list is replaced as a whole. */
+	const char *merge_key;
 };
 
 struct schema {
@@ -118,6 +123,8 @@ struct schema {
 		    sizeof(tbl) / sizeof((tbl)[0])                             \
 	}
 
+/* The field of s whose JSON name is json, or NULL. */
+const struct field *schema_field(const struct schema *s, const char *json);
 /* Frees everything obj owns and zeroes it; obj itself is not freed. */
 void schema_release(const struct schema *s, void *obj);
 /* Deep copy: dst (uninitialized) receives its own copies of src. */

@@ -331,7 +331,8 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			*requeue = 0;
 	}
 	if (!fail && out.status_changed) {
-		schema_release(schema_replicaset.fields[4].sub, &rs->status);
+		schema_release(kind_status_schema(kind_by_id(KIND_REPLICASET)),
+			       &rs->status);
 		rs->status = out.status;
 		memset(&out.status, 0, sizeof(out.status));
 		if ((st = kube_update(c->cfg.client, &rso, "status")) != 200)

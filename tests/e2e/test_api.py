@@ -148,7 +148,13 @@ def test_discovery_and_auth(api):
     assert res["deployments/scale"]["kind"] == "Scale"
     assert "deployments/status" in res and "replicasets" in res
     pods = {r["name"] for r in api.req("GET", "/api/v1").json()["resources"]}
-    assert {"pods", "pods/status"} <= pods
+    assert {"pods", "pods/status", "pods/log", "pods/binding", "nodes",
+            "nodes/status"} <= pods
+    assert "pods/scale" not in pods
+    g = api.req("GET", "/apis/apps").json()
+    assert g["kind"] == "APIGroup" and g["preferredVersion"]["groupVersion"] == "apps/v1"
+    assert api.req("GET", "/apis/apps/v2").status_code == 404
+    assert api.req("GET", "/apis/nothing").status_code == 404
     r = api.req("GET", "/api/v1/pods", token=False)
     assert r.status_code == 401 and r.json()["reason"] == "Unauthorized"
     assert api.req("GET", "/api/v1/pods").status_code == 200

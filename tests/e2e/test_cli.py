@@ -270,6 +270,22 @@ class Lines:
         return line.decode() + "\n"
 
 
+def test_get_knows_every_kind_of_the_registry(drover):
+    # Nodes come from the same kind registry as the API: cluster-scoped,
+    # so the namespace flag does not change the path.
+    poll(lambda: drover.run("get", "nodes", "-o", "name").stdout.strip(),
+         what="the agent's node")
+    names = drover.run("get", "no", "-n", "other", "-o", "name").stdout.split()
+    assert len(names) == 1 and names[0].startswith("node/"), names
+    r = drover.run("get", "nodes")
+    assert r.returncode == 0 and rows(r.stdout)[0] == ["NAME", "AGE"]
+    r = drover.run("get", "nodes", "-o", "wide")
+    assert r.returncode == 0 and rows(r.stdout)[0] == ["NAME", "AGE"]
+    assert drover.run("get", "deployments.apps").returncode == 0
+    r = drover.run("get", "nothings")
+    assert r.returncode != 0 and "nothings" in r.stderr
+
+
 def test_get_watch_streams_rows(drover, tmp_path):
     assert apply(drover, tmp_path, manifest(replicas=1)).returncode == 0
     p = drover.popen("get", "deploy", "web", "-w")

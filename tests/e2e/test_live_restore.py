@@ -22,7 +22,11 @@ def example_pids(dm):
 @pytest.fixture
 def box():
     with tempfile.TemporaryDirectory() as d:
-        dm = Daemon(d, extra=["--runtime", "process"])
+        # A host port range of its own: while the daemon is down a port
+        # of a dead service is free, and the other test files' daemons
+        # (parallel, default range) must not take it before the restart.
+        dm = Daemon(d, extra=["--runtime", "process",
+                              "--host-port-range", "21000-21099"])
         before = set(example_pids(dm))
         dm.before = before
         try:
