@@ -1,6 +1,7 @@
-/* api.c - request dispatch, routing, the resource table, query strings
- * and Kubernetes Status responses. */
+/* api.c - request dispatch, routing (by the kind registry, kinds.h),
+ * query strings and Kubernetes Status responses. */
 #include <ctype.h>
+#include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,37 +13,18 @@
 
 /* ---- query strings ---- */
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* A query string's key or value decoded as a form field: '+' is a
+ * space, %XX a byte (libmicrohttpd's MHD_http_unescape, as it decodes
+ * the query of the requests it parses itself). */
 static char *
 url_decode(const char *s, size_t n)
 {
-	char *o = xmalloc(n + 1);
-	size_t i, k = 0;
+	char *o = xstrndup(s, n), *c;
 
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
-		    hexval(s[i + 2]) >= 0) {
-			o[k++] =
-			    (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-			i += 2;
-		} else if (s[i] == '+') {
-			o[k++] = ' ';
-		} else {
-			o[k++] = s[i];
-		}
-	}
-	o[k] = '\0';
+	for (c = o; *c; c++)
+		if (*c == '+')
+			*c = ' ';
+	MHD_http_unescape(o);
 	return o;
 }
 

@@ -28,6 +28,8 @@ static struct {
 	const char *(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
+	char *(*easy_escape)(CURL *, const char *, int);
+	void (*free)(void *);
 } lc;
 
 static int
@@ -52,9 +54,12 @@ load_curl(void)
 	*(void **)&lc.easy_strerror = dlsym(h, "curl_easy_strerror");
 	*(void **)&lc.slist_append = dlsym(h, "curl_slist_append");
 	*(void **)&lc.slist_free_all = dlsym(h, "curl_slist_free_all");
+	*(void **)&lc.easy_escape = dlsym(h, "curl_easy_escape");
+	*(void **)&lc.free = dlsym(h, "curl_free");
 	if (!lc.easy_init || !lc.easy_cleanup || !lc.easy_reset ||
 	    !lc.easy_setopt || !lc.easy_getinfo || !lc.easy_perform ||
-	    !lc.easy_strerror || !lc.slist_append || !lc.slist_free_all) {
+	    !lc.easy_strerror || !lc.slist_append || !lc.slist_free_all ||
+	    !lc.easy_escape || !lc.free) {
 		snprintf(lc.error, sizeof(lc.error),
 			 "libcurl.so.4 lacks a function drover needs");
 		return -1;
@@ -75,6 +80,24 @@ load_curl(void)
 #define curl_easy_strerror  lc.easy_strerror
 #define curl_slist_append   lc.slist_append
 #define curl_slist_free_all lc.slist_free_all
+#define curl_easy_escape    lc.easy_escape
+#define curl_free           lc.free
+
+char *
+client_http_escape(const char *s)
+{
+	char *e, *out;
+
+	if (load_curl())
+		return NULL;
+	/* The handle is not used (libcurl 7.82 and later). */
+	e = curl_easy_escape(NULL, s, 0);
+	if (e == NULL)
+		return NULL;
+	out = xstrdup(e);
+	curl_free(e);
+	return out;
+}
 
 struct http {
 	struct client base;

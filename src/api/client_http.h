@@ -12,6 +12,10 @@
 #include "strbuf.h"
 
 struct client *client_http_new(const char *server, const char *token);
+/* s percent-encoded for a query value or a path segment (libcurl's
+ * curl_easy_escape: all but A-Z a-z 0-9 - . _ ~); the caller frees it.
+ * NULL if libcurl cannot be loaded. */
+char *client_http_escape(const char *s);
 /* Blocking watch: returns when cb asked to stop (*stop set) or the stream
  * ended; out gets the HTTP status. timeout_ms 0: none. */
 int client_http_watch_blocking(struct client *c, const char *path,

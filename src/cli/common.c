@@ -488,22 +488,10 @@ cli_rs_free(struct replicaset **v, size_t n)
 char *
 cli_urlencode(const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	struct strbuf sb = STRBUF_INIT;
+	char *e = client_http_escape(s);
 
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr("-_.~", ch)) {
-			strbuf_addch(&sb, (char)ch);
-		} else {
-			strbuf_addch(&sb, '%');
-			strbuf_addch(&sb, hex[ch >> 4]);
-			strbuf_addch(&sb, hex[ch & 15]);
-		}
-	}
-	return strbuf_detach(&sb);
+	/* Without libcurl the request this is for fails with its reason. */
+	return e ? e : xstrdup("");
 }
 
 int64_t

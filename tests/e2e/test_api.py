@@ -278,6 +278,10 @@ def test_list_selectors(api):
     assert names({"labelSelector": "tier in (back),app"}) == ["b"]
     assert names({"labelSelector": "tier!=front"}) == ["b"]
     assert names({"fieldSelector": "metadata.name=c"}) == ["c"]
+    # the query decoded as a form: %XX and '+' alike, either case of hex
+    raw = api.req("GET", APPS + "/deployments?labelSelector=tier%20in+%28back%29"
+                  "&fieldSelector=metadata.name%3db").json()["items"]
+    assert [i["metadata"]["name"] for i in raw] == ["b"]
     assert len(api.req("GET", "/apis/apps/v1/deployments").json()["items"]) == 3
     assert api.req("GET", APPS + "/deployments",
                    params={"labelSelector": "in in in"}).status_code == 400
