@@ -1,7 +1,8 @@
 #!/bin/sh
 # check-layers.sh - keep the layering honest (STYLE.md §3.2):
 #  1. src/core includes only its own headers and libc;
-#  2. each layer includes only its own folder and lower layers;
+#  2. each layer includes only its own folder and lower layers; the
+#     controllers and the agent reach the API only through src/client;
 #  3. `nm -u` of libdrover_core.a names only allowed libc symbols.
 # Usage: scripts/check-layers.sh BUILD_DIR
 set -eu
@@ -16,11 +17,12 @@ allowed() {
 	sys) echo "sys core" ;;
 	codec) echo "codec core" ;;
 	store) echo "store core" ;;
-	api) echo "api store codec sys core" ;;
-	ctl) echo "ctl api codec sys core" ;;
-	agent) echo "agent api codec sys core" ;;
-	daemon) echo "daemon agent ctl api store codec sys core" ;;
-	cli) echo "cli daemon api codec sys core" ;;
+	client) echo "client codec sys core" ;;
+	api) echo "api client store codec sys core" ;;
+	ctl) echo "ctl client codec sys core" ;;
+	agent) echo "agent client codec sys core" ;;
+	daemon) echo "daemon agent ctl api client store codec sys core" ;;
+	cli) echo "cli daemon api client codec sys core" ;;
 	*) echo "" ;;
 	esac
 }

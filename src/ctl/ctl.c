@@ -31,25 +31,6 @@ ctl_overtime(uint64_t started)
 }
 
 void
-ctl_key(char *buf, size_t len, const char *ns, const char *name)
-{
-	snprintf(buf, len, "%s/%s", ns ? ns : "", name ? name : "");
-}
-
-int
-ctl_split_key(const char *key, char *ns, size_t nslen, char *name,
-	      size_t namelen)
-{
-	const char *slash = strchr(key, '/');
-
-	if (slash == NULL)
-		return -1;
-	snprintf(ns, nslen, "%.*s", (int)(slash - key), key);
-	snprintf(name, namelen, "%s", slash + 1);
-	return 0;
-}
-
-void
 ctl_enqueue_object(struct queue *q, json_t *ev)
 {
 	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
@@ -59,7 +40,7 @@ ctl_enqueue_object(struct queue *q, json_t *ev)
 
 	if (ev == NULL || ns == NULL || name == NULL)
 		return;
-	ctl_key(key, sizeof(key), ns, name);
+	queue_key(key, sizeof(key), ns, name);
 	queue_add(q, key);
 }
 
@@ -86,14 +67,14 @@ ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 		if (!json_is_true(json_object_get(r, "controller")))
 			continue;
 		if (kind && name && !strcmp(kind, owner_kind)) {
-			ctl_key(key, sizeof(key), ns, name);
+			queue_key(key, sizeof(key), ns, name);
 			queue_add(q, key);
 		}
 		return;
 	}
 	n = informer_list(owners, ns, &l);
 	for (i = 0; i < n; i++) {
-		ctl_key(key, sizeof(key), ns, object_meta(l[i])->name);
+		queue_key(key, sizeof(key), ns, object_meta(l[i])->name);
 		queue_add(q, key);
 	}
 	free(l);
@@ -109,7 +90,7 @@ ctl_enqueue_all(struct informer *inf, struct queue *q)
 	for (i = 0; i < n; i++) {
 		const struct object_meta *m = object_meta(l[i]);
 
-		ctl_key(key, sizeof(key), m->namespace, m->name);
+		queue_key(key, sizeof(key), m->namespace, m->name);
 		queue_add(q, key);
 	}
 	free(l);

@@ -85,9 +85,4 @@ bool ctl_overtime(uint64_t started);
 /* The same against a budget of ms. */
 bool ctl_overtime_ms(uint64_t started, int64_t ms);
 
-/* "ns/name" keys. */
-void ctl_key(char *buf, size_t len, const char *ns, const char *name);
-int ctl_split_key(const char *key, char *ns, size_t nslen, char *name,
-		  size_t namelen);
-
 #endif

@@ -30,7 +30,7 @@ enqueue_namespace(struct ctl_deploy *c, const char *ns)
 	size_t i, n = informer_list(c->cfg.deploys, ns, &l);
 
 	for (i = 0; i < n; i++) {
-		ctl_key(key, sizeof(key), ns, object_meta(l[i])->name);
+		queue_key(key, sizeof(key), ns, object_meta(l[i])->name);
 		queue_add(c->q, key);
 	}
 	free(l);
@@ -147,7 +147,7 @@ sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
 	char ns[256], name[256];
 	int r;
 
-	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+	if (queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
 	if (informer_get(c->cfg.deploys, ns, name, &d))
 		return 0; /* deleted */

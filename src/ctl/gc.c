@@ -236,7 +236,7 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 
 	(void)requeue;
 	if (slash == NULL || (size_t)(slash - key) >= sizeof(kind) ||
-	    ctl_split_key(slash + 1, ns, sizeof(ns), name, sizeof(name)))
+	    queue_split_key(slash + 1, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
 	snprintf(kind, sizeof(kind), "%.*s", (int)(slash - key), key);
 	/* A copy: the writes below bring events that change the cache. */

@@ -295,7 +295,7 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	uint64_t started;
 	int st, fail = 0;
 
-	if (ctl_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+	if (queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
 	/* From the cache, which is never behind the store in-process; a
 	 * stale copy would only make the status write fail with 409. */

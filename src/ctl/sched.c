@@ -97,7 +97,7 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 	struct tracked *t;
 	char key[600];
 
-	ctl_key(key, sizeof(key), ns, name);
+	queue_key(key, sizeof(key), ns, name);
 	HASH_FIND_STR(c->pods, key, t);
 	if (t == NULL && p == NULL)
 		return false;
@@ -253,7 +253,8 @@ sync_locked(struct ctl_sched *c, bool *more)
 			break;
 		}
 		dequeue(c, t);
-		if (ctl_split_key(t->key, ns, sizeof(ns), name, sizeof(name)) ||
+		if (queue_split_key(t->key, ns, sizeof(ns), name,
+				    sizeof(name)) ||
 		    (o = informer_find(c->cfg.pods, ns, name)) == NULL ||
 		    !is_pending(p = o->obj))
 			continue;

@@ -13,8 +13,8 @@
  *
  * Ownership: the informer owns its objects; pointers it returns are valid
  * while it is held. */
-#ifndef DROVER_CTL_INFORMER_H
-#define DROVER_CTL_INFORMER_H
+#ifndef DROVER_CLIENT_INFORMER_H
+#define DROVER_CLIENT_INFORMER_H
 
 #include "client.h"
 #include "kinds.h"

@@ -3,8 +3,8 @@
  * token for TCP (NULL for none). Requests are synchronous; a watch
  * blocks, calling the callback per event, until the callback returns
  * non-zero (through client_http_watch_stop) or the stream ends. */
-#ifndef DROVER_API_CLIENT_HTTP_H
-#define DROVER_API_CLIENT_HTTP_H
+#ifndef DROVER_CLIENT_CLIENT_HTTP_H
+#define DROVER_CLIENT_CLIENT_HTTP_H
 
 #include <stdint.h>
 

@@ -6,6 +6,7 @@
  * (not dirty, not running, no timer) is freed at once: the queue holds
  * only the keys that have something to do. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,4 +339,23 @@ queue_free(struct queue *q)
 	uv_close((uv_handle_t *)&q->kick, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield_idle, on_kick_closed);
+}
+
+void
+queue_key(char *buf, size_t len, const char *ns, const char *name)
+{
+	snprintf(buf, len, "%s/%s", ns ? ns : "", name ? name : "");
+}
+
+int
+queue_split_key(const char *key, char *ns, size_t nslen, char *name,
+		size_t namelen)
+{
+	const char *slash = strchr(key, '/');
+
+	if (slash == NULL)
+		return -1;
+	snprintf(ns, nslen, "%.*s", (int)(slash - key), key);
+	snprintf(name, namelen, "%s", slash + 1);
+	return 0;
 }

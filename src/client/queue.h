@@ -16,8 +16,8 @@
  *
  * Ownership: the queue copies keys; queue_free() stops its timers and
  * frees everything once the loop has run the close callbacks. */
-#ifndef DROVER_CTL_QUEUE_H
-#define DROVER_CTL_QUEUE_H
+#ifndef DROVER_CLIENT_QUEUE_H
+#define DROVER_CLIENT_QUEUE_H
 
 #include <stdint.h>
 #include <uv.h>
@@ -35,6 +35,12 @@ void queue_add_after(struct queue *q, const char *key, int64_t ms);
 /* Number of keys waiting (dirty now), for tests and status. */
 size_t queue_pending(const struct queue *q);
 void queue_free(struct queue *q);
+
+/* "ns/name" keys (client-go's MetaNamespaceKeyFunc and
+ * SplitMetaNamespaceKey); "" for no namespace. */
+void queue_key(char *buf, size_t len, const char *ns, const char *name);
+int queue_split_key(const char *key, char *ns, size_t nslen, char *name,
+		    size_t namelen);
 
 #define QUEUE_MAX_RETRIES 15
 /* Past this much work in one loop iteration, the queues wait for the

@@ -1,7 +1,7 @@
-/* ctl_queue.c - the controllers' work queue on a real libuv loop:
- * de-duplication, first-in first-out order, no re-entrant sync of a
- * key, delayed requeue, retry
- * with back-off; the loop is empty at the end. (The retry cap of 15 is
+/* client_queue.c - the work queue of controllers and agents, on a real
+ * libuv loop: de-duplication, first-in first-out order, no re-entrant
+ * sync of a key, delayed requeue, retry with back-off; the loop is empty
+ * at the end. (The retry cap of 15 is
  * 163 s of back-off, too slow for a test.) */
 #include <setjmp.h>
 #include <stdarg.h>

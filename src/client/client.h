@@ -5,8 +5,8 @@
  * client (client_http.c, libcurl: the CLI and, later, remote agents).
  *
  * Ownership: a client_resp owns its body (client_resp_release). */
-#ifndef DROVER_API_CLIENT_H
-#define DROVER_API_CLIENT_H
+#ifndef DROVER_CLIENT_CLIENT_H
+#define DROVER_CLIENT_CLIENT_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -6,10 +6,10 @@
 
 #include <uthash.h>
 
-#include "ctl.h"
 #include "informer.h"
 #include "kube.h"
 #include "object.h"
+#include "queue.h"
 #include "xalloc.h"
 
 struct sub {
@@ -66,7 +66,7 @@ find(struct informer *inf, const char *ns, const char *name)
 	struct entry *e;
 	char key[600];
 
-	ctl_key(key, sizeof(key), ns, name);
+	queue_key(key, sizeof(key), ns, name);
 	HASH_FIND_STR(inf->by_key, key, e);
 	return e;
 }
@@ -160,7 +160,7 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 	if (e == NULL) {
 		char key[600];
 
-		ctl_key(key, sizeof(key), ns, name);
+		queue_key(key, sizeof(key), ns, name);
 		e = xcalloc(1, sizeof(*e));
 		e->key = xstrdup(key);
 		HASH_ADD_KEYPTR(hh, inf->by_key, e->key, strlen(e->key), e);
