@@ -29,6 +29,23 @@ url_decode(const char *s, size_t n)
 }
 
 void
+query_of(const struct api_req *req, struct query *out)
+{
+	size_t i;
+
+	if (req->args == NULL) {
+		query_parse(req->query, out);
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < req->nargs && out->n < 32; i++) {
+		out->keys[out->n] = xstrdup(req->args[2 * i]);
+		out->vals[out->n] = xstrdup(req->args[2 * i + 1]);
+		out->n++;
+	}
+}
+
+void
 query_parse(const char *q, struct query *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -648,7 +665,7 @@ api_is_watch(const struct api_req *req)
 
 	if (strcmp(req->method, "GET"))
 		return false;
-	query_parse(req->query, &q);
+	query_of(req, &q);
 	w = query_get(&q, "watch");
 	r = w && (!strcmp(w, "true") || !strcmp(w, "1"));
 	query_release(&q);
@@ -709,7 +726,7 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 			    NULL, NULL, NULL);
 		return;
 	}
-	query_parse(req->query, &q);
+	query_of(req, &q);
 	if (write_options(req, &rt, &q, resp)) {
 		query_release(&q);
 		return;

@@ -44,6 +44,11 @@ struct api_req {
 	const char *method; /* GET, POST, PUT, PATCH, DELETE */
 	const char *path;   /* /apis/apps/v1/namespaces/default/deployments */
 	const char *query;  /* "labelSelector=app%3Dweb&watch=true" or NULL */
+	/* Or the query already decoded (an HTTP server's parser did it):
+	 * nargs key/value pairs, args[2i] and args[2i+1]; query is then
+	 * ignored. */
+	const char *const *args;
+	size_t nargs;
 	const char *content_type;
 	const char *body;
 	size_t body_len;

@@ -40,6 +40,9 @@ struct query {
 };
 
 void query_parse(const char *q, struct query *out);
+/* The request's query: its decoded args if the server gave them, else
+ * its query string parsed. */
+void query_of(const struct api_req *req, struct query *out);
 void query_release(struct query *q);
 const char *query_get(const struct query *q, const char *key);
 

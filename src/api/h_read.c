@@ -377,7 +377,7 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	/* Its initial state and rv must be committed ones. */
 	if (obj_cb == NULL && api_flush(a, resp))
 		return NULL;
-	query_parse(req->query, &q);
+	query_of(req, &q);
 	w = xcalloc(1, sizeof(*w));
 	w->a = a;
 	w->cb = cb;

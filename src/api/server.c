@@ -636,30 +636,15 @@ queue_api(struct MHD_Connection *conn, struct api_resp *resp)
 	return ret;
 }
 
-/* Re-encodes the (decoded) query arguments as a query string. */
+/* The query arguments as MHD decoded them (the api takes them so:
+ * api_req.args), pointers into the connection's own copies. */
 struct qs {
-	struct strbuf sb;
+	const char **v; /* key, value, key, value, ... */
+	size_t n;       /* pairs */
+	size_t alloc;
 };
 
-static void
-add_encoded(struct strbuf *sb, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
-		    ch == '.' || ch == '~') {
-			strbuf_addch(sb, (char)ch);
-		} else {
-			strbuf_addch(sb, '%');
-			strbuf_addch(sb, hex[ch >> 4]);
-			strbuf_addch(sb, hex[ch & 15]);
-		}
-	}
-}
+static const char *const no_args[] = {NULL};
 
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -668,11 +653,10 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 	struct qs *q = cls;
 
 	(void)kind;
-	if (q->sb.len)
-		strbuf_addch(&q->sb, '&');
-	add_encoded(&q->sb, key);
-	strbuf_addch(&q->sb, '=');
-	add_encoded(&q->sb, value);
+	ALLOC_GROW(q->v, 2 * q->n + 2, q->alloc);
+	q->v[2 * q->n] = key;
+	q->v[2 * q->n + 1] = value ? value : "";
+	q->n++;
 	return MHD_YES;
 }
 
@@ -702,7 +686,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	struct conn *c = *con_cls;
 	struct api_req req;
 	struct api_resp resp;
-	struct qs q = {STRBUF_INIT};
+	struct qs q = {0};
 
 	(void)version;
 	if (c == NULL) {
@@ -749,7 +733,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	memset(&req, 0, sizeof(req));
 	req.method = method;
 	req.path = url;
-	req.query = q.sb.len ? q.sb.buf : NULL;
+	req.args = q.v ? q.v : no_args;
+	req.nargs = q.n;
 	req.content_type =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
 	req.body = c->body.buf;
@@ -761,7 +746,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 
 		c->watch =
 		    api_watch_open(srv->cfg.api, &req, on_watch_line, c, &resp);
-		strbuf_release(&q.sb);
+		free(q.v);
 		if (c->watch == NULL)
 			return queue_api(conn, &resp);
 		api_resp_release(&resp);
@@ -788,7 +773,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	api_handle(srv->cfg.api, &req, &resp);
 	api_flush(srv->cfg.api, &resp); /* durable before it is answered */
-	strbuf_release(&q.sb);
+	free(q.v);
 	return queue_api(conn, &resp);
 }
 
