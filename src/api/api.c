@@ -343,6 +343,23 @@ served_object(const struct store_item *it)
 	return o;
 }
 
+bool
+served_text(const struct store_item *it, struct strbuf *out)
+{
+	static const char key[] = "\"metadata\":{";
+	const char *v = it->value, *m = strstr(v, key);
+	size_t at;
+
+	if (m == NULL || v[0] != '{' || memchr(v + 1, '{', (size_t)(m - v - 1)))
+		return false;
+	at = (size_t)(m - v) + sizeof(key) - 1;
+	strbuf_add(out, v, at);
+	strbuf_addf(out, "\"resourceVersion\":\"%lld\"%s", (long long)it->rv,
+		    v[at] == '}' ? "" : ",");
+	strbuf_addstr(out, v + at);
+	return true;
+}
+
 json_t *
 event_object(struct api *a, const struct store_item *it)
 {
@@ -654,6 +671,9 @@ api_resp_release(struct api_resp *resp)
 	resp->body = NULL;
 	json_decref(resp->json);
 	resp->json = NULL;
+	if (resp->stream)
+		resp->stream->free(resp->stream);
+	resp->stream = NULL;
 }
 
 bool

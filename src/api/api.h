@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "dtime.h"
+#include "strbuf.h"
 #include "store.h"
 
 #define API_MAX_BODY (3 * 1024 * 1024) /* Kubernetes' request limit */
@@ -59,6 +60,15 @@ struct api_req {
 	bool want_json;
 };
 
+/* An answer produced in pieces (a long list), so that the server can send
+ * it a piece at a time and serve other requests between pieces. next()
+ * appends the next piece to out (tens of KB), or returns false once the
+ * answer is complete (nothing appended); free() releases it. */
+struct api_stream {
+	bool (*next)(struct api_stream *s, struct strbuf *out);
+	void (*free)(struct api_stream *s);
+};
+
 struct api_resp {
 	int status;
 	char *body;               /* JSON, NUL-terminated */
@@ -68,6 +78,9 @@ struct api_resp {
 	 * it is JSON). It may be shared with watchers: read it only. */
 	json_t *json;
 	bool as_json; /* internal: req->want_json */
+	/* Or, to an HTTP client, the body in pieces (body is then NULL);
+	 * api_resp_release frees it unless the server took it. */
+	struct api_stream *stream;
 };
 
 struct api;

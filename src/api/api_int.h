@@ -65,6 +65,12 @@ void resp_invalid(struct api_resp *resp, const struct kind_info *res,
 
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);
+/* The same as text appended to out, without parsing: the store holds
+ * text the codec wrote, {"apiVersion":..,"kind":..,"metadata":{...},...}
+ * with no resourceVersion, so it goes in at the head of metadata. A
+ * 20,000-pod list is a copy of its items instead of a parse and a print
+ * of each. false (nothing appended) if the text is not of that shape. */
+bool served_text(const struct store_item *it, struct strbuf *out);
 /* served_object() of a store event's item, decoded once for all the
  * watches that receive the event: a new reference to a shared object,
  * which no one may modify. */

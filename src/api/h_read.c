@@ -31,11 +31,12 @@ resource_list(const char *gv)
 
 	k = kinds_all(&n);
 	for (i = 0; i < n; i++) {
-		json_t *r, *shorts = json_array();
+		json_t *r, *shorts;
 		bool ns = k[i].namespaced;
 
 		if (strcmp(k[i].api_version, gv))
 			continue;
+		shorts = json_array();
 		for (j = 0; j < KIND_MAX_SHORT_NAMES && k[i].short_names[j];
 		     j++)
 			json_array_append_new(shorts,
@@ -244,6 +245,98 @@ h_get(struct api *a, struct route *rt, const struct query *q,
 	resp_json(resp, 200, o);
 }
 
+/* A list answered as text, in pieces (api_stream): the items' stored
+ * text spliced (served_text), parsed only when a field selector needs to
+ * read them. The items are the store's at the list's resourceVersion;
+ * only their printing is spread over loop turns. */
+#define LIST_PIECE (64 * 1024)
+
+struct list_stream {
+	struct api_stream base;
+	struct store_items items;
+	struct filter f;
+	char *head; /* {"kind":..,"metadata":{..},"items":[ */
+	size_t next, n;
+	bool head_sent, done;
+};
+
+static bool
+list_next(struct api_stream *base, struct strbuf *out)
+{
+	struct list_stream *ls = (struct list_stream *)base;
+	size_t start = out->len;
+
+	if (ls->done)
+		return false;
+	if (!ls->head_sent) {
+		strbuf_addstr(out, ls->head);
+		ls->head_sent = true;
+	}
+	while (ls->next < ls->items.n && out->len - start < LIST_PIECE) {
+		const struct store_item *it = &ls->items.v[ls->next++];
+		json_t *o = NULL;
+		char *text;
+
+		if (ls->f.nfields || ls->f.has_labels) {
+			o = ls->f.nfields ? served_object(it) : NULL;
+			if (!filter_match(&ls->f, it, o)) {
+				json_decref(o);
+				continue;
+			}
+		}
+		if (ls->n++)
+			strbuf_addch(out, ',');
+		if (o == NULL && served_text(it, out))
+			continue;
+		if (o == NULL)
+			o = served_object(it);
+		text = json_dumps(o, JSON_COMPACT);
+		strbuf_addstr(out, text ? text : "{}");
+		free(text);
+		json_decref(o);
+	}
+	if (ls->next == ls->items.n) {
+		strbuf_addstr(out, "]}");
+		ls->done = true;
+	}
+	return true;
+}
+
+static void
+list_free(struct api_stream *base)
+{
+	struct list_stream *ls = (struct list_stream *)base;
+
+	store_items_release(&ls->items);
+	filter_release(&ls->f);
+	free(ls->head);
+	free(ls);
+}
+
+/* Takes items and f. */
+static void
+list_text(struct store_items *items, struct filter *f, const char *kind,
+	  const char *gv, const char *rvs, struct api_resp *resp)
+{
+	struct list_stream *ls = xcalloc(1, sizeof(*ls));
+	struct strbuf sb = STRBUF_INIT;
+
+	ls->base.next = list_next;
+	ls->base.free = list_free;
+	ls->items = *items;
+	ls->f = *f;
+	memset(items, 0, sizeof(*items));
+	memset(f, 0, sizeof(*f));
+	strbuf_addf(&sb,
+		    "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":"
+		    "{\"resourceVersion\":\"%s\"},\"items\":[",
+		    kind, gv, rvs);
+	ls->head = strbuf_detach(&sb);
+	resp->status = 200;
+	resp->content_type = "application/json";
+	resp->stream = &ls->base;
+}
+
 void
 h_list(struct api *a, struct route *rt, const struct query *q,
        struct api_resp *resp)
@@ -274,6 +367,13 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 		resp_store_error(resp, r, rt->res, NULL);
 		return;
 	}
+	snprintf(rvs, sizeof(rvs), "%lld", (long long)rv);
+	snprintf(kind, sizeof(kind), "%sList", rt->res->kind);
+	snprintf(gv, sizeof(gv), "%s", rt->res->api_version);
+	if (!resp->as_json) {
+		list_text(&items, &f, kind, gv, rvs, resp);
+		return;
+	}
 	arr = json_array();
 	for (i = 0; i < items.n; i++) {
 		json_t *o = served_object(&items.v[i]);
@@ -285,13 +385,6 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 	}
 	store_items_release(&items);
 	filter_release(&f);
-	snprintf(rvs, sizeof(rvs), "%lld", (long long)rv);
-	snprintf(kind, sizeof(kind), "%sList", rt->res->kind);
-	if (*rt->res->group)
-		snprintf(gv, sizeof(gv), "%s/%s", rt->res->group,
-			 rt->res->version);
-	else
-		snprintf(gv, sizeof(gv), "%s", rt->res->version);
 	list = json_pack("{sssss{ss}so}", "kind", kind, "apiVersion", gv,
 			 "metadata", "resourceVersion", rvs, "items", arr);
 	resp_json(resp, 200, list);

@@ -33,6 +33,8 @@ struct listener {
 	uv_idle_t idle;
 	bool tcp;
 	bool pending_run;
+	uint64_t run_started; /* uv_hrtime() at this MHD_run */
+	struct conn *paused;  /* answer streams waiting for the next run */
 };
 
 struct conn {
@@ -53,7 +55,16 @@ struct conn {
 	size_t exempt;
 	uv_timer_t *deadline; /* timeoutSeconds */
 	struct conn *next;    /* in srv->watches */
+	/* answers in pieces (api_stream: long lists) */
+	struct api_stream *stream;
+	bool stream_done;
+	struct conn *next_paused; /* in l->paused */
 };
+
+/* An answer in pieces is printed for at most this long per MHD_run; then
+ * its connection waits (suspended) for the next run, after the loop has
+ * polled: a 20,000-pod list (25 MB) does not hold the API up. */
+#define STREAM_RUN_BUDGET_NS (3 * 1000000ull)
 
 /* One accepted TCP connection (MHD's socket context), from accept until
  * MHD closes it. Until it presents the token, it is in srv->unauth,
@@ -152,6 +163,15 @@ static void
 run_listener(struct listener *l)
 {
 	l->pending_run = false;
+	while (l->paused) {
+		struct conn *c = l->paused;
+
+		l->paused = c->next_paused;
+		c->next_paused = NULL;
+		c->suspended = false;
+		MHD_resume_connection(c->c);
+	}
+	l->run_started = uv_hrtime();
 	/* Commits the turn's writes, which hands their events to the watch
 	 * streams; a group that fails to commit is rolled back and never
 	 * reaches them (store.h), so the answers still go out. */
@@ -418,9 +438,47 @@ conn_free(struct conn *c)
 		uv_timer_stop(c->deadline);
 		uv_close((uv_handle_t *)c->deadline, free_timer);
 	}
+	if (c->stream)
+		c->stream->free(c->stream);
 	strbuf_release(&c->body);
 	strbuf_release(&c->out);
 	free(c);
+}
+
+/* The content reader of an answer in pieces: each piece the API prints
+ * goes out through c->out; past this run's budget the connection waits
+ * for the next run. */
+static ssize_t
+stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct conn *c = cls;
+	struct listener *l = c->l;
+	size_t n;
+
+	(void)pos;
+	if (c->out_off == c->out.len) {
+		out_drained(c);
+		if (c->stream_done)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (uv_hrtime() - l->run_started > STREAM_RUN_BUDGET_NS) {
+			c->suspended = true;
+			MHD_suspend_connection(c->c);
+			c->next_paused = l->paused;
+			l->paused = c;
+			run_soon(l);
+			return 0;
+		}
+		if (!c->stream->next(c->stream, &c->out)) {
+			c->stream_done = true;
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		}
+	}
+	n = c->out.len - c->out_off;
+	if (n > max)
+		n = max;
+	memcpy(buf, c->out.buf + c->out_off, n);
+	c->out_off += n;
+	return (ssize_t)n;
 }
 
 static void
@@ -617,11 +675,14 @@ queue_plain(struct MHD_Connection *conn, unsigned code, const char *ct,
 static int
 queue_api(struct MHD_Connection *conn, struct api_resp *resp)
 {
-	const char *body = resp->body ? resp->body : "";
+	/* The body is handed over, not copied: a list can be tens of MB. */
+	char *body = resp->body ? resp->body : xstrdup("");
 	struct MHD_Response *r = MHD_create_response_from_buffer(
-	    strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	    strlen(body), body, MHD_RESPMEM_MUST_FREE);
 	char off[32];
 	int ret;
+
+	resp->body = NULL;
 
 	MHD_add_response_header(r, "Content-Type",
 				resp->content_type ? resp->content_type
@@ -774,6 +835,22 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	api_handle(srv->cfg.api, &req, &resp);
 	api_flush(srv->cfg.api, &resp); /* durable before it is answered */
 	free(q.v);
+	if (resp.stream && resp.status == 200) {
+		struct MHD_Response *r;
+		int ret;
+
+		c->stream = resp.stream;
+		resp.stream = NULL;
+		r = MHD_create_response_from_callback(
+		    MHD_SIZE_UNKNOWN, 64 * 1024, stream_reader, c, reader_free);
+		MHD_add_response_header(r, "Content-Type",
+					resp.content_type ? resp.content_type
+							  : "application/json");
+		ret = MHD_queue_response(conn, (unsigned)resp.status, r);
+		MHD_destroy_response(r);
+		api_resp_release(&resp);
+		return ret;
+	}
 	return queue_api(conn, &resp);
 }
 
@@ -988,6 +1065,13 @@ http_server_stop(struct http_server *s)
 			MHD_resume_connection(c->c);
 		}
 	}
+	for (i = 0; i < s->nls; i++)
+		while (s->ls[i].paused) {
+			c = s->ls[i].paused;
+			s->ls[i].paused = c->next_paused;
+			c->suspended = false;
+			MHD_resume_connection(c->c);
+		}
 	for (i = 0; i < s->nls; i++) {
 		MHD_run(s->ls[i].d);
 		MHD_stop_daemon(s->ls[i].d);
