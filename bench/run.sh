@@ -26,3 +26,7 @@ echo "== bench/api: drover serve vs etcd on 127.0.0.1"
 echo
 echo "== bench/rollout: a 50-replica rollout of the example service"
 /usr/bin/python3 "$root/bench/rollout/rollout.py" "$build"
+
+echo
+echo "== bench/scale: pods as objects at 1,000, 5,000 and 20,000"
+/usr/bin/python3 "$root/bench/scale/scale.py" "$build"

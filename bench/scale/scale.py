@@ -8,8 +8,9 @@ on a fresh daemon:
   - rollout: its template changes (maxSurge 0, maxUnavailable 100%: no
     readiness needed, so the figure is the controllers' and the store's
     work alone), until the new ReplicaSet has N pods and the old one none;
-  - RSS of the daemon before and after the rollout (after 1 s of quiet),
-    and the size of its data directory's database (state.db + its WAL);
+  - RSS of the daemon before and after the rollout (settled: 2 s of
+    quiet, then one small write, as a heartbeat makes), and the size of
+    its database (state.db + its WAL);
   - GET /version latency (p50, p99, max; one keep-alive connection, every
     5 ms) while the whole list of N pods is fetched 3 times.
 
@@ -107,6 +108,10 @@ class Daemon:
                     return int(line.split()[1]) / 1024.0
         return 0.0
 
+    def files_mb(self):
+        return " ".join("%s=%.1f" % (n, os.path.getsize(os.path.join(self.dir, n)) / 1e6)
+                        for n in ("state.db", "state.db-wal") if os.path.exists(os.path.join(self.dir, n)))
+
     def db_mb(self):
         total = 0
         for name in ("state.db", "state.db-wal"):
@@ -192,8 +197,17 @@ def one(n):
         wait_for(lambda: replicas_by_version(d) == {"v1": 0, "v2": n}, 3600,
                  "the rollout of %d pods" % n)
         rollout = time.monotonic() - t0
-        time.sleep(1)
+        # settled: 2 s of quiet (the store's checkpointer copies the WAL
+        # back after 1 s), then one small write (as the agent's heartbeat
+        # makes every 10 s), which starts the WAL over
+        time.sleep(2)
+        d.json("PATCH", APPS + "/deployments/big",
+               {"metadata": {"labels": {"settled": "yes"}}},
+               ct="application/merge-patch+json")
+        time.sleep(0.2)
         rss1, db1 = d.rss_mb(), d.db_mb()
+        if os.environ.get("SCALE_FILES"):
+            print("  files after the rollout:", d.files_mb())
         p50, p99, mx, list_s, probes = version_latency_during_lists(d)
         d.json("DELETE", APPS + "/deployments/big")
         wait_for(lambda: not d.json("GET", "/api/v1/pods?limit=1")["items"], 3600,

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <time.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,10 @@ static const char schema_sql[] =
      * of rows) took 30-45 ms of the loop in preads, now 15-20 ms. Writes
      * still go through the WAL with write(). */
     "PRAGMA mmap_size=1073741824;"
+    /* When the WAL starts over after a checkpoint, its file is cut back
+     * to 4 MiB: without a limit it keeps the size of the largest burst
+     * (one 1,000-pod rollout left a 21 MB WAL beside a 2 MB database). */
+    "PRAGMA journal_size_limit=4194304;"
     "PRAGMA foreign_keys=OFF;"
     "CREATE TABLE IF NOT EXISTS objects ("
     " resource TEXT NOT NULL, ns TEXT NOT NULL, name TEXT NOT NULL,"
@@ -374,15 +379,37 @@ on_commit(void *arg)
 	return 0;
 }
 
+/* Once writes stop, how long the checkpointer waits before it copies
+ * the last frames of the WAL: then the next write starts the WAL over,
+ * and journal_size_limit cuts its file back. */
+#define CKPT_IDLE_MS 1000
+
 static void *
 ckpt_main(void *arg)
 {
 	struct ckpt *ck = arg;
+	bool behind = false; /* the WAL has frames not copied back yet */
 
 	pthread_mutex_lock(&ck->mu);
 	for (;;) {
-		while (!ck->want && !ck->stop)
-			pthread_cond_wait(&ck->cv, &ck->mu);
+		while (!ck->want && !ck->stop) {
+			struct timespec until;
+
+			if (!behind) {
+				pthread_cond_wait(&ck->cv, &ck->mu);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += CKPT_IDLE_MS / 1000;
+			until.tv_nsec += (CKPT_IDLE_MS % 1000) * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&ck->cv, &ck->mu, &until) ==
+			    ETIMEDOUT)
+				break; /* quiet: copy the rest */
+		}
 		if (ck->stop)
 			break;
 		ck->want = false;
@@ -401,10 +428,15 @@ ckpt_main(void *arg)
 		}
 		/* A failure (a full disk) leaves the WAL as it is: the
 		 * next commit past CKPT_PAGES asks again. */
-		if (ck->db)
+		behind = false;
+		if (ck->db) {
+			int log = 0, copied = 0;
+
 			sqlite3_wal_checkpoint_v2(ck->db, NULL,
 						  SQLITE_CHECKPOINT_PASSIVE,
-						  NULL, NULL);
+						  &log, &copied);
+			behind = copied < log;
+		}
 		pthread_mutex_lock(&ck->mu);
 	}
 	pthread_mutex_unlock(&ck->mu);

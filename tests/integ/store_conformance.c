@@ -598,6 +598,51 @@ test_wal_checkpointed(void **state)
 	free(value);
 }
 
+/* After a burst (a WAL of about 10 MB), once writes go quiet the rest of
+ * the WAL is copied back and the next write starts it over, cut back to
+ * journal_size_limit (4 MiB): the WAL does not keep the size of its
+ * largest burst. A small write every 100 ms, as a heartbeat would make,
+ * until it is so (at most 10 s). */
+static void
+test_wal_shrinks_after_a_burst(void **state)
+{
+	struct store *s = *state;
+	char path[600], *value = xmalloc(8193), name[32];
+	struct stat st = {0};
+	off_t peak = 0;
+	int i;
+
+	if (!cur->durable) {
+		free(value);
+		return;
+	}
+	memset(value, 'x', 8192);
+	value[8192] = '\0';
+	assert_int_equal(store_set_deferred(s, true), 0);
+	for (i = 0; i < 1200; i++) {
+		snprintf(name, sizeof(name), "p%04d", i);
+		assert_int_equal(
+		    store_create(s, &K("m", name), value, NULL, NULL), 0);
+	}
+	assert_int_equal(store_flush(s), 0);
+	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
+	assert_int_equal(stat(path, &st), 0);
+	peak = st.st_size;
+	assert_true(peak > 8 * 1024 * 1024);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(
+		    store_update(s, &K("m", "p0000"), "small", NULL, 0, NULL),
+		    0);
+		assert_int_equal(store_flush(s), 0);
+		assert_int_equal(stat(path, &st), 0);
+		if (st.st_size <= 4 * 1024 * 1024 + 65536)
+			break;
+		usleep(100000);
+	}
+	assert_true(st.st_size <= 4 * 1024 * 1024 + 65536);
+	free(value);
+}
+
 int
 main(void)
 {
@@ -623,6 +668,8 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_wal_checkpointed, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_wal_shrinks_after_a_burst,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_private_files, setup,
 					    teardown),
 	};
