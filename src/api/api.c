@@ -664,6 +664,19 @@ api_flush(struct api *a, struct api_resp *resp)
 	return -1;
 }
 
+bool
+api_pending(struct api *a)
+{
+	return store_pending(a->cfg.store);
+}
+
+void
+api_resp_rolled_back(struct api_resp *resp)
+{
+	api_resp_release(resp);
+	resp_internal(resp, store_strerror(STORE_EIO));
+}
+
 void
 api_resp_release(struct api_resp *resp)
 {

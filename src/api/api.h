@@ -103,6 +103,11 @@ void api_resp_release(struct api_resp *resp);
  * NULL) is replaced by a 500 InternalError Status, as the write it
  * answers was rolled back. */
 int api_flush(struct api *a, struct api_resp *resp);
+/* Writes are waiting for api_flush. */
+bool api_pending(struct api *a);
+/* resp becomes the 500 InternalError of a write that was rolled back
+ * (api_flush failed after it was made). */
+void api_resp_rolled_back(struct api_resp *resp);
 
 /* True if req asks for a watch (GET ...?watch=true|1). */
 bool api_is_watch(const struct api_req *req);

@@ -33,8 +33,9 @@ struct listener {
 	uv_idle_t idle;
 	bool tcp;
 	bool pending_run;
-	uint64_t run_started; /* uv_hrtime() at this MHD_run */
-	struct conn *paused;  /* answer streams waiting for the next run */
+	uint64_t run_started;  /* uv_hrtime() at this MHD_run */
+	struct conn *paused;   /* answer streams waiting for the next run */
+	struct conn *awaiting; /* answers waiting for the turn's commit */
 };
 
 struct conn {
@@ -55,6 +56,10 @@ struct conn {
 	size_t exempt;
 	uv_timer_t *deadline; /* timeoutSeconds */
 	struct conn *next;    /* in srv->watches */
+	/* an answer held until the turn's group commit (see handler) */
+	struct api_resp resp;
+	bool has_resp;
+	struct conn *next_awaiting; /* in l->awaiting */
 	/* answers in pieces (api_stream: long lists) */
 	struct api_stream *stream;
 	bool stream_done;
@@ -163,6 +168,22 @@ static void
 run_listener(struct listener *l)
 {
 	l->pending_run = false;
+	/* One commit for every answer of the turn that waits on it; the
+	 * handler is called again for each once it is resumed. */
+	if (l->awaiting) {
+		bool ok = api_flush(l->srv->cfg.api, NULL) == 0;
+
+		while (l->awaiting) {
+			struct conn *c = l->awaiting;
+
+			l->awaiting = c->next_awaiting;
+			c->next_awaiting = NULL;
+			if (!ok)
+				api_resp_rolled_back(&c->resp);
+			c->suspended = false;
+			MHD_resume_connection(c->c);
+		}
+	}
 	while (l->paused) {
 		struct conn *c = l->paused;
 
@@ -440,6 +461,8 @@ conn_free(struct conn *c)
 	}
 	if (c->stream)
 		c->stream->free(c->stream);
+	if (c->has_resp)
+		api_resp_release(&c->resp);
 	strbuf_release(&c->body);
 	strbuf_release(&c->out);
 	free(c);
@@ -721,6 +744,28 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 	return MHD_YES;
 }
 
+/* Queues resp (taken): whole, or in pieces (api_stream). */
+static int
+answer(struct MHD_Connection *conn, struct conn *c, struct api_resp *resp)
+{
+	struct MHD_Response *r;
+	int ret;
+
+	if (!(resp->stream && resp->status == 200))
+		return queue_api(conn, resp);
+	c->stream = resp->stream;
+	resp->stream = NULL;
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+					      stream_reader, c, reader_free);
+	MHD_add_response_header(r, "Content-Type",
+				resp->content_type ? resp->content_type
+						   : "application/json");
+	ret = MHD_queue_response(conn, (unsigned)resp->status, r);
+	MHD_destroy_response(r);
+	api_resp_release(resp);
+	return ret;
+}
+
 static bool
 authorized(struct listener *l, struct MHD_Connection *conn)
 {
@@ -782,6 +827,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		*con_cls = c;
 		return MHD_YES;
 	}
+	if (c->has_resp) { /* resumed after the turn's commit */
+		c->has_resp = false;
+		return answer(conn, c, &c->resp);
+	}
 	if (*upload_size) {
 		if (c->body.len + *upload_size > API_MAX_BODY)
 			c->too_large = true;
@@ -833,25 +882,23 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		return ret;
 	}
 	api_handle(srv->cfg.api, &req, &resp);
-	api_flush(srv->cfg.api, &resp); /* durable before it is answered */
 	free(q.v);
-	if (resp.stream && resp.status == 200) {
-		struct MHD_Response *r;
-		int ret;
-
-		c->stream = resp.stream;
-		resp.stream = NULL;
-		r = MHD_create_response_from_callback(
-		    MHD_SIZE_UNKNOWN, 64 * 1024, stream_reader, c, reader_free);
-		MHD_add_response_header(r, "Content-Type",
-					resp.content_type ? resp.content_type
-							  : "application/json");
-		ret = MHD_queue_response(conn, (unsigned)resp.status, r);
-		MHD_destroy_response(r);
-		api_resp_release(&resp);
-		return ret;
+	/* Nothing is answered before the writes behind it are durable. The
+	 * writes of one loop turn, HTTP and in-process alike, share one
+	 * commit: the answer waits, its connection suspended, until the
+	 * turn's run_listener has flushed (etcd batches concurrent writes
+	 * into one fsync the same way). */
+	if (api_pending(srv->cfg.api)) {
+		c->resp = resp;
+		c->has_resp = true;
+		c->suspended = true;
+		MHD_suspend_connection(conn);
+		c->next_awaiting = l->awaiting;
+		l->awaiting = c;
+		run_soon(l);
+		return MHD_YES;
 	}
-	return queue_api(conn, &resp);
+	return answer(conn, c, &resp);
 }
 
 static void
@@ -1065,6 +1112,15 @@ http_server_stop(struct http_server *s)
 			MHD_resume_connection(c->c);
 		}
 	}
+	for (i = 0; i < s->nls; i++)
+		while (s->ls[i].awaiting) {
+			c = s->ls[i].awaiting;
+			s->ls[i].awaiting = c->next_awaiting;
+			if (api_flush(s->cfg.api, NULL))
+				api_resp_rolled_back(&c->resp);
+			c->suspended = false;
+			MHD_resume_connection(c->c);
+		}
 	for (i = 0; i < s->nls; i++)
 		while (s->ls[i].paused) {
 			c = s->ls[i].paused;

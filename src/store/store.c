@@ -509,6 +509,12 @@ store_flush(struct store *s)
 	return 0;
 }
 
+bool
+store_pending(const struct store *s)
+{
+	return s->rv != s->committed;
+}
+
 unsigned
 store_rollbacks(const struct store *s)
 {

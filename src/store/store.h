@@ -165,6 +165,8 @@ int store_set_deferred(struct store *s, bool on);
 /* Makes every write so far durable: 0, or STORE_EIO: the group is rolled
  * back (see "A group that fails to commit" above). */
 int store_flush(struct store *s);
+/* Writes are waiting for store_flush (deferred mode). */
+bool store_pending(const struct store *s);
 /* How many groups were rolled back after being seen in-process. */
 unsigned store_rollbacks(const struct store *s);
 /* The in-process consumers were restarted (or stopped) after a rollback:
