@@ -11,7 +11,8 @@ ends when a watch on the Deployment delivers the status that
 replica updated and available, none left over): the time is taken as the
 event arrives, not at the next turn of a polling loop.
 
-usage: /usr/bin/python3 bench/rollout/rollout.py BUILD_DIR"""
+usage: /usr/bin/python3 bench/rollout/rollout.py BUILD_DIR
+(ROLLOUT_REPLICAS=N for another size than 50)"""
 import http.client
 import json
 import os
@@ -26,7 +27,7 @@ import time
 build = os.path.abspath(sys.argv[1])
 drover = os.path.join(build, "drover")
 example = os.path.join(build, "examples", "service")
-REPLICAS = 50
+REPLICAS = int(os.environ.get("ROLLOUT_REPLICAS", "50"))
 READY_S = 1  # readiness probe: periodSeconds 1, initialDelaySeconds 1
 VERSIONS = ["v2", "v3", "v4", "v5", "v6"]  # five rollouts: the median counts
 
@@ -107,7 +108,11 @@ def main():
     d = tempfile.mkdtemp(prefix="drover-bench-")
     sock = os.path.join(d, "drover.sock")
     log = open(os.path.join(d, "serve.log"), "w")
-    p = subprocess.Popen([drover, "serve", "--data-dir", d, "--runtime", "process"],
+    # Each rollout takes REPLICAS new host ports and a released one is
+    # quarantined for a minute: five rollouts of 500 need more than the
+    # default range (30000-32767) holds.
+    p = subprocess.Popen([drover, "serve", "--data-dir", d, "--runtime", "process",
+                          "--host-port-range", "20000-32767"],
                          stdout=log, stderr=log, start_new_session=True)
 
     def req(method, path, body=None, ct="application/json"):

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <netinet/in.h>
+#include <uthash.h>
+#include <utlist.h>
 #include <sys/socket.h>
 
 #include "downward.h"
@@ -49,6 +51,7 @@ struct prober {
 	struct ticket *inflight;
 	uint64_t pool_id; /* scheduled on the probe thread (probe_pool.h) */
 	int64_t successes, failures;
+	UT_hash_handle hh; /* in runtime.by_probe_id, while pool_id != 0 */
 };
 
 struct rcont {
@@ -88,12 +91,18 @@ struct rpod {
 	bool stopping;
 	uv_timer_t *kill;
 	dtime start_time;
-	struct rpod *next;
+	struct rpod *prev, *next; /* in runtime.pods */
+	UT_hash_handle hh;        /* in runtime.by_uid */
 };
 
 struct runtime {
 	struct runtime_config cfg;
 	struct rpod *pods;
+	/* The same pods by uid, and the probers scheduled on the probe
+	 * thread by id: an agent of a thousand pods finds one in a hash,
+	 * not a walk of all of them per event and per probe result. */
+	struct rpod *by_uid;
+	struct prober *by_probe_id;
 	uv_timer_t *rotate;
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
@@ -112,10 +121,8 @@ find(struct runtime *rt, const char *uid)
 {
 	struct rpod *p;
 
-	for (p = rt->pods; p; p = p->next)
-		if (!strcmp(p->pod.metadata.uid, uid))
-			return p;
-	return NULL;
+	HASH_FIND_STR(rt->by_uid, uid, p);
+	return p;
 }
 
 static void
@@ -333,6 +340,7 @@ prober_stop(struct prober *p)
 {
 	if (p->pool_id) {
 		probe_pool_stop(p->c->pod->rt->pool, p->pool_id);
+		HASH_DEL(p->c->pod->rt->by_probe_id, p);
 		p->pool_id = 0;
 	}
 	close_timer(&p->timer);
@@ -453,6 +461,7 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 		};
 
 		p->pool_id = ++rt->next_probe_id;
+		HASH_ADD(hh, rt->by_probe_id, pool_id, sizeof(p->pool_id), p);
 		probe_pool_start(rt->pool, p->pool_id, &ps);
 		return;
 	}
@@ -544,18 +553,11 @@ static void
 on_pool_result(void *arg, uint64_t id, bool ok, const char *why)
 {
 	struct runtime *rt = arg;
-	struct rpod *pod;
-	size_t i;
-	int k;
+	struct prober *p;
 
-	for (pod = rt->pods; pod; pod = pod->next)
-		for (i = 0; i < pod->n; i++)
-			for (k = 0; k < PK_N; k++)
-				if (pod->c[i].probes[k].pool_id == id) {
-					probe_result(&pod->c[i].probes[k], ok,
-						     why);
-					return;
-				}
+	HASH_FIND(hh, rt->by_probe_id, &id, sizeof(id), p);
+	if (p)
+		probe_result(p, ok, why);
 }
 
 static void
@@ -1125,8 +1127,9 @@ new_rpod(struct runtime *rt, const struct pod *pod)
 	}
 	p->start_time =
 	    pod->status.start_time ? pod->status.start_time : rt->cfg.now();
-	p->next = rt->pods;
-	rt->pods = p;
+	DL_PREPEND(rt->pods, p);
+	HASH_ADD_KEYPTR(hh, rt->by_uid, p->pod.metadata.uid,
+			strlen(p->pod.metadata.uid), p);
 	return p;
 }
 
@@ -1240,14 +1243,10 @@ on_kill(uv_timer_t *t)
 static void
 forget(struct runtime *rt, struct rpod *p)
 {
-	struct rpod **pp;
 	size_t i;
 
-	for (pp = &rt->pods; *pp; pp = &(*pp)->next)
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
+	DL_DELETE(rt->pods, p);
+	HASH_DEL(rt->by_uid, p);
 	for (i = 0; i < p->n; i++) {
 		size_t k;
 
