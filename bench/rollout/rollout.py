@@ -197,8 +197,10 @@ def main():
         print("  rollout wall time           %7.2f s  (median of %s)"
               % (wall, ", ".join("%.2f" % w for w in walls)))
         print("  drover plan --simulate       %7.2f s  (the minimum for these settings)" % predicted)
-        print("  ratio                        %7.3f    target <= 1.05  %s"
-              % (wall / predicted, "ok" if wall / predicted <= 1.05 else "OVER"))
+        # issue 9: 1.05 at 50 replicas, 1.10 at 500
+        target = 1.05 if REPLICAS <= 50 else 1.10
+        print("  ratio                        %7.3f    target <= %.2f  %s"
+              % (wall / predicted, target, "ok" if wall / predicted <= target else "OVER"))
         print("  daemon RSS with 100 pods     %7.1f MB  target <= 10 MB  %s"
               % (rss_kb / 1024.0, "ok" if rss_kb <= 10 * 1024 else "OVER"))
         print("    of which private (anon)    %7.1f MB, shared library pages %.1f MB"

@@ -1240,6 +1240,25 @@ on_kill(uv_timer_t *t)
 		}
 }
 
+/* A pod stopped for its deletion: its logs go with it (the API object
+ * is removed right after), as the kubelet removes a deleted pod's. They
+ * would otherwise pile up, a file per container start. */
+static void
+remove_logs(struct rpod *p)
+{
+	const struct object_meta *m = &p->pod.metadata;
+	char path[1200];
+	size_t i;
+	int prev;
+
+	for (i = 0; i < p->n; i++)
+		for (prev = 0; prev < 2; prev++)
+			if (podlog_path(path, sizeof(path), p->rt->cfg.log_dir,
+					m->namespace, m->name, m->uid,
+					p->c[i].spec->name, prev) == 0)
+				unlink(path);
+}
+
 static void
 forget(struct runtime *rt, struct rpod *p)
 {
@@ -1314,6 +1333,7 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 		}
 	}
 	if (pod_idle(p)) {
+		remove_logs(p);
 		forget(rt, p);
 		return true;
 	}

@@ -153,6 +153,13 @@ def test_processes_env_logs_and_rolling_update(rt):
         wait_for(lambda: not alive(pid), what="old pid %d to exit" % pid)
     for pod in running_pods(rt):
         assert environ(pids_of(pod)[0])["VERSION"] == "v2"
+    # the old pods' logs went with them; the new pods' are there
+    def logs():
+        return sorted(f for f in os.listdir(os.path.join(rt.dir, "pods"))
+                      if f.startswith("default_web-"))
+    wait_for(lambda: not any(p["metadata"]["uid"] in f for f in logs()
+                             for p in v1), what="the old pods' logs to go")
+    assert len(logs()) == 3
 
 
 def test_graceful_stop_then_sigkill(rt):
