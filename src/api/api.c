@@ -175,9 +175,10 @@ resp_json(struct api_resp *resp, int status, json_t *body)
 	json_decref(body);
 }
 
-void
-resp_status(struct api_resp *resp, int code, const char *reason,
-	    const char *message, const struct kind_info *res, const char *name,
+/* A Status object (see resp_status). */
+static json_t *
+status_json(int code, const char *reason, const char *message,
+	    const struct kind_info *res, const char *name,
 	    const struct fielderr_list *causes)
 {
 	json_t *st =
@@ -221,7 +222,16 @@ resp_status(struct api_resp *resp, int code, const char *reason,
 	}
 	if (details)
 		json_object_set_new(st, "details", details);
-	resp_json(resp, code, st);
+	return st;
+}
+
+void
+resp_status(struct api_resp *resp, int code, const char *reason,
+	    const char *message, const struct kind_info *res, const char *name,
+	    const struct fielderr_list *causes)
+{
+	resp_json(resp, code,
+		  status_json(code, reason, message, res, name, causes));
 }
 
 void
@@ -298,6 +308,7 @@ resp_invalid(struct api_resp *resp, const struct kind_info *res,
 	     const char *name, const struct fielderr_list *errs)
 {
 	struct strbuf m = STRBUF_INIT;
+	json_t *st;
 	size_t i;
 
 	strbuf_addf(&m, "%s%s%s \"%s\" is invalid: ", res->kind,
@@ -311,18 +322,13 @@ resp_invalid(struct api_resp *resp, const struct kind_info *res,
 	}
 	if (errs->n > 1)
 		strbuf_addch(&m, ']');
-	resp_status(resp, 422, "Invalid", m.buf, res, name, errs);
+	st = status_json(422, "Invalid", m.buf, res, name, errs);
 	strbuf_release(&m);
 	/* NotFound and friends name the resource ("deployments"); Invalid
 	 * names the Kind ("Deployment"), as in Kubernetes. */
-	{
-		json_t *st = json_loads(resp->body, 0, NULL);
-
-		json_object_set_new(json_object_get(st, "details"), "kind",
-				    json_string(res->kind));
-		api_resp_release(resp);
-		resp_json(resp, 422, st);
-	}
+	json_object_set_new(json_object_get(st, "details"), "kind",
+			    json_string(res->kind));
+	resp_json(resp, 422, st);
 }
 
 json_t *

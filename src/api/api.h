@@ -78,6 +78,9 @@ struct api_resp {
 	 * it is JSON). It may be shared with watchers: read it only. */
 	json_t *json;
 	bool as_json; /* internal: req->want_json */
+	/* The answer read nothing of the store (discovery, /version): it
+	 * needs no flush before it leaves. */
+	bool stateless;
 	/* Or, to an HTTP client, the body in pieces (body is then NULL);
 	 * api_resp_release frees it unless the server took it. */
 	struct api_stream *stream;

@@ -131,6 +131,7 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 	char gv[128] = "";
 
 	(void)a;
+	resp->stateless = true;
 	/* "/apis/GROUP" and "/apis/GROUP/VERSION" */
 	if (!strncmp(p, "/apis/", 6) && p[6]) {
 		const char *slash = strchr(p + 6, '/');

@@ -484,7 +484,10 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 			goto out;
 		commit(a, rt, &old, &old_it, resp);
 		if (resp->status == 200) {
-			json_t *o = json_loads(resp->body, 0, NULL);
+			/* the answer as a value (in-process) or as text */
+			json_t *o = resp->json
+					? json_incref(resp->json)
+					: json_loads(resp->body, 0, NULL);
 
 			api_resp_release(resp);
 			resp_json(

@@ -885,10 +885,16 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	free(q.v);
 	/* Nothing is answered before the writes behind it are durable. The
 	 * writes of one loop turn, HTTP and in-process alike, share one
-	 * commit: the answer waits, its connection suspended, until the
-	 * turn's run_listener has flushed (etcd batches concurrent writes
-	 * into one fsync the same way). */
-	if (api_pending(srv->cfg.api)) {
+	 * commit: a write's answer waits, its connection suspended, until
+	 * the turn's run_listener has flushed (etcd batches concurrent
+	 * writes into one fsync the same way). A read flushes what it may
+	 * have seen and is answered at once, without waiting for the rest
+	 * of the turn. */
+	if (resp.stateless)
+		; /* nothing it says depends on the writes */
+	else if (!strcmp(method, "GET"))
+		api_flush(srv->cfg.api, &resp);
+	else if (api_pending(srv->cfg.api)) {
 		c->resp = resp;
 		c->has_resp = true;
 		c->suspended = true;

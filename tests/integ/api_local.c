@@ -1,0 +1,282 @@
+/* api_local.c - the API handlers through the in-process client (the one
+ * the controllers and the agent use inside `drover serve`), on the memory
+ * store: a create is 201 and stamps the server's fields; an invalid
+ * object is 422 Invalid with one cause per field, as over HTTP (it came
+ * back as a 500 when answers were printed and parsed back); an update
+ * with a stale resourceVersion is 409; a strategic merge patch merges
+ * lists by their merge keys; /scale answers a Scale of the object (it
+ * read the answer's text, absent in-process); a watch delivers the events of later writes;
+ * a delete is 200 and the next get 404. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "client_local.h"
+#include "kube.h"
+
+#define DEPLOY "/apis/apps/v1/namespaces/default/deployments"
+
+static dtime
+fixed_now(void *arg)
+{
+	(void)arg;
+	return DTIME_SEC(1800000000);
+}
+
+static void
+counter_random(void *arg, unsigned char *buf, size_t n)
+{
+	static unsigned char next;
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < n; i++)
+		buf[i] = next++;
+}
+
+struct world {
+	struct store *store;
+	struct api *api;
+	struct client *c;
+};
+
+static int
+setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct api_config cfg = {.now = fixed_now, .random = counter_random};
+
+	w->store = store_mem_open(100);
+	cfg.store = w->store;
+	w->api = api_new(&cfg);
+	w->c = client_local_new(w->api);
+	*state = w;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct world *w = *state;
+
+	w->c->ops->free(w->c);
+	api_free(w->api);
+	store_free(w->store);
+	free(w);
+	return 0;
+}
+
+static json_t *
+deployment(const char *name, json_int_t replicas)
+{
+	return json_pack("{sssss{ss}s{sIs{s{ss}}s{s{s{ss}}s{s[{ssss}]}}}}",
+			 "apiVersion", "apps/v1", "kind", "Deployment",
+			 "metadata", "name", name, "spec", "replicas", replicas,
+			 "selector", "matchLabels", "app", name, "template",
+			 "metadata", "labels", "app", name, "spec",
+			 "containers", "name", "web", "image", "web:1");
+}
+
+static int
+request(struct world *w, const char *method, const char *path, const char *ct,
+	json_t *body, struct client_resp *r)
+{
+	int st;
+
+	client_request(w->c, method, path, NULL, ct, body, r);
+	st = r->status;
+	json_decref(body);
+	return st;
+}
+
+static void
+test_create_get_delete(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *md;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 3), &r), 201);
+	md = json_object_get(r.body, "metadata");
+	assert_non_null(json_string_value(json_object_get(md, "uid")));
+	assert_non_null(
+	    json_string_value(json_object_get(md, "resourceVersion")));
+	assert_int_equal(json_integer_value(json_object_get(md, "generation")),
+			 1);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 200);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "DELETE", DEPLOY "/web", NULL, NULL, &r),
+			 200);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 404);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "reason")), "NotFound");
+	client_resp_release(&r);
+}
+
+static void
+test_invalid_is_422_with_causes(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *causes, *c;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", -1), &r), 422);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "reason")), "Invalid");
+	causes = json_object_get(json_object_get(r.body, "details"), "causes");
+	assert_true(json_array_size(causes) >= 1);
+	c = json_array_get(causes, 0);
+	assert_string_equal(json_string_value(json_object_get(c, "field")),
+			    "spec.replicas");
+	client_resp_release(&r);
+	/* nothing was stored */
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 404);
+	client_resp_release(&r);
+}
+
+static void
+test_stale_update_is_409(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *obj;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 3), &r), 201);
+	obj = json_deep_copy(r.body);
+	client_resp_release(&r);
+	json_object_set_new(json_object_get(obj, "spec"), "replicas",
+			    json_integer(4));
+	assert_int_equal(
+	    request(w, "PUT", DEPLOY "/web", NULL, json_deep_copy(obj), &r),
+	    200);
+	client_resp_release(&r);
+	/* the same resourceVersion again: stale now */
+	assert_int_equal(request(w, "PUT", DEPLOY "/web", NULL, obj, &r), 409);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "reason")), "Conflict");
+	client_resp_release(&r);
+}
+
+static void
+test_strategic_patch_merges_by_key(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *cs;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 1), &r), 201);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web",
+				 "application/strategic-merge-patch+json",
+				 json_pack("{s{s{s{s[{ssss}]}}}}", "spec",
+					   "template", "spec", "containers",
+					   "name", "side", "image", "side:1"),
+				 &r),
+			 200);
+	cs = json_object_get(
+	    json_object_get(
+		json_object_get(json_object_get(r.body, "spec"), "template"),
+		"spec"),
+	    "containers");
+	assert_int_equal(json_array_size(cs), 2); /* web kept, side added */
+	client_resp_release(&r);
+}
+
+static void
+test_scale_subresource(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 1), &r), 201);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PUT", DEPLOY "/web/scale", NULL,
+		    json_pack("{sss{ss}s{si}}", "kind", "Scale", "metadata",
+			      "name", "web", "spec", "replicas", 5),
+		    &r),
+	    200);
+	assert_string_equal(json_string_value(json_object_get(r.body, "kind")),
+			    "Scale");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(r.body, "metadata"), "name")),
+			    "web");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(r.body, "spec"), "replicas")),
+			 5);
+	client_resp_release(&r);
+}
+
+struct seen {
+	int added, modified;
+};
+
+static void
+on_event(void *arg, json_t *ev)
+{
+	struct seen *s = arg;
+	const char *type = json_string_value(json_object_get(ev, "type"));
+
+	if (type && !strcmp(type, "ADDED"))
+		s->added++;
+	if (type && !strcmp(type, "MODIFIED"))
+		s->modified++;
+}
+
+static void
+test_watch_sees_later_writes(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	struct client_watch *cw;
+	struct seen s = {0};
+
+	cw = w->c->ops->watch(w->c, DEPLOY, "watch=true", on_event, &s, &r);
+	assert_non_null(cw);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 1), &r), 201);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/web", "application/merge-patch+json",
+		    json_pack("{s{si}}", "spec", "replicas", 2), &r),
+	    200);
+	client_resp_release(&r);
+	assert_int_equal(s.added, 1);
+	assert_int_equal(s.modified, 1);
+	w->c->ops->unwatch(w->c, cw);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_create_get_delete, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_invalid_is_422_with_causes,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stale_update_is_409, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_strategic_patch_merges_by_key,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scale_subresource, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_watch_sees_later_writes, setup,
+					    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
