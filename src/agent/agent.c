@@ -14,6 +14,7 @@
 #include "kube.h"
 #include "log.h"
 #include "object.h"
+#include "queue.h"
 #include "runtime.h"
 #include "xalloc.h"
 
@@ -398,12 +399,6 @@ run_op(struct agent *a, const char *op)
 		write_status(a, ns, name, true);
 }
 
-static bool
-over_budget(uint64_t started)
-{
-	return uv_hrtime() - started > AGENT_KICK_BUDGET_MS * 1000000ull;
-}
-
 /* Runs q's op, taken out of todo first: an op the run adds again
  * waits at the end. */
 static void
@@ -434,7 +429,9 @@ on_kick(uv_check_t *h)
 	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
 	for (q = a->nstatus ? a->todo : NULL;
-	     q && q->seq <= seq && !over_budget(started); q = next) {
+	     q && q->seq <= seq &&
+	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
+	     q = next) {
 		struct cached_pod *c;
 		const char *uid;
 
@@ -448,7 +445,9 @@ on_kick(uv_check_t *h)
 		urgent = true;
 	}
 	for (q = a->nstatus && a->rt ? a->todo : NULL;
-	     q && q->seq <= seq && !over_budget(started); q = q->next) {
+	     q && q->seq <= seq &&
+	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
+	     q = q->next) {
 		struct cached_pod *c;
 
 		if (q->op[0] == 'S' && (c = cache_find(a, q->op + 2)) != NULL &&
@@ -458,7 +457,8 @@ on_kick(uv_check_t *h)
 			urgent = true;
 		}
 	}
-	for (q = a->todo; q && q->seq <= seq && !over_budget(started);
+	for (q = a->todo; q && q->seq <= seq &&
+			  !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
 	     q = next) {
 		next = q->next;
 		if (urgent && !q->deferred)

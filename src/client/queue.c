@@ -359,3 +359,9 @@ queue_split_key(const char *key, char *ns, size_t nslen, char *name,
 	snprintf(name, namelen, "%s", slash + 1);
 	return 0;
 }
+
+bool
+queue_overtime_ms(uint64_t started, int64_t ms)
+{
+	return uv_hrtime() - started > (uint64_t)ms * 1000000;
+}

@@ -19,6 +19,7 @@
 #ifndef DROVER_CLIENT_QUEUE_H
 #define DROVER_CLIENT_QUEUE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -41,6 +42,10 @@ void queue_free(struct queue *q);
 void queue_key(char *buf, size_t len, const char *ns, const char *name);
 int queue_split_key(const char *key, char *ns, size_t nslen, char *name,
 		    size_t namelen);
+
+/* More than ms have passed since started (a uv_hrtime()): the budget
+ * check of work that yields to the loop (syncs, the agent's kick). */
+bool queue_overtime_ms(uint64_t started, int64_t ms);
 
 #define QUEUE_MAX_RETRIES 15
 /* Past this much work in one loop iteration, the queues wait for the

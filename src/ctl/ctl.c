@@ -19,15 +19,9 @@ struct controllers {
 };
 
 bool
-ctl_overtime_ms(uint64_t started, int64_t ms)
-{
-	return uv_hrtime() - started > (uint64_t)ms * 1000000;
-}
-
-bool
 ctl_overtime(uint64_t started)
 {
-	return ctl_overtime_ms(started, CTL_SYNC_BUDGET_MS);
+	return queue_overtime_ms(started, CTL_SYNC_BUDGET_MS);
 }
 
 void

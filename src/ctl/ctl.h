@@ -82,7 +82,5 @@ void ctl_enqueue_all(struct informer *inf, struct queue *q);
  * up for long. started is uv_hrtime() at the start of the sync. */
 #define CTL_SYNC_BUDGET_MS 20
 bool ctl_overtime(uint64_t started);
-/* The same against a budget of ms. */
-bool ctl_overtime_ms(uint64_t started, int64_t ms);
 
 #endif

@@ -323,7 +323,7 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	if (!fail && (out.create || out.nvictims)) {
 		cp = carry(c, key, rs, &out);
 		/* A long plan has had its share of this turn. */
-		if (!ctl_overtime_ms(started, CTL_SYNC_BUDGET_MS / 2))
+		if (!queue_overtime_ms(started, CTL_SYNC_BUDGET_MS / 2))
 			fail = carry_out(c, rs, cp);
 		if (fail || carried_done(cp))
 			carried_free(c, cp);

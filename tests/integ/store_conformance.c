@@ -564,6 +564,26 @@ test_private_files(void **state)
 	}
 }
 
+/* 1,200 objects of 8 KiB (about 10 MB), each flushed on its own with
+ * flush_each, else left to the caller's flush. */
+static void
+burst(struct store *s, bool flush_each)
+{
+	char *value = xmalloc(8193), name[32];
+	int i;
+
+	memset(value, 'x', 8192);
+	value[8192] = '\0';
+	for (i = 0; i < 1200; i++) {
+		snprintf(name, sizeof(name), "p%04d", i);
+		assert_int_equal(
+		    store_create(s, &K("m", name), value, NULL, NULL), 0);
+		if (flush_each)
+			assert_int_equal(store_flush(s), 0);
+	}
+	free(value);
+}
+
 /* The WAL is copied back into the database by the store's checkpointer
  * thread, not by the commits (which no longer run SQLite's automatic
  * checkpoint): after 10 MB of commits the database file holds them. */
@@ -571,22 +591,13 @@ static void
 test_wal_checkpointed(void **state)
 {
 	struct store *s = *state;
-	char path[600], *value = xmalloc(8193), name[32];
+	char path[600];
 	struct stat st = {0};
-	int i, waited;
+	int waited;
 
-	if (!cur->durable) {
-		free(value);
+	if (!cur->durable)
 		return;
-	}
-	memset(value, 'x', 8192);
-	value[8192] = '\0';
-	for (i = 0; i < 1200; i++) {
-		snprintf(name, sizeof(name), "p%04d", i);
-		assert_int_equal(
-		    store_create(s, &K("m", name), value, NULL, NULL), 0);
-		assert_int_equal(store_flush(s), 0);
-	}
+	burst(s, true);
 	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
 	for (waited = 0; waited < 10000; waited += 10) {
 		assert_int_equal(stat(path, &st), 0);
@@ -595,7 +606,6 @@ test_wal_checkpointed(void **state)
 		usleep(10000); /* the checkpointer runs on its own thread */
 	}
 	assert_true(st.st_size >= 5 * 1024 * 1024);
-	free(value);
 }
 
 /* After a burst (a WAL of about 10 MB), once writes go quiet the rest of
@@ -607,23 +617,15 @@ static void
 test_wal_shrinks_after_a_burst(void **state)
 {
 	struct store *s = *state;
-	char path[600], *value = xmalloc(8193), name[32];
+	char path[600];
 	struct stat st = {0};
 	off_t peak = 0;
 	int i;
 
-	if (!cur->durable) {
-		free(value);
+	if (!cur->durable)
 		return;
-	}
-	memset(value, 'x', 8192);
-	value[8192] = '\0';
 	assert_int_equal(store_set_deferred(s, true), 0);
-	for (i = 0; i < 1200; i++) {
-		snprintf(name, sizeof(name), "p%04d", i);
-		assert_int_equal(
-		    store_create(s, &K("m", name), value, NULL, NULL), 0);
-	}
+	burst(s, false);
 	assert_int_equal(store_flush(s), 0);
 	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
 	assert_int_equal(stat(path, &st), 0);
@@ -640,7 +642,6 @@ test_wal_shrinks_after_a_burst(void **state)
 		usleep(100000);
 	}
 	assert_true(st.st_size <= 4 * 1024 * 1024 + 65536);
-	free(value);
 }
 
 int
