@@ -11,18 +11,13 @@
 #include <utlist.h>
 
 #include "agent.h"
+#include "informer.h"
 #include "kube.h"
 #include "log.h"
 #include "object.h"
 #include "queue.h"
 #include "runtime.h"
 #include "xalloc.h"
-
-struct cached_pod {
-	char *key; /* "ns/name" */
-	struct object o;
-	UT_hash_handle hh; /* in agent.pods, by key */
-};
 
 /* An op waiting in agent.todo, hashed so that adding one already there
  * costs the same with ten waiting or a hundred thousand. */
@@ -45,10 +40,11 @@ struct agent {
 	uv_timer_t heartbeat;
 	uv_timer_t resync;
 	struct client_watch *wpod;
-	/* The last state the watch delivered of each of this node's pods
-	 * (with a runtime): status writes start from it instead of reading
-	 * the pod back. */
-	struct cached_pod *pods; /* by key */
+	/* This node's pods as the watch last delivered them (with a
+	 * runtime): an informer with a spec.nodeName field selector, as an
+	 * agent on another host would keep. Status writes start from it
+	 * instead of reading the pod back. */
+	struct informer *pods;
 	struct runtime *rt;
 	/* Work deferred out of callbacks, run once the writes behind it are
 	 * durable: "S ns/name" start what should run and write the status,
@@ -248,59 +244,26 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 	client_resp_release(&r);
 }
 
-static struct cached_pod *
+/* This node's pod of key "ns/name" in the informer, or NULL. */
+static const struct object *
 cache_find(struct agent *a, const char *key)
 {
-	struct cached_pod *c;
+	char ns[256], name[300];
 
-	HASH_FIND_STR(a->pods, key, c);
-	return c;
+	if (a->pods == NULL ||
+	    queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+		return NULL;
+	return informer_find(a->pods, ns, name);
 }
 
-/* Takes o. */
-static void
-cache_put(struct agent *a, const char *key, struct object *o)
-{
-	struct cached_pod *c = cache_find(a, key);
-
-	if (c == NULL) {
-		c = xcalloc(1, sizeof(*c));
-		c->key = xstrdup(key);
-		HASH_ADD_KEYPTR(hh, a->pods, c->key, strlen(c->key), c);
-	} else {
-		object_release(&c->o);
-	}
-	c->o = *o;
-}
-
-static void
-cache_del(struct agent *a, const char *key)
-{
-	struct cached_pod *c = cache_find(a, key);
-
-	if (c) {
-		HASH_DEL(a->pods, c);
-		free(c->key);
-		object_release(&c->o);
-		free(c);
-	}
-}
-
-/* A copy of the pod as the watch last delivered it, or else as the API
- * has it. */
+/* A copy of the pod as the watch last delivered it, or else (or with
+ * fresh) as the API has it. */
 static int
-get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
+get_pod(struct agent *a, const char *ns, const char *name, bool fresh,
+	struct object *o)
 {
-	char key[600];
-	struct cached_pod *c;
-
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	c = cache_find(a, key);
-	if (c == NULL)
+	if (fresh || a->pods == NULL || informer_get(a->pods, ns, name, o) != 0)
 		return kube_get(a->cfg.client, KIND_POD, ns, name, o);
-	o->k = c->o.k;
-	o->obj = xcalloc(1, o->k->schema->size);
-	schema_copy(o->k->schema, o->obj, c->o.obj);
 	return 0;
 }
 
@@ -327,13 +290,14 @@ start(struct agent *a, const struct pod *p)
 /* Writes the runtime's view of a pod into its status (if it changed);
  * with starting, first starts what should run and does not yet. */
 static void
-write_status(struct agent *a, const char *ns, const char *name, bool starting)
+write_status(struct agent *a, const char *ns, const char *name, bool starting,
+	     bool fresh)
 {
 	struct object o;
 	struct pod *p;
 	struct pod_status before;
 
-	if (get_pod(a, ns, name, &o))
+	if (get_pod(a, ns, name, fresh, &o))
 		return;
 	p = o.obj;
 	if (starting)
@@ -343,15 +307,10 @@ write_status(struct agent *a, const char *ns, const char *name, bool starting)
 	if (runtime_status(a->rt, p, &p->status) &&
 	    !schema_equal(kind_status_schema(kind_by_id(KIND_POD)), &before,
 			  &p->status) &&
-	    kube_update(a->cfg.client, &o, "status") == 409) {
-		char key[600];
-
-		/* Raced with a writer: again, from the API's copy unless the
-		 * watch brings the new state first. */
-		snprintf(key, sizeof(key), "%s/%s", ns, name);
-		cache_del(a, key);
-		defer(a, 'S', ns, name);
-	}
+	    kube_update(a->cfg.client, &o, "status") == 409)
+		/* Raced with a writer: again, from the API's copy (op
+		 * 'R'), which the watch may not have delivered yet. */
+		defer(a, 'R', ns, name);
 	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &before);
 	object_release(&o);
 }
@@ -365,13 +324,13 @@ terminate(struct agent *a, const char *ns, const char *name)
 	const struct object_meta *m;
 	int64_t grace;
 
-	if (get_pod(a, ns, name, &o))
+	if (get_pod(a, ns, name, false, &o))
 		return;
 	m = object_meta(&o);
 	grace = m->deletion_grace_period_seconds.set
 		    ? m->deletion_grace_period_seconds.v
 		    : 30;
-	write_status(a, ns, name, false);
+	write_status(a, ns, name, false, false);
 	if (durable(a) && runtime_stop(a->rt, m->uid, grace))
 		finish_delete(a, ns, name);
 	object_release(&o);
@@ -395,8 +354,8 @@ run_op(struct agent *a, const char *op)
 		finish_delete(a, ns, name);
 	else if (op[0] == 'T')
 		terminate(a, ns, name);
-	else
-		write_status(a, ns, name, true);
+	else /* 'S', or 'R' after a conflict */
+		write_status(a, ns, name, true, op[0] == 'R');
 }
 
 /* Runs q's op, taken out of todo first: an op the run adds again
@@ -432,13 +391,13 @@ on_kick(uv_check_t *h)
 	     q && q->seq <= seq &&
 	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
 	     q = next) {
-		struct cached_pod *c;
+		const struct object *c;
 		const char *uid;
 
 		next = q->next;
 		if (q->op[0] != 'S' || (c = cache_find(a, q->op + 2)) == NULL)
 			continue;
-		uid = ((struct pod *)c->o.obj)->metadata.uid;
+		uid = ((const struct pod *)c->obj)->metadata.uid;
 		if (a->rt && !runtime_knows(a->rt, uid))
 			continue; /* new: started below */
 		run_queued(a, q);
@@ -448,12 +407,12 @@ on_kick(uv_check_t *h)
 	     q && q->seq <= seq &&
 	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
 	     q = q->next) {
-		struct cached_pod *c;
+		const struct object *c;
 
 		if (q->op[0] == 'S' && (c = cache_find(a, q->op + 2)) != NULL &&
-		    !runtime_knows(a->rt,
-				   ((struct pod *)c->o.obj)->metadata.uid)) {
-			start(a, c->o.obj);
+		    !runtime_knows(
+			a->rt, ((const struct pod *)c->obj)->metadata.uid)) {
+			start(a, c->obj);
 			urgent = true;
 		}
 	}
@@ -478,8 +437,34 @@ on_runtime_change(void *arg, const char *ns, const char *name, bool stopped)
 	defer(a, stopped ? 'D' : 'S', ns, name);
 }
 
-/* Pods bound here. Without a runtime a pod being deleted has no process
- * to stop, so its deletion is finished at once. */
+/* A pod of this node as the informer has it now. */
+static void
+pod_seen(struct agent *a, const struct object *o)
+{
+	const struct pod *p = o->obj;
+	const char *uid = p->metadata.uid, *ns = p->metadata.namespace,
+		   *name = p->metadata.name;
+
+	if (uid == NULL || ns == NULL || name == NULL)
+		return;
+	/* A pod that ran before this agent started: take its processes
+	 * back (live restore) before anything else happens to it. */
+	if (!runtime_knows(a->rt, uid) && p->status.container_statuses.n)
+		runtime_adopt(a->rt, p);
+	if (p->metadata.deletion_timestamp) {
+		/* First out of the endpoints (Ready=False is written), then
+		 * SIGTERM: on the next loop turn (op 'T'). */
+		runtime_unready(a->rt, uid);
+		defer(a, 'T', ns, name);
+	} else {
+		defer(a, 'S', ns, name); /* starts what should run */
+	}
+}
+
+/* Pods bound here, after the informer took the event (with a runtime),
+ * or straight from the watch (without one, nothing is cached: a pod
+ * being deleted has no process to stop, so its deletion is finished at
+ * once). */
 static void
 on_pod(void *arg, json_t *ev)
 {
@@ -491,13 +476,10 @@ on_pod(void *arg, json_t *ev)
 	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *uid = json_string_value(json_object_get(md, "uid"));
 	bool deleting = json_object_get(md, "deletionTimestamp") != NULL;
-	struct fielderr_list errs = {0};
-	struct object o;
-	char key[600];
+	const struct object *o;
 
 	if (ev == NULL || !type || !ns || !name || !uid)
 		return;
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	if (a->rt == NULL) {
 		if (deleting && strcmp(type, "DELETED"))
 			defer(a, 'D', ns, name);
@@ -506,30 +488,12 @@ on_pod(void *arg, json_t *ev)
 	if (!strcmp(type, "DELETED")) {
 		char op[300];
 
-		cache_del(a, key);
 		snprintf(op, sizeof(op), "K %s", uid);
 		push_todo(a, op);
 		return;
 	}
-	if (object_decode(obj, false, &o, &errs)) {
-		fielderr_list_release(&errs);
-		return;
-	}
-	fielderr_list_release(&errs);
-	cache_put(a, key, &o); /* o now belongs to the cache */
-	/* A pod that ran before this agent started: take its processes
-	 * back (live restore) before anything else happens to it. */
-	if (!runtime_knows(a->rt, uid) &&
-	    ((struct pod *)o.obj)->status.container_statuses.n)
-		runtime_adopt(a->rt, o.obj);
-	if (deleting) {
-		/* First out of the endpoints (Ready=False is written), then
-		 * SIGTERM: on the next loop turn (op 'T'). */
-		runtime_unready(a->rt, uid);
-		defer(a, 'T', ns, name);
-	} else {
-		defer(a, 'S', ns, name); /* starts what should run */
-	}
+	if ((o = informer_find(a->pods, ns, name)) != NULL)
+		pod_seen(a, o);
 }
 
 /* What an event would do, for every pod of the cache. */
@@ -537,15 +501,19 @@ static void
 on_resync(uv_timer_t *t)
 {
 	struct agent *a = t->data;
-	struct cached_pod *c, *tmp;
+	struct object **v;
+	size_t n, i;
 
-	HASH_ITER(hh, a->pods, c, tmp)
-	{
-		const struct object_meta *m = object_meta(&c->o);
+	if (a->pods == NULL)
+		return;
+	n = informer_list(a->pods, NULL, &v);
+	for (i = 0; i < n; i++) {
+		const struct object_meta *m = object_meta(v[i]);
 
 		defer(a, m->deletion_timestamp ? 'T' : 'S', m->namespace,
 		      m->name);
 	}
+	free(v);
 }
 
 static bool
@@ -623,12 +591,33 @@ agent_start(const struct agent_config *cfg)
 		if (p->spec.node_name && !strcmp(p->spec.node_name, a->node))
 			runtime_reserve(a->rt, p);
 	}
-	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
-	snprintf(query, sizeof(query),
-		 "watch=true&fieldSelector=spec.nodeName%%3D%s", a->node);
-	a->wpod =
-	    cfg->client->ops->watch(cfg->client, path, query, on_pod, a, &r);
-	client_resp_release(&r);
+	snprintf(query, sizeof(query), "spec.nodeName=%s", a->node);
+	if (a->rt) {
+		a->pods = informer_new_selected(cfg->client, KIND_POD, query);
+		if (a->pods == NULL)
+			log_error("agent: node %s: cannot watch its pods",
+				  a->node);
+	}
+	if (a->pods) {
+		struct object **v;
+		size_t n;
+
+		informer_subscribe(a->pods, on_pod, a);
+		/* The pods the watch delivered at once, before the
+		 * subscription. */
+		n = informer_list(a->pods, NULL, &v);
+		for (i = 0; i < n; i++)
+			pod_seen(a, v[i]);
+		free(v);
+	} else if (a->rt == NULL) {
+		kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
+		snprintf(query, sizeof(query),
+			 "watch=true&fieldSelector=spec.nodeName%%3D%s",
+			 a->node);
+		a->wpod = cfg->client->ops->watch(cfg->client, path, query,
+						  on_pod, a, &r);
+		client_resp_release(&r);
+	}
 	if (listed) {
 		runtime_sweep(a->rt, pod_exists, &pods);
 		object_list_release(&pods);
@@ -650,8 +639,6 @@ on_closed(uv_handle_t *h)
 		unqueue(a, q);
 		queued_op_free(q);
 	}
-	while (a->pods)
-		cache_del(a, a->pods->key);
 	free(a->node);
 	free(a);
 }
@@ -663,6 +650,7 @@ agent_stop(struct agent *a)
 		return;
 	if (a->wpod)
 		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
+	informer_free(a->pods);
 	if (a->rt)
 		runtime_free(a->rt);
 	a->closing = 2;

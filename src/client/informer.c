@@ -266,15 +266,25 @@ informer_release(struct informer *inf)
 struct informer *
 informer_new(struct client *c, enum kind_id k)
 {
+	return informer_new_selected(c, k, NULL);
+}
+
+struct informer *
+informer_new_selected(struct client *c, enum kind_id k,
+		      const char *field_selector)
+{
 	struct informer *inf = xcalloc(1, sizeof(*inf));
 	struct client_resp r;
-	char path[256];
+	char path[256], query[600];
 
 	inf->client = c;
 	inf->kind = k;
 	inf->pending = json_array();
 	kube_path(path, sizeof(path), k, NULL, NULL, NULL);
-	inf->w = c->ops->watch(c, path, "watch=true", on_event, inf, &r);
+	snprintf(query, sizeof(query), "watch=true%s%s",
+		 field_selector ? "&fieldSelector=" : "",
+		 field_selector ? field_selector : "");
+	inf->w = c->ops->watch(c, path, query, on_event, inf, &r);
 	client_resp_release(&r);
 	if (inf->w == NULL) {
 		json_decref(inf->pending);

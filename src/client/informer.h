@@ -23,6 +23,11 @@ struct informer;
 
 /* Starts watching kind k (all namespaces); NULL if the watch failed. */
 struct informer *informer_new(struct client *c, enum kind_id k);
+/* The same, of the objects a field selector picks ("spec.nodeName=n1":
+ * an agent's pods); field_selector is put in the query as it is, so it
+ * holds no '&', '+' or '%' (node names do not). */
+struct informer *informer_new_selected(struct client *c, enum kind_id k,
+				       const char *field_selector);
 void informer_free(struct informer *inf);
 /* Calls cb after the cache has taken each event (several subscribers). */
 void informer_subscribe(struct informer *inf, client_watch_cb cb, void *arg);
