@@ -48,8 +48,10 @@ struct agent {
 	struct runtime *rt;
 	/* Work deferred out of callbacks, run once the writes behind it are
 	 * durable: "S ns/name" start what should run and write the status,
-	 * "T ns/name" terminate (a pod being deleted), "D ns/name" finish a
-	 * deletion, "K uid" kill the processes of a pod deleted at once. It
+	 * "R ns/name" the same from the API's copy of the pod (after a
+	 * conflict), "T ns/name" terminate (a pod being deleted), "D
+	 * ns/name" finish a deletion, "K uid" kill the processes of a pod
+	 * deleted at once. It
 	 * runs in the loop's check phase, right after the group commit of
 	 * the turn (store.h), so that it seldom has to commit itself; an
 	 * idle handle keeps the poll from waiting meanwhile. */
