@@ -676,6 +676,18 @@ api_pending(struct api *a)
 	return store_pending(a->cfg.store);
 }
 
+int64_t
+api_last_rv(struct api *a)
+{
+	return store_rv(a->cfg.store);
+}
+
+bool
+api_durable(struct api *a, int64_t rv)
+{
+	return store_rv_durable(a->cfg.store, rv);
+}
+
 void
 api_resp_rolled_back(struct api_resp *resp)
 {

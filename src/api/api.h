@@ -108,6 +108,10 @@ void api_resp_release(struct api_resp *resp);
 int api_flush(struct api *a, struct api_resp *resp);
 /* Writes are waiting for api_flush. */
 bool api_pending(struct api *a);
+/* The store's last resourceVersion handed out; whether the write that
+ * got rv is on disk (committed, not rolled back with its group). */
+int64_t api_last_rv(struct api *a);
+bool api_durable(struct api *a, int64_t rv);
 /* resp becomes the 500 InternalError of a write that was rolled back
  * (api_flush failed after it was made). */
 void api_resp_rolled_back(struct api_resp *resp);

@@ -59,6 +59,7 @@ struct conn {
 	/* an answer held until the turn's group commit (see handler) */
 	struct api_resp resp;
 	bool has_resp;
+	int64_t write_rv;           /* the last rv when it was written */
 	struct conn *next_awaiting; /* in l->awaiting */
 	/* answers in pieces (api_stream: long lists) */
 	struct api_stream *stream;
@@ -171,14 +172,18 @@ run_listener(struct listener *l)
 	/* One commit for every answer of the turn that waits on it; the
 	 * handler is called again for each once it is resumed. */
 	if (l->awaiting) {
-		bool ok = api_flush(l->srv->cfg.api, NULL) == 0;
+		struct api *api = l->srv->cfg.api;
 
+		api_flush(api, NULL);
 		while (l->awaiting) {
 			struct conn *c = l->awaiting;
 
 			l->awaiting = c->next_awaiting;
 			c->next_awaiting = NULL;
-			if (!ok)
+			/* The turn's commit may have run before this flush
+			 * (and failed): what counts is whether the write
+			 * itself is on disk. */
+			if (!api_durable(api, c->write_rv))
 				api_resp_rolled_back(&c->resp);
 			c->suspended = false;
 			MHD_resume_connection(c->c);
@@ -897,6 +902,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	else if (api_pending(srv->cfg.api)) {
 		c->resp = resp;
 		c->has_resp = true;
+		c->write_rv = api_last_rv(srv->cfg.api);
 		c->suspended = true;
 		MHD_suspend_connection(conn);
 		c->next_awaiting = l->awaiting;
@@ -1122,7 +1128,8 @@ http_server_stop(struct http_server *s)
 		while (s->ls[i].awaiting) {
 			c = s->ls[i].awaiting;
 			s->ls[i].awaiting = c->next_awaiting;
-			if (api_flush(s->cfg.api, NULL))
+			api_flush(s->cfg.api, NULL);
+			if (!api_durable(s->cfg.api, c->write_rv))
 				api_resp_rolled_back(&c->resp);
 			c->suspended = false;
 			MHD_resume_connection(c->c);

@@ -510,6 +510,19 @@ store_flush(struct store *s)
 }
 
 bool
+store_rv_durable(const struct store *s, int64_t rv)
+{
+	size_t i;
+
+	if (rv > s->committed)
+		return false;
+	for (i = 0; i < s->ngone; i++)
+		if (rv > s->gone[i].lo && rv <= s->gone[i].hi)
+			return false;
+	return true;
+}
+
+bool
 store_pending(const struct store *s)
 {
 	return s->rv != s->committed;

@@ -165,6 +165,9 @@ int store_set_deferred(struct store *s, bool on);
 /* Makes every write so far durable: 0, or STORE_EIO: the group is rolled
  * back (see "A group that fails to commit" above). */
 int store_flush(struct store *s);
+/* The write that got resourceVersion rv is on disk: committed, and not
+ * in a group that was rolled back. */
+bool store_rv_durable(const struct store *s, int64_t rv);
 /* Writes are waiting for store_flush (deferred mode). */
 bool store_pending(const struct store *s);
 /* How many groups were rolled back after being seen in-process. */
