@@ -1,9 +1,14 @@
 /* plan_deploy.c - Kubernetes' syncDeployment as a pure function.
  *
- * The structure follows the Kubernetes controller file by file (sync.go,
- * rolling.go, recreate.go, progress.go, rollback.go) so that it can be read
- * side by side with spec/deployment.md. Where Kubernetes calls the API, this
- * file changes its working copy in `out` and records an action instead.
+ * It is split along the Kubernetes controller's files, so that each can be
+ * read side by side with its Go file and spec/deployment.md: this file is
+ * sync.go (the sync, claiming, the RS list, scale, history cleanup) and
+ * the entry point; plan_deploy_rolling.c, plan_deploy_recreate.c,
+ * plan_deploy_rollback.c and plan_deploy_progress.c are rolling.go,
+ * recreate.go, rollback.go and progress.go (with the status half of
+ * sync.go); plan_deploy_int.h is what they share. Where Kubernetes calls
+ * the API, the planner changes its working copy in `out` and records an
+ * action instead.
  *
  * Invariants of one step:
  *  1. At most one of "scale the new RS" and "scale old RSes down" happens
@@ -25,19 +30,9 @@
 #include "deploy_util.h"
 #include "kinds.h"
 #include "labels.h"
-#include "plan_deploy.h"
+#include "plan_deploy_int.h"
 #include "tmplhash.h"
 #include "xalloc.h"
-
-struct st {
-	const struct plan_deploy_in *in;
-	struct plan_deploy_out *out;
-	struct deployment *d;
-	int64_t *snap; /* RS sizes when the step's RS list was taken */
-	bool *deleted; /* parallel to out->rs */
-	size_t alloc;
-	bool have_snap;
-};
 
 /* ---- object helpers ---- */
 
@@ -64,8 +59,8 @@ deploy_controller_ref(const struct deployment *d, struct owner_ref *ref)
 	ref->block_owner_deletion.set = ref->block_owner_deletion.v = true;
 }
 
-static const char *
-rs_name(const struct replicaset *rs)
+const char *
+pd_rs_name(const struct replicaset *rs)
 {
 	return rs->metadata.name ? rs->metadata.name : "";
 }
@@ -97,15 +92,15 @@ add_released(struct st *st, struct replicaset *rs)
 	o->released[o->nreleased++] = rs;
 }
 
-static void
-write_status(struct st *st)
+void
+pd_write_status(struct st *st)
 {
 	action_add(&st->out->actions, ACT_STATUS, "Deployment",
 		   st->d->metadata.name);
 }
 
-static void
-write_deployment(struct st *st)
+void
+pd_write_deployment(struct st *st)
 {
 	action_add(&st->out->actions, ACT_UPDATE, "Deployment",
 		   st->d->metadata.name);
@@ -118,12 +113,12 @@ write_rs(struct st *st, struct replicaset *rs, int64_t old_size)
 
 	if (rs_replicas(rs) != old_size) {
 		a = action_add(&st->out->actions, ACT_SCALE, "ReplicaSet",
-			       rs_name(rs));
+			       pd_rs_name(rs));
 		a->from = old_size;
 		a->to = rs_replicas(rs);
 	} else {
 		action_add(&st->out->actions, ACT_UPDATE, "ReplicaSet",
-			   rs_name(rs));
+			   pd_rs_name(rs));
 	}
 }
 
@@ -177,7 +172,7 @@ claim_replicasets(struct st *st)
 					       st->d->metadata.name);
 			add_released(st, rs);
 			action_add(&st->out->actions, ACT_UPDATE, "ReplicaSet",
-				   rs_name(rs));
+				   pd_rs_name(rs));
 			continue;
 		}
 		if (deployment_deleting(st) || !match ||
@@ -195,15 +190,16 @@ claim_replicasets(struct st *st)
 		}
 		add_owned(st, rs);
 		action_add(&st->out->actions, ACT_UPDATE, "ReplicaSet",
-			   rs_name(rs));
+			   pd_rs_name(rs));
 	}
 }
 
 /* ---- the RS list of this step ---- */
 
 /* Live (not deleted) owned RSes, optionally without `skip`, oldest first. */
-static size_t
-live_rs(struct st *st, const struct replicaset *skip, struct replicaset ***out)
+size_t
+pd_live_rs(struct st *st, const struct replicaset *skip,
+	   struct replicaset ***out)
 {
 	struct plan_deploy_out *o = st->out;
 	struct replicaset **v = xmalloc((o->nrs + 1) * sizeof(*v));
@@ -216,8 +212,8 @@ live_rs(struct st *st, const struct replicaset *skip, struct replicaset ***out)
 	return n;
 }
 
-static size_t
-active_only(struct replicaset **v, size_t n)
+size_t
+pd_active_only(struct replicaset **v, size_t n)
 {
 	size_t i, k = 0;
 
@@ -294,7 +290,7 @@ make_new_rs(struct st *st, const char *hash, int64_t new_revision)
 		   hash);
 	rs->spec.min_ready_seconds = d->spec.min_ready_seconds;
 	set_rs_replicas(rs, 0);
-	nold = live_rs(st, NULL, &old);
+	nold = pd_live_rs(st, NULL, &old);
 	old[nold] = rs;
 	set_rs_replicas(rs, new_rs_new_replicas(d, old, nold + 1, rs));
 	free(old);
@@ -315,7 +311,7 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 	char hash[16], rev[24];
 	bool needs_update = false, already = false;
 
-	nold = live_rs(st, existing, &old);
+	nold = pd_live_rs(st, existing, &old);
 	new_revision = max_revision(old, nold) + 1;
 	free(old);
 	snprintf(rev, sizeof(rev), "%lld", (long long)new_revision);
@@ -342,11 +338,11 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 		    !condition_get(&d->status.conditions, "Progressing")) {
 			progressing(st, "True", REASON_FOUND_NEW_RS,
 				    "Found new replica set \"%s\"",
-				    rs_name(existing));
+				    pd_rs_name(existing));
 			needs_update = true;
 		}
 		if (needs_update)
-			write_status(st);
+			pd_write_status(st);
 		*newp = existing;
 		return 0;
 	}
@@ -359,7 +355,7 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 		const struct replicaset *other = st->in->rs[i];
 		const struct owner_ref *ref;
 
-		if (strcmp(rs_name(other), rs_name(rs)) ||
+		if (strcmp(pd_rs_name(other), pd_rs_name(rs)) ||
 		    (other->metadata.namespace && d->metadata.namespace &&
 		     strcmp(other->metadata.namespace, d->metadata.namespace)))
 			continue;
@@ -377,13 +373,13 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 		free(rs);
 		d->status.collision_count.set = true;
 		d->status.collision_count.v++;
-		write_status(st);
+		pd_write_status(st);
 		{
 			char msg[600];
 
 			snprintf(msg, sizeof(msg),
 				 "replicasets.apps \"%s\" already exists",
-				 rs_name(other));
+				 pd_rs_name(other));
 			st->out->error = xstrdup(msg);
 		}
 		return -1;
@@ -391,32 +387,32 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 	add_owned(st, rs);
 	if (!already) {
 		struct action *a = action_add(&st->out->actions, ACT_CREATE,
-					      "ReplicaSet", rs_name(rs));
+					      "ReplicaSet", pd_rs_name(rs));
 
 		a->replicas = rs_replicas(rs);
 		if (rs_replicas(rs) > 0)
 			event_add(&st->out->events, "Normal",
 				  "ScalingReplicaSet",
 				  "Scaled up replica set %s to %lld",
-				  rs_name(rs), (long long)rs_replicas(rs));
+				  pd_rs_name(rs), (long long)rs_replicas(rs));
 	}
 	needs_update = set_deployment_revision(d, rev);
 	if (!already && deploy_has_progress_deadline(d)) {
 		progressing(st, "True", REASON_NEW_RS_CREATED,
-			    "Created new replica set \"%s\"", rs_name(rs));
+			    "Created new replica set \"%s\"", pd_rs_name(rs));
 		needs_update = true;
 	}
 	if (needs_update)
-		write_status(st);
+		pd_write_status(st);
 	*newp = rs;
 	return 0;
 }
 
 /* getAllReplicaSetsAndSyncRevision: the new RS (maybe created) and the
  * old ones, oldest first. *oldp is allocated; the caller frees it. */
-static int
-get_all_rs(struct st *st, bool create, struct replicaset **newp,
-	   struct replicaset ***oldp, size_t *noldp)
+int
+pd_get_all_rs(struct st *st, bool create, struct replicaset **newp,
+	      struct replicaset ***oldp, size_t *noldp)
 {
 	int r = get_new_rs(st, create, newp);
 
@@ -425,7 +421,7 @@ get_all_rs(struct st *st, bool create, struct replicaset **newp,
 		*noldp = 0;
 		return r;
 	}
-	*noldp = live_rs(st, *newp, oldp);
+	*noldp = pd_live_rs(st, *newp, oldp);
 	take_snapshot(st);
 	return 0;
 }
@@ -450,211 +446,24 @@ scale_rs(struct st *st, struct replicaset *rs, int64_t to)
 	if (size)
 		event_add(&st->out->events, "Normal", "ScalingReplicaSet",
 			  "Scaled %s replica set %s to %lld from %lld",
-			  to > from ? "up" : "down", rs_name(rs), (long long)to,
-			  (long long)from);
+			  to > from ? "up" : "down", pd_rs_name(rs),
+			  (long long)to, (long long)from);
 	return size;
 }
 
 /* scaleReplicaSetAndRecordEvent: nothing at all when the size is right. */
-static bool
-scale_rs_event(struct st *st, struct replicaset *rs, int64_t to)
+bool
+pd_scale_rs_event(struct st *st, struct replicaset *rs, int64_t to)
 {
 	if (rs_replicas(rs) == to)
 		return false;
 	return scale_rs(st, rs, to);
 }
 
-/* ---- status (§10, §11) ---- */
-
-static int64_t
-snap_of(const struct st *st, const struct replicaset *rs)
-{
-	size_t i;
-
-	for (i = 0; i < st->out->nrs; i++)
-		if (st->out->rs[i] == rs)
-			return st->have_snap ? st->snap[i] : rs_replicas(rs);
-	return rs_replicas(rs);
-}
-
-/* calculateStatus over the step's RS list (all live owned RSes). */
-static void
-calculate_status(struct st *st, const struct replicaset *new_rs,
-		 struct deployment_status *ns)
-{
-	const struct deployment *d = st->d;
-	struct replicaset **all;
-	size_t n = live_rs(st, NULL, &all), i;
-	int64_t spec = 0;
-
-	for (i = 0; i < n; i++)
-		spec += snap_of(st, all[i]);
-	memset(ns, 0, sizeof(*ns));
-	ns->observed_generation = d->metadata.generation;
-	ns->replicas = rs_live_sum(all, n);
-	ns->updated_replicas = new_rs ? new_rs->status.replicas : 0;
-	ns->ready_replicas = rs_ready_sum(all, n);
-	ns->available_replicas = rs_available_sum(all, n);
-	ns->unavailable_replicas = spec - ns->available_replicas;
-	if (ns->unavailable_replicas < 0)
-		ns->unavailable_replicas = 0;
-	ns->collision_count = d->status.collision_count;
-	for (i = 0; i < d->status.conditions.n; i++)
-		condition_append(&ns->conditions, &d->status.conditions.v[i]);
-	if (ns->available_replicas >= deploy_replicas(d) - max_unavailable(d))
-		set_condition(
-		    &ns->conditions, "Available", "True", REASON_MIN_AVAILABLE,
-		    "Deployment has minimum availability.", st->in->now);
-	else
-		set_condition(&ns->conditions, "Available", "False",
-			      REASON_MIN_UNAVAILABLE,
-			      "Deployment does not have minimum availability.",
-			      st->in->now);
-	free(all);
-}
-
-static const struct schema *
-status_schema(void)
-{
-	/* The status struct is the 5th field of the deployment schema. */
-	return kind_status_schema(kind_by_id(KIND_DEPLOYMENT));
-}
-
-/* Replaces d.status with ns (taking ownership) and records the write,
- * unless they are equal. Returns true if written. */
-static bool
-commit_status(struct st *st, struct deployment_status *ns)
-{
-	if (schema_equal(status_schema(), &st->d->status, ns)) {
-		schema_release(status_schema(), ns);
-		return false;
-	}
-	schema_release(status_schema(), &st->d->status);
-	st->d->status = *ns;
-	write_status(st);
-	return true;
-}
-
-/* requeueStuckDeployment (§11.5). */
-static void
-requeue_stuck(struct st *st, const struct deployment_status *ns)
-{
-	const struct deployment *d = st->d;
-	const struct condition *c =
-	    condition_get(&d->status.conditions, "Progressing");
-	int64_t after;
-
-	if (!deploy_has_progress_deadline(d) || c == NULL)
-		return;
-	if (deployment_complete(d, ns) ||
-	    (c->reason && !strcmp(c->reason, REASON_TIMED_OUT)))
-		return;
-	after = c->last_update_time +
-		DTIME_SEC(d->spec.progress_deadline_seconds.v) - st->in->now;
-	if (after < 1000)
-		st->out->requeue_after_ms = 0;
-	else
-		st->out->requeue_after_ms = after + 1000;
-}
-
-/* syncRolloutStatus (§11.4). */
-static void
-sync_rollout_status(struct st *st, const struct replicaset *new_rs)
-{
-	struct deployment *d = st->d;
-	struct deployment_status ns;
-	const struct condition *cur;
-	bool complete_already;
-	const char *name = new_rs ? rs_name(new_rs) : d->metadata.name;
-	const char *what = new_rs ? "ReplicaSet" : "Deployment";
-	char msg[600];
-
-	calculate_status(st, new_rs, &ns);
-	if (!deploy_has_progress_deadline(d))
-		condition_remove(&ns.conditions, "Progressing");
-	cur = condition_get(&d->status.conditions, "Progressing");
-	complete_already = ns.replicas == ns.updated_replicas && cur &&
-			   cur->reason &&
-			   !strcmp(cur->reason, REASON_NEW_RS_AVAILABLE);
-	if (deploy_has_progress_deadline(d) && !complete_already) {
-		if (deployment_complete(d, &ns)) {
-			snprintf(msg, sizeof(msg),
-				 "%s \"%s\" has successfully progressed.", what,
-				 name);
-			set_condition(&ns.conditions, "Progressing", "True",
-				      REASON_NEW_RS_AVAILABLE, msg,
-				      st->in->now);
-		} else if (deployment_progressing(d, &ns)) {
-			struct condition c = {
-			    .type = "Progressing",
-			    .status = "True",
-			    .reason = REASON_RS_UPDATED,
-			    .message = msg,
-			    .last_update_time = st->in->now,
-			    .last_transition_time = st->in->now,
-			};
-
-			snprintf(msg, sizeof(msg), "%s \"%s\" is progressing.",
-				 what, name);
-			if (cur) {
-				if (cur->status && !strcmp(cur->status, "True"))
-					c.last_transition_time =
-					    cur->last_transition_time;
-				condition_remove(&ns.conditions, "Progressing");
-			}
-			/* SetDeploymentCondition on a list without it */
-			condition_append(&ns.conditions, &c);
-		} else if (deployment_timed_out(d, &ns, st->in->now)) {
-			snprintf(msg, sizeof(msg),
-				 "%s \"%s\" has timed out progressing.", what,
-				 name);
-			set_condition(&ns.conditions, "Progressing", "False",
-				      REASON_TIMED_OUT, msg, st->in->now);
-		}
-	}
-	/* ReplicaFailure: the new RS's, else any RS's, else none. */
-	{
-		const struct condition *rf = NULL;
-		size_t i;
-
-		if (new_rs)
-			rf = condition_get(&new_rs->status.conditions,
-					   "ReplicaFailure");
-		for (i = 0; !rf && i < st->out->nrs; i++)
-			if (!st->deleted[i])
-				rf = condition_get(
-				    &st->out->rs[i]->status.conditions,
-				    "ReplicaFailure");
-		if (rf && rf->status && !strcmp(rf->status, "True"))
-			set_condition(&ns.conditions, "ReplicaFailure", "True",
-				      rf->reason ? rf->reason : "",
-				      rf->message ? rf->message : "",
-				      st->in->now);
-		else
-			condition_remove(&ns.conditions, "ReplicaFailure");
-	}
-	if (schema_equal(status_schema(), &d->status, &ns)) {
-		requeue_stuck(st, &ns);
-		schema_release(status_schema(), &ns);
-		return;
-	}
-	commit_status(st, &ns);
-}
-
-/* syncDeploymentStatus: status without touching Progressing. */
-static void
-sync_deployment_status(struct st *st, const struct replicaset *new_rs)
-{
-	struct deployment_status ns;
-
-	calculate_status(st, new_rs, &ns);
-	commit_status(st, &ns);
-}
-
 /* ---- history cleanup (§14) ---- */
 
-static void
-cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
+void
+pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 {
 	const struct deployment *d = st->d;
 	struct replicaset **c;
@@ -683,7 +492,7 @@ cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 				if (st->out->rs[k] == rs)
 					st->deleted[k] = true;
 			action_add(&st->out->actions, ACT_DELETE, "ReplicaSet",
-				   rs_name(rs));
+				   pd_rs_name(rs));
 		}
 	}
 	free(c);
@@ -728,13 +537,13 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 
 	if (one) {
 		if (rs_replicas(one) != deploy_replicas(d))
-			scale_rs_event(st, one, deploy_replicas(d));
+			pd_scale_rs_event(st, one, deploy_replicas(d));
 		return;
 	}
 	if (is_saturated(d, new_rs)) {
 		for (i = 0; i < nold; i++)
 			if (rs_replicas(old[i]) > 0)
-				scale_rs_event(st, old[i], 0);
+				pd_scale_rs_event(st, old[i], 0);
 		return;
 	}
 	if (!deploy_is_rolling(d))
@@ -742,7 +551,7 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 	act = xmalloc((nold + 1) * sizeof(*act));
 	memcpy(act, old, nold * sizeof(*act));
 	act[nold] = new_rs;
-	n = active_only(act, nold + 1);
+	n = pd_active_only(act, nold + 1);
 	allowed =
 	    deploy_replicas(d) > 0 ? deploy_replicas(d) + max_surge(d) : 0;
 	to_add = allowed - rs_spec_sum(act, n);
@@ -776,320 +585,13 @@ sync_scale(struct st *st)
 	struct replicaset *new_rs, **old;
 	size_t nold;
 
-	get_all_rs(st, false, &new_rs, &old, &nold);
+	pd_get_all_rs(st, false, &new_rs, &old, &nold);
 	scale(st, new_rs, old, nold);
 	if (st->d->spec.paused &&
 	    !strmap_get(&st->d->metadata.annotations, ANN_ROLLBACK_TO))
-		cleanup_deployment(st, old, nold);
+		pd_cleanup_deployment(st, old, nold);
 	free(old);
-	sync_deployment_status(st, new_rs);
-}
-
-/* ---- RollingUpdate (§8) ---- */
-
-/* reconcileNewReplicaSet (§8.3). */
-static bool
-reconcile_new_rs(struct st *st, struct replicaset **all, size_t nall,
-		 struct replicaset *new_rs)
-{
-	const struct deployment *d = st->d;
-
-	if (new_rs == NULL || rs_replicas(new_rs) == deploy_replicas(d))
-		return false;
-	if (rs_replicas(new_rs) > deploy_replicas(d))
-		return scale_rs_event(st, new_rs, deploy_replicas(d));
-	return scale_rs_event(st, new_rs,
-			      new_rs_new_replicas(d, all, nall, new_rs));
-}
-
-/* cleanupUnhealthyReplicas (§8.4): shrink old RSes by their unavailable
- * pods, oldest first, at most max_cleanup in total. Returns the number
- * removed, or -1 on a stale status (more available than desired). */
-static int64_t
-cleanup_unhealthy(struct st *st, struct replicaset **old, size_t nold,
-		  int64_t max_cleanup)
-{
-	int64_t total = 0;
-	size_t i;
-
-	xqsort(old, nold, sizeof(*old), rs_cmp_creation);
-	for (i = 0; i < nold; i++) {
-		struct replicaset *rs = old[i];
-		int64_t unhealthy, n;
-
-		if (total >= max_cleanup)
-			break;
-		if (rs_replicas(rs) == 0)
-			continue;
-		unhealthy = rs_replicas(rs) - rs->status.available_replicas;
-		if (unhealthy == 0)
-			continue;
-		n = max_cleanup - total < unhealthy ? max_cleanup - total
-						    : unhealthy;
-		if (n < 0)
-			return -1;
-		scale_rs_event(st, rs, rs_replicas(rs) - n);
-		total += n;
-	}
-	return total;
-}
-
-/* scaleDownOldReplicaSetsForRollingUpdate (§8.4): remove available old
- * pods while keeping minAvailable. */
-static int64_t
-scale_down_old(struct st *st, struct replicaset **all, size_t nall,
-	       struct replicaset **old, size_t nold)
-{
-	const struct deployment *d = st->d;
-	int64_t min_avail = deploy_replicas(d) - max_unavailable(d);
-	int64_t avail = rs_available_sum(all, nall), budget, total = 0;
-	size_t i;
-
-	if (avail <= min_avail)
-		return 0;
-	budget = avail - min_avail;
-	xqsort(old, nold, sizeof(*old), rs_cmp_creation);
-	for (i = 0; i < nold; i++) {
-		struct replicaset *rs = old[i];
-		int64_t n;
-
-		if (total >= budget)
-			break;
-		if (rs_replicas(rs) == 0)
-			continue;
-		n = rs_replicas(rs) < budget - total ? rs_replicas(rs)
-						     : budget - total;
-		scale_rs_event(st, rs, rs_replicas(rs) - n);
-		total += n;
-	}
-	return total;
-}
-
-/* reconcileOldReplicaSets (§8.4). Example (10 replicas, surge 3, unavail
- * 2): old 10 + new 3 desired, new pods not ready: 13 - 8 - 3 = 2 old pods
- * may go. */
-static bool
-reconcile_old_rs(struct st *st, struct replicaset **all, size_t nall,
-		 struct replicaset **old_active, size_t nold,
-		 struct replicaset *new_rs)
-{
-	const struct deployment *d = st->d;
-	int64_t min_avail, new_unavail, max_down, cleaned, scaled;
-	struct replicaset **both;
-
-	if (rs_spec_sum(old_active, nold) == 0)
-		return false;
-	min_avail = deploy_replicas(d) - max_unavailable(d);
-	new_unavail = rs_replicas(new_rs) - new_rs->status.available_replicas;
-	max_down = rs_spec_sum(all, nall) - min_avail - new_unavail;
-	if (max_down <= 0)
-		return false;
-	cleaned = cleanup_unhealthy(st, old_active, nold, max_down);
-	if (cleaned < 0)
-		return false;
-	both = xmalloc((nold + 1) * sizeof(*both));
-	memcpy(both, old_active, nold * sizeof(*both));
-	both[nold] = new_rs;
-	scaled = scale_down_old(st, both, nold + 1, old_active, nold);
-	free(both);
-	return cleaned + scaled > 0;
-}
-
-static void
-rollout_rolling(struct st *st)
-{
-	struct replicaset *new_rs, **old, **all, **old_active;
-	size_t nold, nact;
-	bool done;
-
-	if (get_all_rs(st, true, &new_rs, &old, &nold))
-		return;
-	all = xmalloc((nold + 1) * sizeof(*all));
-	memcpy(all, old, nold * sizeof(*all));
-	all[nold] = new_rs;
-	done = reconcile_new_rs(st, all, nold + 1, new_rs);
-	if (!done) {
-		old_active = xmalloc((nold + 1) * sizeof(*old_active));
-		memcpy(old_active, old, nold * sizeof(*old_active));
-		nact = active_only(old_active, nold);
-		done = reconcile_old_rs(st, all, nold + 1, old_active, nact,
-					new_rs);
-		free(old_active);
-	}
-	if (!done && deployment_complete(st->d, &st->d->status))
-		cleanup_deployment(st, old, nold);
-	sync_rollout_status(st, new_rs);
-	free(all);
-	free(old);
-}
-
-/* ---- Recreate (§9) ---- */
-
-static bool
-pod_owned_by(const struct pod *p, const struct replicaset *rs)
-{
-	const struct owner_ref *ref = meta_controller_ref(&p->metadata);
-
-	return ref && owner_ref_is(ref, "ReplicaSet", &rs->metadata);
-}
-
-/* oldPodsRunning: old RSes report live pods, or a pod of an owned RS
- * other than the new one is not terminal (terminating pods count). */
-static bool
-old_pods_running(struct st *st, const struct replicaset *new_rs,
-		 struct replicaset **old, size_t nold)
-{
-	size_t i, j;
-
-	if (rs_live_sum(old, nold) > 0)
-		return true;
-	for (i = 0; i < st->in->npods; i++) {
-		const struct pod *p = st->in->pods[i];
-		const char *phase = p->status.phase ? p->status.phase : "";
-
-		if (new_rs && pod_owned_by(p, new_rs))
-			continue;
-		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
-			continue;
-		if (!selector_matches(st->d->spec.selector,
-				      &p->metadata.labels))
-			continue;
-		for (j = 0; j < nold; j++)
-			if (pod_owned_by(p, old[j]))
-				return true;
-	}
-	return false;
-}
-
-static void
-rollout_recreate(struct st *st)
-{
-	struct replicaset *new_rs, **old;
-	size_t nold, i;
-	bool scaled = false;
-
-	if (get_all_rs(st, false, &new_rs, &old, &nold))
-		return;
-	for (i = 0; i < nold; i++)
-		if (rs_replicas(old[i]) > 0 && scale_rs_event(st, old[i], 0))
-			scaled = true;
-	if (scaled || old_pods_running(st, new_rs, old, nold)) {
-		sync_rollout_status(st, new_rs);
-		free(old);
-		return;
-	}
-	if (new_rs == NULL) {
-		free(old);
-		if (get_all_rs(st, true, &new_rs, &old, &nold))
-			return;
-	}
-	scale_rs_event(st, new_rs, deploy_replicas(st->d));
-	if (deployment_complete(st->d, &st->d->status))
-		cleanup_deployment(st, old, nold);
-	sync_rollout_status(st, new_rs);
-	free(old);
-}
-
-/* ---- rollback, legacy annotation path (§13.2) ---- */
-
-static bool
-rollback_to(const struct deployment *d, int64_t *rev)
-{
-	const char *v = strmap_get(&d->metadata.annotations, ANN_ROLLBACK_TO);
-	char *end;
-	long long x;
-
-	if (v == NULL || *v == '\0')
-		return false;
-	x = strtoll(v, &end, 10);
-	if (*end != '\0')
-		return false;
-	*rev = x;
-	return true;
-}
-
-static void
-clear_rollback_to(struct st *st)
-{
-	strmap_del(&st->d->metadata.annotations, ANN_ROLLBACK_TO);
-	write_deployment(st);
-}
-
-static void
-rollback(struct st *st)
-{
-	struct deployment *d = st->d;
-	struct replicaset *new_rs, **old, **all;
-	size_t nold, i;
-	int64_t target = 0, r;
-
-	if (get_all_rs(st, true, &new_rs, &old, &nold))
-		return;
-	all = xmalloc((nold + 1) * sizeof(*all));
-	memcpy(all, old, nold * sizeof(*all));
-	all[nold] = new_rs;
-	free(old);
-	rollback_to(d, &target);
-	if (target == 0) {
-		target = last_revision(all, nold + 1);
-		if (target == 0) {
-			event_add(&st->out->events, "Warning",
-				  "DeploymentRollbackRevisionNotFound",
-				  "Unable to find last revision.");
-			clear_rollback_to(st);
-			free(all);
-			return;
-		}
-	}
-	for (i = 0; i < nold + 1; i++) {
-		struct replicaset *rs = all[i];
-		size_t k;
-
-		if (rs == NULL || rs_revision(rs, &r) || r != target)
-			continue;
-		if (!rs_matches_template(d, rs)) {
-			struct strmap keep = {0};
-			const struct strmap *ra = &rs->metadata.annotations;
-
-			pod_template_release(&d->spec.template);
-			pod_template_copy(&d->spec.template,
-					  &rs->spec.template);
-			strmap_del(&d->spec.template.metadata.labels,
-				   LABEL_POD_TEMPLATE_HASH);
-			for (k = 0; k < d->metadata.annotations.n; k++)
-				if (skip_copy_annotation(
-					d->metadata.annotations.v[k].key))
-					strmap_set(
-					    &keep,
-					    d->metadata.annotations.v[k].key,
-					    d->metadata.annotations.v[k].value);
-			for (k = 0; k < ra->n; k++)
-				if (!skip_copy_annotation(ra->v[k].key))
-					strmap_set(&keep, ra->v[k].key,
-						   ra->v[k].value);
-			strmap_release(&d->metadata.annotations);
-			d->metadata.annotations = keep;
-			event_add(&st->out->events, "Normal",
-				  "DeploymentRollback",
-				  "Rolled back deployment \"%s\" to revision "
-				  "%lld",
-				  d->metadata.name, (long long)target);
-		} else {
-			event_add(&st->out->events, "Warning",
-				  "DeploymentRollbackTemplateUnchanged",
-				  "The rollback revision contains the same "
-				  "template as current deployment \"%s\"",
-				  d->metadata.name);
-		}
-		clear_rollback_to(st);
-		free(all);
-		return;
-	}
-	event_add(&st->out->events, "Warning",
-		  "DeploymentRollbackRevisionNotFound",
-		  "Unable to find the revision to rollback to.");
-	clear_rollback_to(st);
-	free(all);
+	pd_sync_deployment_status(st, new_rs);
 }
 
 /* ---- the sync (§6) ---- */
@@ -1102,7 +604,7 @@ is_scaling_event(struct st *st)
 	int64_t desired;
 	bool r = false;
 
-	get_all_rs(st, false, &new_rs, &old, &nold);
+	pd_get_all_rs(st, false, &new_rs, &old, &nold);
 	for (i = 0; i <= nold && !r; i++) {
 		struct replicaset *rs = i < nold ? old[i] : new_rs;
 
@@ -1135,12 +637,12 @@ check_paused_conditions(struct st *st)
 		set_condition(&d->status.conditions, "Progressing", "Unknown",
 			      REASON_PAUSED, "Deployment is paused",
 			      st->in->now);
-		write_status(st);
+		pd_write_status(st);
 	} else if (!d->spec.paused && paused_cond) {
 		set_condition(&d->status.conditions, "Progressing", "Unknown",
 			      REASON_RESUMED, "Deployment is resumed",
 			      st->in->now);
-		write_status(st);
+		pd_write_status(st);
 	}
 }
 
@@ -1156,7 +658,7 @@ sync_deployment(struct st *st)
 			  "selector is required.");
 		if (d->status.observed_generation < d->metadata.generation) {
 			d->status.observed_generation = d->metadata.generation;
-			write_status(st);
+			pd_write_status(st);
 		}
 		return;
 	}
@@ -1167,9 +669,9 @@ sync_deployment(struct st *st)
 		struct replicaset *new_rs, **old;
 		size_t nold;
 
-		get_all_rs(st, false, &new_rs, &old, &nold);
+		pd_get_all_rs(st, false, &new_rs, &old, &nold);
 		free(old);
-		sync_deployment_status(st, new_rs);
+		pd_sync_deployment_status(st, new_rs);
 		return;
 	}
 	check_paused_conditions(st);
@@ -1177,8 +679,8 @@ sync_deployment(struct st *st)
 		sync_scale(st);
 		return;
 	}
-	if (rollback_to(d, &rev)) {
-		rollback(st);
+	if (pd_rollback_to(d, &rev)) {
+		pd_rollback(st);
 		return;
 	}
 	if (is_scaling_event(st)) {
@@ -1186,10 +688,10 @@ sync_deployment(struct st *st)
 		return;
 	}
 	if (deploy_is_rolling(d))
-		rollout_rolling(st);
+		pd_rollout_rolling(st);
 	else if (d->spec.strategy.type &&
 		 !strcmp(d->spec.strategy.type, "Recreate"))
-		rollout_recreate(st);
+		pd_rollout_recreate(st);
 }
 
 void
@@ -1258,10 +760,10 @@ plan_deploy_object(const struct plan_deploy_out *out, const char *kind,
 			   ? &out->d
 			   : NULL;
 	for (i = 0; i < out->nrs; i++)
-		if (!strcmp(rs_name(out->rs[i]), name))
+		if (!strcmp(pd_rs_name(out->rs[i]), name))
 			return out->rs[i];
 	for (i = 0; i < out->nreleased; i++)
-		if (!strcmp(rs_name(out->released[i]), name))
+		if (!strcmp(pd_rs_name(out->released[i]), name))
 			return out->released[i];
 	return NULL;
 }

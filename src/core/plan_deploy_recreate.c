@@ -1,0 +1,76 @@
+/* plan_deploy_recreate.c - Kubernetes' recreate.go: a Recreate step: old
+ * RSes to 0, and the new RS only once no old pod runs (spec §9). Part of
+ * plan_deploy (see plan_deploy.c and plan_deploy_int.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "deploy_util.h"
+#include "labels.h"
+#include "plan_deploy_int.h"
+
+/* ---- Recreate (§9) ---- */
+
+static bool
+pod_owned_by(const struct pod *p, const struct replicaset *rs)
+{
+	const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+
+	return ref && owner_ref_is(ref, "ReplicaSet", &rs->metadata);
+}
+
+/* oldPodsRunning: old RSes report live pods, or a pod of an owned RS
+ * other than the new one is not terminal (terminating pods count). */
+static bool
+old_pods_running(struct st *st, const struct replicaset *new_rs,
+		 struct replicaset **old, size_t nold)
+{
+	size_t i, j;
+
+	if (rs_live_sum(old, nold) > 0)
+		return true;
+	for (i = 0; i < st->in->npods; i++) {
+		const struct pod *p = st->in->pods[i];
+		const char *phase = p->status.phase ? p->status.phase : "";
+
+		if (new_rs && pod_owned_by(p, new_rs))
+			continue;
+		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
+			continue;
+		if (!selector_matches(st->d->spec.selector,
+				      &p->metadata.labels))
+			continue;
+		for (j = 0; j < nold; j++)
+			if (pod_owned_by(p, old[j]))
+				return true;
+	}
+	return false;
+}
+
+void
+pd_rollout_recreate(struct st *st)
+{
+	struct replicaset *new_rs, **old;
+	size_t nold, i;
+	bool scaled = false;
+
+	if (pd_get_all_rs(st, false, &new_rs, &old, &nold))
+		return;
+	for (i = 0; i < nold; i++)
+		if (rs_replicas(old[i]) > 0 && pd_scale_rs_event(st, old[i], 0))
+			scaled = true;
+	if (scaled || old_pods_running(st, new_rs, old, nold)) {
+		pd_sync_rollout_status(st, new_rs);
+		free(old);
+		return;
+	}
+	if (new_rs == NULL) {
+		free(old);
+		if (pd_get_all_rs(st, true, &new_rs, &old, &nold))
+			return;
+	}
+	pd_scale_rs_event(st, new_rs, deploy_replicas(st->d));
+	if (deployment_complete(st->d, &st->d->status))
+		pd_cleanup_deployment(st, old, nold);
+	pd_sync_rollout_status(st, new_rs);
+	free(old);
+}
