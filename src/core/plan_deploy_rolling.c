@@ -8,9 +8,31 @@
 #include "plan_deploy_int.h"
 #include "xalloc.h"
 
-/* ---- RollingUpdate (§8) ---- */
+/* ---- RollingUpdate (§8) ----
+ *
+ * One step does one of three things, in this order (invariant 1 of
+ * plan_deploy.c): scale the new RS (up within maxSurge, or down to the
+ * desired count), else scale old RSes down (within maxUnavailable), else,
+ * once the rollout is complete, clean up the history; the status is
+ * written in every case. The world (pods becoming ready) moves between
+ * steps, so a whole rollout alternates the first two.
+ *
+ * Worked example, 10 replicas, maxSurge 25% (3, rounded up),
+ * maxUnavailable 25% (2, rounded down), so at most 13 pods and at least
+ * 8 available; the template changed, old RS at 10, all available, new
+ * pods ready 1 s after they start:
+ *   step 1: the new RS is created at 3 (13 - 10 of room; a creation is
+ *           not a scale), then old 10 -> 8: 13 desired, 8 must stay
+ *           available, the 3 new pods are not ready: 13 - 8 - 3 = 2;
+ *   step 2: new 3 -> 5 (13 - 11 of room);
+ *   1 s later the 5 new pods are ready: step 3: old 8 -> 3
+ *           (13 - 8 - 0 = 5); step 4: new 5 -> 10; step 5: old 3 -> 0.
+ * `drover plan --simulate -f examples/plan/rolling-10.yaml` prints these
+ * steps. */
 
-/* reconcileNewReplicaSet (§8.3). */
+/* reconcileNewReplicaSet (§8.3): the new RS down to the desired count if
+ * it has more, else up as far as maxSurge allows (new_rs_new_replicas: it
+ * grows by min(maxTotal - every RS's desired count, replicas - its own)). */
 static bool
 reconcile_new_rs(struct st *st, struct replicaset **all, size_t nall,
 		 struct replicaset *new_rs)
@@ -26,8 +48,12 @@ reconcile_new_rs(struct st *st, struct replicaset **all, size_t nall,
 }
 
 /* cleanupUnhealthyReplicas (§8.4): shrink old RSes by their unavailable
- * pods, oldest first, at most max_cleanup in total. Returns the number
- * removed, or -1 on a stale status (more available than desired). */
+ * pods, oldest first, at most max_cleanup in total. Removing a pod that
+ * is not available costs no availability, so these go before any
+ * available one. Example: max_cleanup 2, the oldest old RS at 5 with 1
+ * available: 4 are unhealthy, it goes to 3 and the budget is spent.
+ * Returns the number removed, or -1 on a stale status (more available
+ * than desired). */
 static int64_t
 cleanup_unhealthy(struct st *st, struct replicaset **old, size_t nold,
 		  int64_t max_cleanup)
@@ -58,7 +84,9 @@ cleanup_unhealthy(struct st *st, struct replicaset **old, size_t nold,
 }
 
 /* scaleDownOldReplicaSetsForRollingUpdate (§8.4): remove available old
- * pods while keeping minAvailable. */
+ * pods while keeping minAvailable, oldest RS first. Example: 10 replicas,
+ * maxUnavailable 2 (minAvailable 8), 10 available across all RSes: a
+ * budget of 2, taken from the oldest old RS that has pods. */
 static int64_t
 scale_down_old(struct st *st, struct replicaset **all, size_t nall,
 	       struct replicaset **old, size_t nold)
@@ -88,9 +116,12 @@ scale_down_old(struct st *st, struct replicaset **all, size_t nall,
 	return total;
 }
 
-/* reconcileOldReplicaSets (§8.4). Example (10 replicas, surge 3, unavail
- * 2): old 10 + new 3 desired, new pods not ready: 13 - 8 - 3 = 2 old pods
- * may go. */
+/* reconcileOldReplicaSets (§8.4): how many old pods may go at most,
+ * maxScaledDown = every RS's desired count - minAvailable - the new RS's
+ * unavailable pods (those will not count towards minAvailable until they
+ * are ready); unhealthy old pods go first, then available ones within
+ * minAvailable. Example (10 replicas, surge 3, unavail 2): old 10 + new 3
+ * desired, new pods not ready: 13 - 8 - 3 = 2 old pods may go. */
 static bool
 reconcile_old_rs(struct st *st, struct replicaset **all, size_t nall,
 		 struct replicaset **old_active, size_t nold,
@@ -118,6 +149,8 @@ reconcile_old_rs(struct st *st, struct replicaset **all, size_t nall,
 	return cleaned + scaled > 0;
 }
 
+/* rolloutRolling: one step (see the head of this file). The RS list is
+ * taken once, with its sizes (st->snap) for the status (invariant 2). */
 void
 pd_rollout_rolling(struct st *st)
 {
