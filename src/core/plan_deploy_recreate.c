@@ -8,7 +8,25 @@
 #include "labels.h"
 #include "plan_deploy_int.h"
 
-/* ---- Recreate (§9) ---- */
+/* ---- Recreate (§9) ----
+ *
+ * Old and new pods never run at the same time, and the Deployment is
+ * unavailable in between, as Kubernetes' Recreate strategy promises.
+ * One step:
+ *   1. every old RS with replicas goes to 0; if one did, the step ends
+ *      (the pods still have to stop);
+ *   2. while an old pod runs (its RS still reports live pods, or a pod
+ *      of an old RS is not yet Succeeded or Failed: terminating pods
+ *      count), the step ends: nothing new starts beside an old process;
+ *   3. the new RS is created (only now: a Recreate never creates it
+ *      early) and scaled to the desired count; once the rollout is
+ *      complete the history is cleaned up.
+ * The status is written in every case.
+ *
+ * Worked example, 3 replicas, old RS at 3, template changed: step 1:
+ * old 3 -> 0. The agent stops the three processes (SIGTERM, then the
+ * deletions): each later step ends at 2 while one is still
+ * terminating. The last one gone: step 3: new RS created at 3. */
 
 static bool
 pod_owned_by(const struct pod *p, const struct replicaset *rs)
@@ -19,7 +37,10 @@ pod_owned_by(const struct pod *p, const struct replicaset *rs)
 }
 
 /* oldPodsRunning: old RSes report live pods, or a pod of an owned RS
- * other than the new one is not terminal (terminating pods count). */
+ * other than the new one is not terminal (terminating pods count). The
+ * RS status can lag its pods, so both are read: a pod that is still
+ * shutting down keeps the new one from starting even when its RS
+ * already reports 0. The pods are those of the Deployment's selector. */
 static bool
 old_pods_running(struct st *st, const struct replicaset *new_rs,
 		 struct replicaset **old, size_t nold)
@@ -46,6 +67,7 @@ old_pods_running(struct st *st, const struct replicaset *new_rs,
 	return false;
 }
 
+/* rolloutRecreate: one step (see the head of this file). */
 void
 pd_rollout_recreate(struct st *st)
 {
