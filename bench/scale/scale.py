@@ -115,10 +115,6 @@ class Daemon:
                     return int(line.split()[1]) / 1024.0
         return 0.0
 
-    def files_mb(self):
-        return " ".join("%s=%.1f" % (n, os.path.getsize(os.path.join(self.dir, n)) / 1e6)
-                        for n in ("state.db", "state.db-wal") if os.path.exists(os.path.join(self.dir, n)))
-
     def db_mb(self):
         total = 0
         for name in ("state.db", "state.db-wal"):
@@ -213,8 +209,6 @@ def one(n):
                ct="application/merge-patch+json")
         time.sleep(0.2)
         rss1, db1 = d.rss_mb(), d.db_mb()
-        if os.environ.get("SCALE_FILES"):
-            print("  files after the rollout:", d.files_mb())
         p50, p99, mx, list_s, probes = version_latency_during_lists(d)
         d.json("DELETE", APPS + "/deployments/big")
         wait_for(lambda: not d.json("GET", "/api/v1/pods?limit=1")["items"], 3600,

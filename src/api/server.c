@@ -165,30 +165,34 @@ schedule(struct listener *l)
 	}
 }
 
+/* One commit for every answer of the turn that waits on it; the handler
+ * is called again for each once it is resumed. The turn's commit may have
+ * run before this flush (and failed): what counts is whether each answer's
+ * own write is on disk. */
 static void
-run_listener(struct listener *l)
+release_awaiting(struct listener *l)
 {
-	l->pending_run = false;
-	/* One commit for every answer of the turn that waits on it; the
-	 * handler is called again for each once it is resumed. */
-	if (l->awaiting) {
-		struct api *api = l->srv->cfg.api;
+	struct api *api = l->srv->cfg.api;
 
-		api_flush(api, NULL);
-		while (l->awaiting) {
-			struct conn *c = l->awaiting;
+	if (l->awaiting == NULL)
+		return;
+	api_flush(api, NULL);
+	while (l->awaiting) {
+		struct conn *c = l->awaiting;
 
-			l->awaiting = c->next_awaiting;
-			c->next_awaiting = NULL;
-			/* The turn's commit may have run before this flush
-			 * (and failed): what counts is whether the write
-			 * itself is on disk. */
-			if (!api_durable(api, c->write_rv))
-				api_resp_rolled_back(&c->resp);
-			c->suspended = false;
-			MHD_resume_connection(c->c);
-		}
+		l->awaiting = c->next_awaiting;
+		c->next_awaiting = NULL;
+		if (!api_durable(api, c->write_rv))
+			api_resp_rolled_back(&c->resp);
+		c->suspended = false;
+		MHD_resume_connection(c->c);
 	}
+}
+
+/* The answers in pieces that waited for this run go on. */
+static void
+resume_paused(struct listener *l)
+{
 	while (l->paused) {
 		struct conn *c = l->paused;
 
@@ -197,6 +201,14 @@ run_listener(struct listener *l)
 		c->suspended = false;
 		MHD_resume_connection(c->c);
 	}
+}
+
+static void
+run_listener(struct listener *l)
+{
+	l->pending_run = false;
+	release_awaiting(l);
+	resume_paused(l);
 	l->run_started = uv_hrtime();
 	/* Commits the turn's writes, which hands their events to the watch
 	 * streams; a group that fails to commit is rolled back and never
@@ -1124,23 +1136,10 @@ http_server_stop(struct http_server *s)
 			MHD_resume_connection(c->c);
 		}
 	}
-	for (i = 0; i < s->nls; i++)
-		while (s->ls[i].awaiting) {
-			c = s->ls[i].awaiting;
-			s->ls[i].awaiting = c->next_awaiting;
-			api_flush(s->cfg.api, NULL);
-			if (!api_durable(s->cfg.api, c->write_rv))
-				api_resp_rolled_back(&c->resp);
-			c->suspended = false;
-			MHD_resume_connection(c->c);
-		}
-	for (i = 0; i < s->nls; i++)
-		while (s->ls[i].paused) {
-			c = s->ls[i].paused;
-			s->ls[i].paused = c->next_paused;
-			c->suspended = false;
-			MHD_resume_connection(c->c);
-		}
+	for (i = 0; i < s->nls; i++) {
+		release_awaiting(&s->ls[i]);
+		resume_paused(&s->ls[i]);
+	}
 	for (i = 0; i < s->nls; i++) {
 		MHD_run(s->ls[i].d);
 		MHD_stop_daemon(s->ls[i].d);
