@@ -688,6 +688,12 @@ api_durable(struct api *a, int64_t rv)
 	return store_rv_durable(a->cfg.store, rv);
 }
 
+bool
+api_lost(struct api *a, int64_t rv)
+{
+	return store_rv_lost(a->cfg.store, rv);
+}
+
 void
 api_resp_rolled_back(struct api_resp *resp)
 {

@@ -112,6 +112,8 @@ bool api_pending(struct api *a);
  * got rv is on disk (committed, not rolled back with its group). */
 int64_t api_last_rv(struct api *a);
 bool api_durable(struct api *a, int64_t rv);
+/* The write that got rv was rolled back with its group. */
+bool api_lost(struct api *a, int64_t rv);
 /* resp becomes the 500 InternalError of a write that was rolled back
  * (api_flush failed after it was made). */
 void api_resp_rolled_back(struct api_resp *resp);

@@ -168,19 +168,27 @@ schedule(struct listener *l)
 /* One commit for every answer of the turn that waits on it; the handler
  * is called again for each once it is resumed. The turn's commit may have
  * run before this flush (and failed): what counts is whether each answer's
- * own write is on disk. */
+ * own write is on disk. A write still being synced in the background
+ * (store.h) stays until http_server_durable(); at the end (final), what
+ * is not durable is answered 500. */
 static void
-release_awaiting(struct listener *l)
+release_awaiting(struct listener *l, bool final)
 {
 	struct api *api = l->srv->cfg.api;
+	struct conn **p = &l->awaiting;
 
 	if (l->awaiting == NULL)
 		return;
 	api_flush(api, NULL);
-	while (l->awaiting) {
-		struct conn *c = l->awaiting;
+	while (*p) {
+		struct conn *c = *p;
 
-		l->awaiting = c->next_awaiting;
+		if (!api_durable(api, c->write_rv) && !final &&
+		    !api_lost(api, c->write_rv)) {
+			p = &c->next_awaiting;
+			continue;
+		}
+		*p = c->next_awaiting;
 		c->next_awaiting = NULL;
 		if (!api_durable(api, c->write_rv))
 			api_resp_rolled_back(&c->resp);
@@ -207,7 +215,7 @@ static void
 run_listener(struct listener *l)
 {
 	l->pending_run = false;
-	release_awaiting(l);
+	release_awaiting(l, false);
 	resume_paused(l);
 	l->run_started = uv_hrtime();
 	/* Commits the turn's writes, which hands their events to the watch
@@ -1121,6 +1129,16 @@ on_closed(uv_handle_t *h)
 }
 
 void
+http_server_durable(struct http_server *s)
+{
+	int i;
+
+	for (i = 0; s && i < s->nls; i++)
+		if (s->ls[i].awaiting)
+			run_soon(&s->ls[i]);
+}
+
+void
 http_server_stop(struct http_server *s)
 {
 	struct conn *c;
@@ -1137,7 +1155,7 @@ http_server_stop(struct http_server *s)
 		}
 	}
 	for (i = 0; i < s->nls; i++) {
-		release_awaiting(&s->ls[i]);
+		release_awaiting(&s->ls[i], true);
 		resume_paused(&s->ls[i]);
 	}
 	for (i = 0; i < s->nls; i++) {

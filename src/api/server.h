@@ -67,6 +67,9 @@ struct http_server;
 int http_server_start(const struct http_server_config *cfg,
 		      struct http_server **out, char *err, size_t errlen);
 int http_server_tcp_port(const struct http_server *s);
+/* More writes are durable (the store's background sync, store.h): the
+ * answers that waited for them go out at the next run. */
+void http_server_durable(struct http_server *s);
 void http_server_stop(struct http_server *s);
 
 #endif

@@ -76,6 +76,7 @@ struct serve {
 	struct agent *agent;
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit; /* the group commit of each loop turn */
+	uv_async_t synced;   /* the store's sync thread made more durable */
 	uv_timer_t quiet;    /* a quiet spell after writes: trim the heap */
 	uv_timer_t restart;  /* consumers after a rollback; a read-only store */
 	int64_t seen_rv;     /* the store's rv at the last loop turn */
@@ -86,6 +87,7 @@ struct serve {
 	struct agent_config agc;
 	bool stopping;
 	bool failing; /* the last commit failed */
+	int exit_code;
 };
 
 void
@@ -250,6 +252,10 @@ shutdown_all(struct serve *s)
 {
 	s->stopping = true;
 	stop_consumers(s);
+	/* What was written is synced here, so that the held answers go
+	 * out as they would have. */
+	store_sync_in_background(s->store, NULL, NULL);
+	uv_close((uv_handle_t *)&s->synced, NULL);
 	http_server_stop(s->http);
 	s->http = NULL;
 	uv_signal_stop(&s->sigterm);
@@ -381,6 +387,36 @@ on_prepare(uv_prepare_t *h)
 		s->backoff_ms = 0; /* a first failure after a good spell */
 	if (!s->stopping)
 		schedule_restart(s);
+}
+
+/* On the sync thread (store.h, "Syncing in the background"). */
+static void
+notify_synced(void *arg)
+{
+	uv_async_send(arg);
+}
+
+/* On the loop: the answers and watch events of what is now durable go
+ * out. A failed fsync leaves the disk in doubt (Linux may have dropped
+ * the pages it could not write, and a second fsync would report success):
+ * the daemon stops, and its next start reads what the disk has. The
+ * services keep running meanwhile. */
+static void
+on_synced(uv_async_t *h)
+{
+	struct serve *s = h->data;
+
+	if (store_synced(s->store)) {
+		if (s->stopping)
+			return;
+		log_error("drover serve: the store could not sync its log to "
+			  "disk: stopping (the next start reads what is "
+			  "on disk)");
+		s->exit_code = 1;
+		shutdown_all(s);
+		return;
+	}
+	http_server_durable(s->http);
 }
 
 static void
@@ -685,6 +721,11 @@ serve_main(int argc, char **argv)
 	s.restart.data = &s;
 	s.seen_rv = store_rv(s.store);
 	uv_prepare_start(&s.commit, on_prepare);
+	uv_async_init(s.loop, &s.synced, on_synced);
+	s.synced.data = &s;
+	if (store_sync_in_background(s.store, notify_synced, &s.synced))
+		log_error("drover serve: no thread to sync the store: each "
+			  "loop turn syncs its own writes");
 	if (!strcmp(runtime, "process")) {
 		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
 		ac.pod_dir = pod_dir;
@@ -763,5 +804,5 @@ serve_main(int argc, char **argv)
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
 	close(lock_fd);
-	return 0;
+	return s.exit_code;
 }

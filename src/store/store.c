@@ -37,8 +37,13 @@ struct store {
 	const struct store_backend_ops *ops;
 	void *be;
 	int64_t rv;        /* the last rv handed out */
+	int64_t written;   /* every rv up to this one is in the backend's
+			      committed state: it survives the process and
+			      is never rolled back */
 	int64_t committed; /* every rv up to this one is durable */
 	bool deferred;
+	bool background; /* written by a flush, made durable by a thread
+			    (store_sync_in_background) */
 	bool readonly;
 	bool resync; /* rolled back: writes wait for store_resync_done */
 	unsigned rollbacks;
@@ -142,6 +147,24 @@ store_labels_decode(const char *text, struct strmap *out)
 	}
 }
 
+static void deliver_durable(struct store *s);
+
+/* Everything up to s->rv is in the backend's committed state: durable
+ * at once, or once the backend's thread has synced it. */
+static void
+written(struct store *s)
+{
+	if (s->written == s->rv)
+		return;
+	s->written = s->rv;
+	if (s->background) {
+		s->ops->sync(s->be, s->written);
+		return;
+	}
+	s->committed = s->written;
+	deliver_durable(s);
+}
+
 struct store *
 store_new(const struct store_backend_ops *ops, void *be, size_t history)
 {
@@ -149,7 +172,7 @@ store_new(const struct store_backend_ops *ops, void *be, size_t history)
 
 	s->ops = ops;
 	s->be = be;
-	s->rv = s->committed = ops->current_rv(be);
+	s->rv = s->written = s->committed = ops->current_rv(be);
 	s->cap = s->limit = history ? history : 1;
 	s->ring = xcalloc(s->cap, sizeof(*s->ring));
 	return s;
@@ -403,7 +426,7 @@ deliver_durable(struct store *s)
 static void
 rollback(struct store *s)
 {
-	int64_t lo = s->committed, hi = s->rv;
+	int64_t lo = s->written, hi = s->rv;
 
 	if (s->ops->rollback)
 		s->ops->rollback(s->be);
@@ -424,7 +447,11 @@ rollback(struct store *s)
 		s->gone[s->ngone].hi = hi;
 		s->ngone++;
 	}
-	s->rv = s->committed = hi + 1;
+	s->rv = s->written = hi + 1;
+	if (s->background)
+		s->ops->sync(s->be, s->written); /* reports the skip durable */
+	else
+		s->committed = s->written;
 	s->rollbacks++;
 	s->resync = true;
 }
@@ -473,10 +500,8 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 						     : STORE_DELETED,
 		       &it);
 	}
-	if (!s->deferred) {
-		s->committed = s->rv;
-		deliver_durable(s);
-	}
+	if (!s->deferred)
+		written(s);
 	return 0;
 }
 
@@ -500,13 +525,47 @@ store_set_deferred(struct store *s, bool on)
 int
 store_flush(struct store *s)
 {
+	if (s->rv == s->written)
+		return 0;
 	if (s->ops->flush && s->ops->flush(s->be)) {
 		rollback(s);
 		return STORE_EIO;
 	}
-	s->committed = s->rv;
-	deliver_durable(s);
+	written(s);
 	return 0;
+}
+
+int
+store_sync_in_background(struct store *s, void (*notify)(void *arg), void *arg)
+{
+	int r;
+
+	if (s->ops->background == NULL)
+		return 0; /* durable when written, as before */
+	if (notify == NULL && !s->background)
+		return 0;
+	if (notify && s->background)
+		return -1;
+	r = store_flush(s);
+	if (s->ops->background(s->be, notify, arg))
+		return -1;
+	s->background = notify != NULL;
+	if (!s->background) /* the backend synced what was left */
+		store_synced(s);
+	return r;
+}
+
+int
+store_synced(struct store *s)
+{
+	int err = 0;
+	int64_t rv = s->ops->synced ? s->ops->synced(s->be, &err) : s->written;
+
+	if (rv > s->committed) {
+		s->committed = rv;
+		deliver_durable(s);
+	}
+	return err ? STORE_EIO : 0;
 }
 
 bool
@@ -520,6 +579,17 @@ store_rv_durable(const struct store *s, int64_t rv)
 		if (rv > s->gone[i].lo && rv <= s->gone[i].hi)
 			return false;
 	return true;
+}
+
+bool
+store_rv_lost(const struct store *s, int64_t rv)
+{
+	size_t i;
+
+	for (i = 0; i < s->ngone; i++)
+		if (rv > s->gone[i].lo && rv <= s->gone[i].hi)
+			return true;
+	return false;
 }
 
 bool

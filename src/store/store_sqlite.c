@@ -4,9 +4,13 @@
  * the highest resourceVersion, written in the same transaction as the
  * objects, so the counter never goes back after a crash. Journal mode WAL
  * with synchronous=FULL: a transaction is on disk (WAL fsynced) before the
- * call returns, which is what "durable before the API answers" requires;
- * NORMAL would be crash-safe for the process but could lose the last
- * commits on power loss. One connection, one writer (the event loop).
+ * call returns, which is what "durable before the API answers" requires.
+ * Syncing in the background (store.h; `drover serve`) switches to NORMAL,
+ * which is crash-safe for the process but could lose the last commits on
+ * power loss, and a syncer thread (syncer.h) fdatasyncs the WAL after
+ * each group: the store reports a write durable only then, so answers
+ * keep FULL's promise while the loop goes on. One connection, one writer
+ * (the event loop).
  *
  * Deferred mode (group commit, see store.h): the first write opens a
  * transaction that stays open until lite_flush(); each txn inside it is a
@@ -43,6 +47,7 @@
 
 #include "store.h"
 #include "strbuf.h"
+#include "syncer.h"
 #include "xalloc.h"
 
 /* WAL pages after which the checkpointer runs (SQLite's own default),
@@ -82,6 +87,11 @@ struct lite {
 	int fail_commits; /* tests: commits to fail (the commit hook) */
 	char *path;
 	struct ckpt *ck; /* NULL until the WAL first passes CKPT_PAGES */
+	/* Syncing in the background (store.h): commits run with
+	 * synchronous=NORMAL and sy fdatasyncs the WAL. NULL: FULL. */
+	struct syncer *sy;
+	int64_t synced; /* without sy: the last rv known durable */
+	int sync_err;   /* without sy: the errno of a failed final sync */
 };
 
 static const char schema_sql[] =
@@ -546,6 +556,10 @@ lite_close(void *be)
 
 	if (l->db)
 		lite_flush(l);
+	if (l->sy) {
+		syncer_ask(l->sy, l->rv);
+		syncer_stop(l->sy, NULL, NULL);
+	}
 	ckpt_stop(l->ck);
 	lite_disconnect(l);
 	free(l->path);
@@ -670,6 +684,69 @@ lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+set_synchronous(struct lite *l)
+{
+	return sqlite3_exec(l->db,
+			    l->sy ? "PRAGMA synchronous=NORMAL"
+				  : "PRAGMA synchronous=FULL",
+			    NULL, NULL, NULL) == SQLITE_OK
+		   ? 0
+		   : -1;
+}
+
+static int
+lite_background(void *be, void (*notify)(void *arg), void *arg)
+{
+	struct lite *l = be;
+	char *wal;
+
+	if (notify == NULL) {
+		if (l->sy == NULL)
+			return 0;
+		syncer_stop(l->sy, &l->synced, &l->sync_err);
+		l->sy = NULL;
+		return l->db ? set_synchronous(l) : 0;
+	}
+	if (l->sy)
+		return -1;
+	wal = xmalloc(strlen(l->path) + 5);
+	strcpy(wal, l->path);
+	strcat(wal, "-wal");
+	l->sy = syncer_start(wal, l->rv, notify, arg);
+	free(wal);
+	if (l->sy == NULL)
+		return -1;
+	if (l->db && set_synchronous(l)) {
+		syncer_stop(l->sy, NULL, NULL);
+		l->sy = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+lite_sync(void *be, int64_t rv)
+{
+	struct lite *l = be;
+
+	if (l->sy)
+		syncer_ask(l->sy, rv);
+	else if (rv > l->synced)
+		l->synced = rv;
+}
+
+static int64_t
+lite_synced(void *be, int *err)
+{
+	struct lite *l = be;
+
+	if (l->sy)
+		return syncer_done(l->sy, err);
+	*err = l->sync_err;
+	return l->synced;
+}
+
 /* Read-only to writable: a new connection, or the old one kept. */
 static int
 lite_reopen(void *be, char *err, size_t errlen)
@@ -681,7 +758,12 @@ lite_reopen(void *be, char *err, size_t errlen)
 	lite_disconnect(l);
 	n.fail_commits = l->fail_commits;
 	n.ck = l->ck;
+	n.sy = l->sy;
+	n.synced = l->synced;
+	n.sync_err = l->sync_err;
 	*l = n;
+	if (l->sy && set_synchronous(l))
+		return -1;
 	sqlite3_commit_hook(l->db, on_commit, l);
 	sqlite3_wal_hook(l->db, on_wal, l);
 	return 0;
@@ -699,6 +781,9 @@ static const struct store_backend_ops lite_ops = {
     .rollback = lite_rollback,
     .fail_commits = lite_fail_commits,
     .reopen = lite_reopen,
+    .background = lite_background,
+    .sync = lite_sync,
+    .synced = lite_synced,
 };
 
 struct store *

@@ -4,7 +4,9 @@
  * reopen (sqlite), and the same with group commit (deferred mode), whose
  * writes survive a crash only once flushed; a group whose commit fails
  * (a full disk, by the fault hook) is rolled back everywhere, and the
- * store's files are private. */
+ * store's files are private. The SQLite backend runs it three ways: each
+ * write durable, group commit, and group commit synced by a thread
+ * (store_sync_in_background, as `drover serve` runs it). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,11 +61,60 @@ open_sqlite_deferred(const char *dir, size_t history)
 	return s;
 }
 
+/* The background sync's notify writes a byte here; the tests wait on
+ * it as the daemon's loop does. */
+static int notify_pipe[2] = {-1, -1};
+
+static void
+notify(void *arg)
+{
+	(void)arg;
+	if (write(notify_pipe[1], "x", 1) < 0)
+		return; /* the waiter times out and fails the test */
+}
+
+static void
+wait_notified(void)
+{
+	struct pollfd p = {.fd = notify_pipe[0], .events = POLLIN};
+	char buf[64];
+
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	assert_true(read(notify_pipe[0], buf, sizeof(buf)) > 0);
+}
+
+static struct store *
+open_sqlite_background(const char *dir, size_t history)
+{
+	struct store *s = open_sqlite_deferred(dir, history);
+
+	if (notify_pipe[0] < 0 && pipe(notify_pipe))
+		fail_msg("pipe");
+	assert_int_equal(store_sync_in_background(s, notify, NULL), 0);
+	return s;
+}
+
 static const struct backend backends[] = {
     {"memory", open_mem, false},
     {"sqlite", open_sqlite, true},
     {"sqlite-deferred", open_sqlite_deferred, true},
+    {"sqlite-background", open_sqlite_background, true},
 };
+
+/* store_flush, and with a background sync the wait for it, as the loop
+ * would: then everything written is durable. */
+static int
+flush(struct store *s)
+{
+	int r = store_flush(s);
+
+	while (store_committed_rv(s) < store_rv(s)) {
+		wait_notified();
+		if (store_synced(s))
+			return STORE_EIO;
+	}
+	return r;
+}
 
 static const struct backend *cur;
 
@@ -251,7 +303,7 @@ test_watch_resume_and_gone(void **state)
 	store_unwatch(s, w);
 	/* history holds 4 events (committed ones: a group's events stay
 	 * until its commit): older rvs are gone */
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	store_create(s, &K("w", "b"), "b", NULL, NULL);
 	store_create(s, &K("w", "c"), "c", NULL, NULL);
 	assert_int_equal(
@@ -282,6 +334,7 @@ test_history_byte_bound(void **state)
 		snprintf(name, sizeof(name), "o%d", i);
 		assert_int_equal(
 		    store_create(s, &K("h", name), big, NULL, &rv[i]), 0);
+		assert_int_equal(flush(s), 0); /* a background sync too */
 	}
 	/* about 100 events fit: the 50th is gone, the 150th is not */
 	assert_int_equal(
@@ -434,7 +487,7 @@ test_deferred_failed_write(void **state)
 	assert_int_equal(store_update(s, &K("g", "a"), "b", NULL, 99, NULL),
 			 STORE_ECONFLICT);
 	assert_int_equal(store_create(s, &K("g", "b"), "b", NULL, NULL), 0);
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	if (cur->durable) {
 		store_free(s);
 		s = *state = cur->open(tmpdir, 4);
@@ -467,7 +520,7 @@ test_failed_commit(void **state)
 	    store_watch_durable(s, "pods", NULL, 0, on_event, &sent, &out), 0);
 	assert_int_equal(store_create(s, &K("f", "a"), "a", NULL, NULL), 0);
 	assert_int_equal(sent.n, 0); /* not before the commit */
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	assert_int_equal(sent.n, 1);
 	rv0 = store_rv(s);
 	assert_int_equal(store_committed_rv(s), rv0);
@@ -483,7 +536,7 @@ test_failed_commit(void **state)
 	assert_int_equal(store_get(s, &K("f", "b"), &it), 0);
 	store_item_release(&it);
 	store_fail_commits(s, 1);
-	assert_int_equal(store_flush(s), STORE_EIO);
+	assert_int_equal(flush(s), STORE_EIO);
 	assert_int_equal(store_rollbacks(s), 1);
 	assert_int_equal(sent.n, 1); /* never sent */
 	assert_int_equal(store_get(s, &K("f", "b"), &it), STORE_ENOENT);
@@ -507,7 +560,7 @@ test_failed_commit(void **state)
 	store_resync_done(s);
 	assert_int_equal(store_create(s, &K("f", "c"), "c", NULL, &rv), 0);
 	assert_true(rv > rv0 + 7);
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	assert_int_equal(sent.n, 2);
 	assert_string_equal(sent.name[1], "c");
 	assert_int_equal(sent.rv[1], rv);
@@ -556,7 +609,7 @@ test_private_files(void **state)
 	s = *state = cur->open(tmpdir, 4);
 	umask(old);
 	assert_int_equal(store_create(s, &K("m", "a"), "a", NULL, NULL), 0);
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/state.db%s", tmpdir, sfx[i]);
 		assert_int_equal(stat(path, &st), 0);
@@ -579,7 +632,7 @@ burst(struct store *s, bool flush_each)
 		assert_int_equal(
 		    store_create(s, &K("m", name), value, NULL, NULL), 0);
 		if (flush_each)
-			assert_int_equal(store_flush(s), 0);
+			assert_int_equal(flush(s), 0);
 	}
 	free(value);
 }
@@ -587,6 +640,54 @@ burst(struct store *s, bool flush_each)
 /* The WAL is copied back into the database by the store's checkpointer
  * thread, not by the commits (which no longer run SQLite's automatic
  * checkpoint): after 10 MB of commits the database file holds them. */
+/* Syncing in the background: a flush writes (a crash of the process
+ * keeps the write), but nothing is durable, and no durable watcher hears
+ * of it, until the thread has synced and the owner called store_synced.
+ * Turning it off syncs what is left. */
+static void
+test_background_sync(void **state)
+{
+	struct store *s = *state;
+	struct store_watch *w;
+	struct seen got = {0};
+	struct store_item it;
+	int64_t rv;
+
+	if (strcmp(cur->name, "sqlite-background"))
+		return;
+	assert_int_equal(
+	    store_watch_durable(s, "pods", NULL, 0, on_event, &got, &w), 0);
+	assert_int_equal(store_create(s, &K("b", "a"), "v", NULL, &rv), 0);
+	assert_int_equal(store_flush(s), 0);
+	assert_false(store_rv_durable(s, rv));
+	assert_false(store_rv_lost(s, rv));
+	assert_true(store_pending(s));
+	assert_int_equal(got.n, 0);
+	while (!store_rv_durable(s, rv)) {
+		wait_notified();
+		assert_int_equal(store_synced(s), 0);
+	}
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.rv[0], rv);
+	assert_false(store_pending(s));
+	/* off: the last write is durable when it returns */
+	assert_int_equal(store_create(s, &K("b", "b"), "v", NULL, &rv), 0);
+	assert_int_equal(store_sync_in_background(s, NULL, NULL), 0);
+	assert_true(store_rv_durable(s, rv));
+	assert_int_equal(got.n, 2);
+	store_unwatch(s, w);
+	/* and on again, the store goes on as before */
+	assert_int_equal(store_sync_in_background(s, notify, NULL), 0);
+	assert_int_equal(store_update(s, &K("b", "b"), "w", NULL, 0, &rv), 0);
+	assert_int_equal(flush(s), 0);
+	assert_true(store_rv_durable(s, rv));
+	store_free(s);
+	s = *state = cur->open(tmpdir, 4);
+	assert_int_equal(store_get(s, &K("b", "b"), &it), 0);
+	assert_string_equal(it.value, "w");
+	store_item_release(&it);
+}
+
 static void
 test_wal_checkpointed(void **state)
 {
@@ -626,7 +727,7 @@ test_wal_shrinks_after_a_burst(void **state)
 		return;
 	assert_int_equal(store_set_deferred(s, true), 0);
 	burst(s, false);
-	assert_int_equal(store_flush(s), 0);
+	assert_int_equal(flush(s), 0);
 	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
 	assert_int_equal(stat(path, &st), 0);
 	peak = st.st_size;
@@ -635,7 +736,7 @@ test_wal_shrinks_after_a_burst(void **state)
 		assert_int_equal(
 		    store_update(s, &K("m", "p0000"), "small", NULL, 0, NULL),
 		    0);
-		assert_int_equal(store_flush(s), 0);
+		assert_int_equal(flush(s), 0);
 		assert_int_equal(stat(path, &st), 0);
 		if (st.st_size <= 4 * 1024 * 1024 + 65536)
 			break;
@@ -666,6 +767,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_deferred_failed_write, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_failed_commit, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_background_sync, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_wal_checkpointed, setup,
 					    teardown),
