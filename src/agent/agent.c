@@ -595,7 +595,8 @@ agent_start(const struct agent_config *cfg)
 	}
 	snprintf(query, sizeof(query), "spec.nodeName=%s", a->node);
 	if (a->rt) {
-		a->pods = informer_new_selected(cfg->client, KIND_POD, query);
+		a->pods = informer_new_selected(cfg->client, cfg->loop,
+						KIND_POD, query);
 		if (a->pods == NULL)
 			log_error("agent: node %s: cannot watch its pods",
 				  a->node);

@@ -373,42 +373,11 @@ event_object(struct api *a, const struct store_item *it)
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	/* By content: the event carries the store history's copy of the
-	 * text. The same text is the same object, whichever write it is. */
-	if (a->primed_text && !strcmp(it->value, a->primed_text)) {
-		char rv[32];
-
-		o = a->primed;
-		a->primed = NULL;
-		a->primed_text = NULL;
-		snprintf(rv, sizeof(rv), "%lld", (long long)it->rv);
-		json_object_set_new(json_object_get(o, "metadata"),
-				    "resourceVersion", json_string(rv));
-	} else {
-		o = served_object(it);
-	}
+	o = served_object(it);
 	json_decref(a->ev_obj);
 	a->ev_obj = o;
 	a->ev_rv = it->rv;
 	return json_incref(o);
-}
-
-void
-event_prime(struct api *a, const char *text, json_t *j)
-{
-	event_unprime(a);
-	if (json_is_object(json_object_get(j, "metadata"))) {
-		a->primed = json_incref(j);
-		a->primed_text = text;
-	}
-}
-
-void
-event_unprime(struct api *a)
-{
-	json_decref(a->primed);
-	a->primed = NULL;
-	a->primed_text = NULL;
 }
 
 /* ---- filters ---- */
@@ -655,7 +624,6 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
-		event_unprime(a);
 	}
 	free(a);
 }

@@ -16,11 +16,6 @@ struct api {
 	 * that get it (an rv names one event): see event_object(). */
 	json_t *ev_obj;
 	int64_t ev_rv;
-	/* A write about to be made: its text and the value it was encoded
-	 * from, which the event and the answer take instead of parsing the
-	 * text (event_prime). */
-	json_t *primed;
-	const char *primed_text;
 };
 
 /* A request after routing. */
@@ -75,12 +70,6 @@ bool served_text(const struct store_item *it, struct strbuf *out);
  * watches that receive the event: a new reference to a shared object,
  * which no one may modify. */
 json_t *event_object(struct api *a, const struct store_item *it);
-/* The next write stores text, encoded from j (without resourceVersion):
- * the event_object() of an item with that text (that write's event) is j
- * itself, with the rv set. Takes a reference; event_unprime() drops it if
- * the write did not happen. */
-void event_prime(struct api *a, const char *text, json_t *j);
-void event_unprime(struct api *a);
 
 /* Handlers. */
 void h_discovery(struct api *a, const struct api_req *req,

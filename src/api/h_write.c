@@ -175,35 +175,30 @@ default_and_validate(const struct kind_info *res, struct object *o,
 	return 0;
 }
 
-/* The text to store for o; the write's event and answer will use the
- * value it came from (event_prime). */
+/* The text to store for o, and in *j the value it was printed from,
+ * which the answer reuses rather than parsing the text back (the caller
+ * owns both). */
 static char *
-encode_text(struct api *a, const struct object *o)
+encode_text(const struct object *o, json_t **j)
 {
-	json_t *j = object_encode(o);
-	json_t *md = json_object_get(j, "metadata");
-	char *s;
+	json_t *md;
 
+	*j = object_encode(o);
+	md = json_object_get(*j, "metadata");
 	json_object_del(md, "resourceVersion"); /* the store's rv is truth */
-	s = json_dumps(j, JSON_COMPACT);
-	event_prime(a, s, j);
-	json_decref(j);
-	return s;
+	return json_dumps(*j, JSON_COMPACT);
 }
 
+/* Answers j, the value of a write that got rv (takes j). */
 static void
-respond_item(struct api *a, struct api_resp *resp, int code,
-	     const char *resource, const char *ns, const char *name,
-	     const char *text, int64_t rv)
+respond_written(struct api_resp *resp, int code, json_t *j, int64_t rv)
 {
-	struct store_item it = {.resource = (char *)resource,
-				.ns = (char *)ns,
-				.name = (char *)name,
-				.rv = rv,
-				.value = (char *)text};
+	char s[32];
 
-	resp_json(resp, code, event_object(a, &it));
-	event_unprime(a);
+	snprintf(s, sizeof(s), "%lld", (long long)rv);
+	json_object_set_new(json_object_get(j, "metadata"), "resourceVersion",
+			    json_string(s));
+	resp_json(resp, code, j);
 }
 
 /* The answer to a dry run: the object as it would have been stored, with
@@ -216,10 +211,10 @@ respond_dry(struct api *a, struct api_resp *resp, int code, const char *text,
 	struct store_item it = {.rv = rv, .value = (char *)text};
 	json_t *o = served_object(&it);
 
+	(void)a;
 	if (rv == 0)
 		json_object_del(json_object_get(o, "metadata"),
 				"resourceVersion");
-	event_unprime(a);
 	resp_json(resp, code, o);
 }
 
@@ -260,7 +255,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 	const struct kind_info *res = rt->res;
 	struct object o = {0};
 	struct object_meta *m;
-	json_t *body;
+	json_t *body, *j;
 	char uid[40], *text;
 	int64_t rv;
 	int r, tries;
@@ -311,7 +306,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			object_release(&o);
 			return;
 		}
-		text = encode_text(a, &o);
+		text = encode_text(&o, &j);
 		r = rt->dry_run
 			? would_create(a, res, m)
 			: store_create(a->cfg.store,
@@ -319,16 +314,17 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 					   res->plural, m->namespace, m->name},
 				       text, &m->labels, &rv);
 		if (r == 0) {
-			if (rt->dry_run)
+			if (rt->dry_run) {
 				respond_dry(a, resp, 201, text, 0);
-			else
-				respond_item(a, resp, 201, res->plural,
-					     m->namespace, m->name, text, rv);
+				json_decref(j);
+			} else {
+				respond_written(resp, 201, j, rv);
+			}
 			free(text);
 			object_release(&o);
 			return;
 		}
-		event_unprime(a);
+		json_decref(j);
 		free(text);
 		if (r != STORE_EEXIST || !m->generate_name ||
 		    !*m->generate_name)
@@ -374,13 +370,15 @@ commit(struct api *a, struct route *rt, struct object *o,
 {
 	struct object_meta *m = object_meta(o);
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
-	char *text = encode_text(a, o);
+	json_t *j;
+	char *text = encode_text(o, &j);
 	int64_t rv;
 	bool gone = false;
 	int r;
 
 	if (rt->dry_run) {
 		respond_dry(a, resp, 200, text, old->rv);
+		json_decref(j);
 		free(text);
 		return;
 	}
@@ -406,10 +404,9 @@ commit(struct api *a, struct route *rt, struct object *o,
 
 		resp_json(resp, 200, served_object(&it));
 	} else {
-		respond_item(a, resp, 200, rt->res->plural, rt->ns, rt->name,
-			     text, rv);
+		respond_written(resp, 200, json_incref(j), rv);
 	}
-	event_unprime(a);
+	json_decref(j);
 	free(text);
 }
 
@@ -894,8 +891,7 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 					goto out;
 				}
 			} else {
-				respond_item(a, resp, 200, rt->res->plural,
-					     rt->ns, rt->name, it.value, it.rv);
+				resp_json(resp, 200, served_object(&it));
 				goto out;
 			}
 		}

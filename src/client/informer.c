@@ -1,10 +1,21 @@
 /* informer.c - decode-once object caches fed by watches, indexed by
- * namespace/name, by uid and by owner (uthash). */
+ * namespace/name, by uid and by owner (uthash).
+ *
+ * The life of a cache, as client-go's reflector: list, then watch from
+ * the list's resourceVersion; when the watch ends (the stream broke, the
+ * server closed it, or its version was compacted: an ERROR event with
+ * 410), list again after RELIST_MS and tell the subscribers what the new
+ * list changed (ADDED, MODIFIED, or DELETED for what is gone), then
+ * watch from the new list. Example: a watch ends at rv 40 while pod b is
+ * deleted (rv 41) and pod c created (rv 42); the relist at rv 42 drops b
+ * with a DELETED to the subscribers, adds c with an ADDED, and watches
+ * from 42. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <uthash.h>
+#include <uv.h>
 
 #include "informer.h"
 #include "kube.h"
@@ -41,20 +52,28 @@ struct entry {
 	char **owners;
 	size_t nowners;
 	void *derived;         /* informer.derive(o), made on first use; NULL */
+	uint64_t listed;       /* the informer.lists that last saw it */
 	UT_hash_handle hh;     /* in informer.by_key */
 	UT_hash_handle hh_uid; /* in informer.by_uid */
 };
 
+/* After a watch ends, the next list waits this long (and as long again
+ * after a list that fails). */
+#define RELIST_MS 1000
+
 struct informer {
 	struct client *client;
+	uv_loop_t *loop;
 	enum kind_id kind;
-	struct client_watch *w;
+	char *field_selector;   /* NULL: everything */
+	struct client_watch *w; /* NULL if a list failed */
+	bool ended;             /* w ended: waiting to list again */
+	uv_timer_t *relist;     /* made when a watch first ends */
+	uint64_t lists;         /* lists made so far */
 	struct entry *by_key, *by_uid;
 	struct owner *owners;
 	struct sub *subs;
 	size_t nsubs, subs_alloc;
-	int held;
-	json_t *pending; /* events held back */
 	informer_derive_fn derive;
 };
 
@@ -183,6 +202,15 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 }
 
 static void
+tell(struct informer *inf, json_t *ev)
+{
+	size_t i;
+
+	for (i = 0; i < inf->nsubs; i++)
+		inf->subs[i].cb(inf->subs[i].arg, ev);
+}
+
+static void
 apply(struct informer *inf, json_t *ev)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
@@ -193,7 +221,6 @@ apply(struct informer *inf, json_t *ev)
 	struct fielderr_list errs = {0};
 	struct object o;
 	struct entry *e;
-	size_t i;
 
 	if (ev == NULL || type == NULL || name == NULL)
 		return;
@@ -206,19 +233,21 @@ apply(struct informer *inf, json_t *ev)
 		entry_put(inf, e, ns ? ns : "", name, &o);
 	}
 	fielderr_list_release(&errs);
-	for (i = 0; i < inf->nsubs; i++)
-		inf->subs[i].cb(inf->subs[i].arg, ev);
+	tell(inf, ev);
 }
+
+static void start_relist(struct informer *inf);
 
 static void
 on_event(void *arg, json_t *ev)
 {
 	struct informer *inf = arg;
+	const char *type = json_string_value(json_object_get(ev, "type"));
 
-	if (ev == NULL)
+	if (inf->ended)
 		return;
-	if (inf->held) {
-		json_array_append(inf->pending, ev);
+	if (ev == NULL || (type && !strcmp(type, "ERROR"))) {
+		start_relist(inf); /* ended, or 410 Gone: list again */
 		return;
 	}
 	apply(inf, ev);
@@ -240,58 +269,165 @@ informer_get(struct informer *inf, const char *ns, const char *name,
 	return 0;
 }
 
-void
-informer_hold(struct informer *inf)
+/* The list's items replace the cache; what changed is told to the
+ * subscribers (none yet at the first list). 0, or -1 if the list failed
+ * (the cache is kept as it was). *rv gets the list's resourceVersion. */
+static int
+list(struct informer *inf, char *rv, size_t rvlen)
 {
-	inf->held++;
-}
-
-void
-informer_release(struct informer *inf)
-{
-	json_t *evs;
+	const struct kind_info *ki = kind_by_id(inf->kind);
+	struct client_resp r;
+	struct entry *e, *tmp;
+	char path[256], query[600];
+	json_t *items, *item;
 	size_t i;
 
-	if (--inf->held > 0)
-		return;
-	while (json_array_size(inf->pending)) {
-		evs = inf->pending;
-		inf->pending = json_array();
-		for (i = 0; i < json_array_size(evs); i++)
-			apply(inf, json_array_get(evs, i));
-		json_decref(evs);
+	kube_path(path, sizeof(path), inf->kind, NULL, NULL, NULL);
+	snprintf(query, sizeof(query), "%s%s",
+		 inf->field_selector ? "fieldSelector=" : "",
+		 inf->field_selector ? inf->field_selector : "");
+	client_request(inf->client, "GET", path, *query ? query : NULL, NULL,
+		       NULL, &r);
+	items = json_object_get(r.body, "items");
+	if (r.status != 200 || !json_is_array(items)) {
+		client_resp_release(&r);
+		return -1;
 	}
+	snprintf(rv, rvlen, "%s",
+		 json_string_value(json_object_get(
+		     json_object_get(r.body, "metadata"), "resourceVersion"))
+		     ?: "");
+	inf->lists++;
+	json_array_foreach(items, i, item)
+	{
+		json_t *md = json_object_get(item, "metadata");
+		const char *ns = json_string_value(
+			       json_object_get(md, "namespace")),
+			   *name =
+			       json_string_value(json_object_get(md, "name")),
+			   *irv = json_string_value(
+			       json_object_get(md, "resourceVersion"));
+		const char *had = NULL;
+		json_t *ev;
+
+		if (name == NULL)
+			continue;
+		e = find(inf, ns, name);
+		if (e)
+			had = object_meta(&e->o)->resource_version;
+		if (e && had && irv && !strcmp(had, irv)) {
+			e->listed = inf->lists; /* unchanged */
+			continue;
+		}
+		/* The list's items carry no kind; events do. */
+		json_object_set_new(item, "apiVersion",
+				    json_string(ki->api_version));
+		json_object_set_new(item, "kind", json_string(ki->kind));
+		ev = json_pack("{sssO}", "type", e ? "MODIFIED" : "ADDED",
+			       "object", item);
+		apply(inf, ev);
+		json_decref(ev);
+		if ((e = find(inf, ns, name)) != NULL)
+			e->listed = inf->lists;
+	}
+	client_resp_release(&r);
+	HASH_ITER(hh, inf->by_key, e, tmp)
+	{
+		json_t *ev;
+
+		if (e->listed == inf->lists)
+			continue;
+		ev = json_pack("{ssso}", "type", "DELETED", "object",
+			       object_encode(&e->o));
+		apply(inf, ev); /* drops e */
+		json_decref(ev);
+	}
+	return 0;
 }
 
-struct informer *
-informer_new(struct client *c, enum kind_id k)
+/* Watches from rv: 0, or -1. */
+static int
+watch(struct informer *inf, const char *rv)
 {
-	return informer_new_selected(c, k, NULL);
+	struct client_resp r;
+	char path[256], query[700];
+
+	kube_path(path, sizeof(path), inf->kind, NULL, NULL, NULL);
+	snprintf(query, sizeof(query),
+		 "watch=true&allowWatchBookmarks=true%s%s%s%s",
+		 *rv ? "&resourceVersion=" : "", rv,
+		 inf->field_selector ? "&fieldSelector=" : "",
+		 inf->field_selector ? inf->field_selector : "");
+	inf->w = inf->client->ops->watch(inf->client, path, query, on_event,
+					 inf, &r);
+	client_resp_release(&r);
+	return inf->w ? 0 : -1;
+}
+
+static int
+list_and_watch(struct informer *inf)
+{
+	char rv[32];
+
+	return list(inf, rv, sizeof(rv)) || watch(inf, rv) ? -1 : 0;
+}
+
+static void
+on_relist(uv_timer_t *t)
+{
+	struct informer *inf = t->data;
+
+	if (inf->w)
+		inf->client->ops->unwatch(inf->client, inf->w);
+	inf->w = NULL;
+	inf->ended = false;
+	if (list_and_watch(inf))
+		start_relist(inf);
+}
+
+/* Called from the watch's own callback, or after a failed list: the
+ * watch is closed and the list made from the loop, never inside the
+ * callback. */
+static void
+start_relist(struct informer *inf)
+{
+	inf->ended = true;
+	if (inf->relist == NULL) {
+		inf->relist = xcalloc(1, sizeof(*inf->relist));
+		uv_timer_init(inf->loop, inf->relist);
+		inf->relist->data = inf;
+	}
+	if (!uv_is_active((uv_handle_t *)inf->relist))
+		uv_timer_start(inf->relist, on_relist, RELIST_MS, 0);
 }
 
 struct informer *
-informer_new_selected(struct client *c, enum kind_id k,
+informer_new(struct client *c, uv_loop_t *loop, enum kind_id k)
+{
+	return informer_new_selected(c, loop, k, NULL);
+}
+
+struct informer *
+informer_new_selected(struct client *c, uv_loop_t *loop, enum kind_id k,
 		      const char *field_selector)
 {
 	struct informer *inf = xcalloc(1, sizeof(*inf));
-	struct client_resp r;
-	char path[256], query[600];
 
 	inf->client = c;
+	inf->loop = loop;
 	inf->kind = k;
-	inf->pending = json_array();
-	kube_path(path, sizeof(path), k, NULL, NULL, NULL);
-	snprintf(query, sizeof(query), "watch=true%s%s",
-		 field_selector ? "&fieldSelector=" : "",
-		 field_selector ? field_selector : "");
-	inf->w = c->ops->watch(c, path, query, on_event, inf, &r);
-	client_resp_release(&r);
-	if (inf->w == NULL) {
-		json_decref(inf->pending);
-		free(inf);
+	inf->field_selector = field_selector ? xstrdup(field_selector) : NULL;
+	if (list_and_watch(inf)) {
+		informer_free(inf);
 		return NULL;
 	}
 	return inf;
+}
+
+static void
+free_handle(uv_handle_t *h)
+{
+	free(h);
 }
 
 void
@@ -301,11 +437,16 @@ informer_free(struct informer *inf)
 
 	if (inf == NULL)
 		return;
-	inf->client->ops->unwatch(inf->client, inf->w);
+	if (inf->w)
+		inf->client->ops->unwatch(inf->client, inf->w);
+	if (inf->relist) {
+		uv_timer_stop(inf->relist);
+		uv_close((uv_handle_t *)inf->relist, free_handle);
+	}
 	HASH_ITER(hh, inf->by_key, e, tmp)
 	entry_drop(inf, e);
 	free(inf->subs);
-	json_decref(inf->pending);
+	free(inf->field_selector);
 	free(inf);
 }
 

@@ -1,32 +1,43 @@
 /* informer.h - a watch-fed cache of one kind (client-go's informer, on
  * one loop): every event is decoded once and kept, so controllers read
  * objects without listing and decoding them through the API on every
- * sync. In `drover serve` the in-process watch delivers events during the
- * write itself, so the cache is never behind the store.
+ * sync. It lists, then watches from the list's resourceVersion, and
+ * lists again when the watch ends (informer.c).
  *
- * A sync reads pointers into the cache and then writes through the API,
- * and those writes come back as events at once: so a sync holds the
- * informers (informer_hold) and the events wait until it releases them.
+ * Events reach the cache from the loop, never inside a write (in `drover
+ * serve`: right after the turn's commit, store.h), so a sync may read
+ * pointers into the cache and write through the API: the cache changes
+ * only between syncs. It may be behind the store by the writes of the
+ * current loop turn, the controller's own included, as client-go's
+ * caches are: writes of read objects are compare-and-swaps, and the
+ * ReplicaSet controller keeps expectations of its creations and
+ * deletions (rs.c).
  *
  * Lookups by namespace/name, uid and owner are hash-indexed (uthash), so a
  * sync costs what it reads, not the size of the cache.
  *
  * Ownership: the informer owns its objects; pointers it returns are valid
- * while it is held. */
+ * until the loop delivers the next events (the end of the sync that got
+ * them). The informer borrows the client and the loop. */
 #ifndef DROVER_CLIENT_INFORMER_H
 #define DROVER_CLIENT_INFORMER_H
+
+#include <uv.h>
 
 #include "client.h"
 #include "kinds.h"
 
 struct informer;
 
-/* Starts watching kind k (all namespaces); NULL if the watch failed. */
-struct informer *informer_new(struct client *c, enum kind_id k);
+/* Lists kind k (all namespaces) and watches it; NULL if the first list
+ * or watch failed. Later failures are retried from the loop. */
+struct informer *informer_new(struct client *c, uv_loop_t *loop,
+			      enum kind_id k);
 /* The same, of the objects a field selector picks ("spec.nodeName=n1":
  * an agent's pods); field_selector is put in the query as it is, so it
  * holds no '&', '+' or '%' (node names do not). */
-struct informer *informer_new_selected(struct client *c, enum kind_id k,
+struct informer *informer_new_selected(struct client *c, uv_loop_t *loop,
+				       enum kind_id k,
 				       const char *field_selector);
 void informer_free(struct informer *inf);
 /* Calls cb after the cache has taken each event (several subscribers). */
@@ -60,9 +71,5 @@ void informer_set_derive(struct informer *inf, informer_derive_fn derive);
 /* derive(o), kept until o changes; o must be an object this informer
  * returned. NULL if no derive function is set. */
 const void *informer_derived(struct informer *inf, const struct object *o);
-/* Holds events back (nested holds count); the last release applies them,
- * in order, and tells the subscribers. */
-void informer_hold(struct informer *inf);
-void informer_release(struct informer *inf);
 
 #endif

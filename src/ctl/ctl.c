@@ -90,24 +90,6 @@ ctl_enqueue_all(struct informer *inf, struct queue *q)
 	free(l);
 }
 
-void
-ctl_hold(const struct ctl_config *cfg)
-{
-	informer_hold(cfg->deploys);
-	informer_hold(cfg->rss);
-	informer_hold(cfg->pods);
-	informer_hold(cfg->nodes);
-}
-
-void
-ctl_release(const struct ctl_config *cfg)
-{
-	informer_release(cfg->deploys);
-	informer_release(cfg->rss);
-	informer_release(cfg->pods);
-	informer_release(cfg->nodes);
-}
-
 static void
 on_resync(uv_timer_t *t)
 {
@@ -126,10 +108,10 @@ ctl_start(const struct ctl_config *cfg)
 	struct controllers *c = xcalloc(1, sizeof(*c));
 
 	c->cfg = *cfg;
-	c->cfg.deploys = informer_new(cfg->client, KIND_DEPLOYMENT);
-	c->cfg.rss = informer_new(cfg->client, KIND_REPLICASET);
-	c->cfg.pods = informer_new(cfg->client, KIND_POD);
-	c->cfg.nodes = informer_new(cfg->client, KIND_NODE);
+	c->cfg.deploys = informer_new(cfg->client, cfg->loop, KIND_DEPLOYMENT);
+	c->cfg.rss = informer_new(cfg->client, cfg->loop, KIND_REPLICASET);
+	c->cfg.pods = informer_new(cfg->client, cfg->loop, KIND_POD);
+	c->cfg.nodes = informer_new(cfg->client, cfg->loop, KIND_NODE);
 	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes) {
 		ctl_stop(c);
 		return NULL;
@@ -142,10 +124,9 @@ ctl_start(const struct ctl_config *cfg)
 		ctl_stop(c);
 		return NULL;
 	}
-	/* The caches hold everything stored (an in-process watch lists
-	 * before it returns) but their first events came before anyone
-	 * subscribed: sync every object once, as client-go's informers
-	 * deliver their initial list. A change stored just before a crash
+	/* The caches hold everything stored (an informer lists before it
+	 * returns) but no one had subscribed yet: sync every object once,
+	 * as client-go's informers deliver their initial list. A change stored just before a crash
 	 * is acted on by the next daemon even if nothing else happens. */
 	ctl_resync(c);
 	if (cfg->resync_ms > 0) {

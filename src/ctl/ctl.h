@@ -31,10 +31,6 @@ struct ctl_config {
 	struct informer *deploys, *rss, *pods, *nodes;
 };
 
-/* Holds / releases every cache around a sync (see informer.h). */
-void ctl_hold(const struct ctl_config *cfg);
-void ctl_release(const struct ctl_config *cfg);
-
 /* Starts the Deployment, ReplicaSet and garbage-collector controllers
  * and the scheduler.
  * Returns NULL if a watch could not be opened. */

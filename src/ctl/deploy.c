@@ -179,13 +179,7 @@ sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
 static int
 sync_one(void *arg, const char *key, int64_t *requeue)
 {
-	struct ctl_deploy *c = arg;
-	int r;
-
-	ctl_hold(&c->cfg);
-	r = sync_locked(c, key, requeue);
-	ctl_release(&c->cfg);
-	return r;
+	return sync_locked(arg, key, requeue);
 }
 
 struct ctl_deploy *

@@ -239,23 +239,18 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	    queue_split_key(slash + 1, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
 	snprintf(kind, sizeof(kind), "%.*s", (int)(slash - key), key);
-	/* A copy: the writes below bring events that change the cache. */
-	ctl_hold(&c->cfg);
+	/* A copy: the object is written below. */
 	cached = informer_find(cache_of(c, kind), ns, name);
-	if (cached)
-		o = copy_of(cached);
-	ctl_release(&c->cfg);
 	if (cached == NULL)
 		return 0; /* gone */
+	o = copy_of(cached);
 	m = object_meta(&o);
-	ctl_hold(&c->cfg);
 	if (m->deletion_timestamp && m->uid &&
 	    (has_finalizer(m, "orphan") ||
 	     has_finalizer(m, "foregroundDeletion")))
 		r = finalize(c, &o, has_finalizer(m, "orphan"));
 	else if (!m->deletion_timestamp)
 		r = collect(c, &o);
-	ctl_release(&c->cfg);
 	object_release(&o);
 	return r;
 }

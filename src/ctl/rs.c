@@ -21,7 +21,21 @@
  *
  * A carried plan is dropped when the ReplicaSet changes (uid, generation,
  * replicas, deletion) or a write fails; a victim that is gone or was
- * replaced by a pod of the same name is skipped. */
+ * replaced by a pod of the same name is skipped.
+ *
+ * Expectations (Kubernetes' ControllerExpectations). The pod cache gets
+ * the events of this controller's writes only after the loop turn's
+ * commit (informer.h), so a sync that ran right after the last part of a
+ * plan would see too few pods and create them again. Each creation and
+ * deletion written is expected back as an event (an ADDED pod of the
+ * ReplicaSet; the victim's uid with a deletionTimestamp, or DELETED);
+ * until all have come, or EXPECT_TIMEOUT_MS has passed since the last
+ * write, the ReplicaSet is not planned again. Example: the last 100
+ * creations of a plan are written in a check phase; a resync timer fires
+ * before the next commit; its sync sees 100 creations expected and does
+ * nothing; the commit delivers the 100 ADDED events, the last of which
+ * clears the expectations and queues the ReplicaSet, whose next sync
+ * sees every pod. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +58,25 @@
  * when the events of its own writes come back). */
 #define RS_WRITES_PER_TURN 100
 
+/* Kubernetes' ExpectationsTimeout: an expectation that is never met (an
+ * event lost anyhow) holds a ReplicaSet back no longer than this. */
+#define EXPECT_TIMEOUT_MS (5 * 60 * 1000)
+
+/* A pod uid whose deletion is expected to come back. */
+struct uid_seen {
+	char *uid;
+	UT_hash_handle hh;
+};
+
+/* What a ReplicaSet's writes are expected to bring back as events. */
+struct expect {
+	char *key;             /* "ns/name" of the ReplicaSet */
+	int64_t adds;          /* pods created, not seen yet */
+	struct uid_seen *dels; /* pods deleted, not seen going yet */
+	uint64_t last_ms;      /* uv_now() at the last write */
+	UT_hash_handle hh;     /* in ctl_rs.expects */
+};
+
 /* The rest of a plan, carried to the next syncs of its ReplicaSet. */
 struct carried {
 	char *key; /* "ns/name" of the ReplicaSet */
@@ -61,6 +94,7 @@ struct ctl_rs {
 	struct ctl_config cfg;
 	struct queue *q;
 	struct carried *carried; /* by key */
+	struct expect *expects;  /* by key */
 	uv_prepare_t turn;       /* ends a loop turn: writes = 0 */
 	int writes;              /* pods written in this turn */
 };
@@ -82,6 +116,114 @@ carried_free(struct ctl_rs *c, struct carried *cp)
 	free(cp->key);
 	free(cp->uid);
 	free(cp);
+}
+
+static void
+expect_free(struct ctl_rs *c, struct expect *x)
+{
+	struct uid_seen *u, *tmp;
+
+	HASH_DEL(c->expects, x);
+	HASH_ITER(hh, x->dels, u, tmp)
+	{
+		HASH_DEL(x->dels, u);
+		free(u->uid);
+		free(u);
+	}
+	free(x->key);
+	free(x);
+}
+
+static struct expect *
+expect_of(struct ctl_rs *c, const char *key)
+{
+	struct expect *x;
+
+	HASH_FIND_STR(c->expects, key, x);
+	if (x == NULL) {
+		x = xcalloc(1, sizeof(*x));
+		x->key = xstrdup(key);
+		HASH_ADD_KEYPTR(hh, c->expects, x->key, strlen(x->key), x);
+	}
+	x->last_ms = uv_now(c->cfg.loop);
+	return x;
+}
+
+static void
+expect_delete(struct ctl_rs *c, const char *key, const char *uid)
+{
+	struct expect *x = expect_of(c, key);
+	struct uid_seen *u;
+
+	HASH_FIND_STR(x->dels, uid, u);
+	if (u)
+		return;
+	u = xcalloc(1, sizeof(*u));
+	u->uid = xstrdup(uid);
+	HASH_ADD_KEYPTR(hh, x->dels, u->uid, strlen(u->uid), u);
+}
+
+/* Every write of key has come back, or the wait is over (and then the
+ * expectations are dropped). */
+static bool
+expect_met(struct ctl_rs *c, const char *key)
+{
+	struct expect *x;
+
+	HASH_FIND_STR(c->expects, key, x);
+	if (x == NULL)
+		return true;
+	if ((x->adds > 0 || x->dels) &&
+	    uv_now(c->cfg.loop) - x->last_ms < EXPECT_TIMEOUT_MS)
+		return false;
+	expect_free(c, x);
+	return true;
+}
+
+/* A pod event meets what its ReplicaSet expected of it. */
+static void
+expect_observe(struct ctl_rs *c, json_t *ev)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *uid = json_string_value(json_object_get(md, "uid"));
+	json_t *r;
+	struct expect *x = NULL;
+	struct uid_seen *u;
+	char key[600];
+	size_t i;
+
+	if (c->expects == NULL || type == NULL || ns == NULL)
+		return;
+	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
+	{
+		const char *kind =
+		    json_string_value(json_object_get(r, "kind"));
+		const char *name =
+		    json_string_value(json_object_get(r, "name"));
+
+		if (json_is_true(json_object_get(r, "controller")) && kind &&
+		    name && !strcmp(kind, "ReplicaSet")) {
+			queue_key(key, sizeof(key), ns, name);
+			HASH_FIND_STR(c->expects, key, x);
+		}
+	}
+	if (x == NULL)
+		return;
+	if (!strcmp(type, "ADDED") && x->adds > 0)
+		x->adds--;
+	if (uid && (!strcmp(type, "DELETED") ||
+		    json_object_get(md, "deletionTimestamp"))) {
+		HASH_FIND_STR(x->dels, uid, u);
+		if (u) {
+			HASH_DEL(x->dels, u);
+			free(u->uid);
+			free(u);
+		}
+	}
+	if (x->adds <= 0 && x->dels == NULL)
+		expect_free(c, x);
 }
 
 static int64_t
@@ -148,8 +290,10 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 {
 	uint64_t started = uv_hrtime();
 	const char *ns = rs->metadata.namespace;
+	char key[600];
 	int n = 0, st;
 
+	queue_key(key, sizeof(key), ns, rs->metadata.name);
 	while (cp->create > 0 && c->writes < RS_WRITES_PER_TURN &&
 	       !(n && ctl_overtime(started))) {
 		struct object po = {kind_by_id(KIND_POD), NULL};
@@ -160,6 +304,7 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 		object_release(&po);
 		if (st != 201)
 			return st;
+		expect_of(c, key)->adds++;
 		cp->create--;
 		c->writes++;
 		n++;
@@ -177,6 +322,8 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 		st = kube_delete(c->cfg.client, KIND_POD, ns, name);
 		if (st != 200 && st != 404)
 			return st;
+		if (st == 200)
+			expect_delete(c, key, uid);
 		c->writes++;
 		n++;
 	}
@@ -194,6 +341,7 @@ on_pod(void *arg, json_t *ev)
 {
 	struct ctl_rs *c = arg;
 
+	expect_observe(c, ev);
 	ctl_enqueue_owner(c->cfg.rss, c->q, ev, "ReplicaSet");
 }
 
@@ -297,11 +445,16 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 
 	if (queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
-	/* From the cache, which is never behind the store in-process; a
-	 * stale copy would only make the status write fail with 409. */
+	/* From the cache: a stale copy would only make the status write
+	 * fail with 409. */
 	if (informer_get(c->cfg.rss, ns, name, &rso)) {
+		struct expect *x;
+
 		HASH_FIND_STR(c->carried, key, cp);
 		carried_free(c, cp);
+		HASH_FIND_STR(c->expects, key, x);
+		if (x)
+			expect_free(c, x);
 		return 0; /* deleted */
 	}
 	rs = rso.obj;
@@ -316,6 +469,12 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 			*requeue = 0;
 		object_release(&rso);
 		return fail ? -1 : 0;
+	}
+	if (!expect_met(c, key)) {
+		/* The cache is behind this controller's writes: the events
+		 * that meet the expectations queue the key again. */
+		object_release(&rso);
+		return 0;
 	}
 	started = uv_hrtime();
 	plan(c, rs, ns, &out);
@@ -359,13 +518,7 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 static int
 sync_one(void *arg, const char *key, int64_t *requeue)
 {
-	struct ctl_rs *c = arg;
-	int r;
-
-	ctl_hold(&c->cfg);
-	r = sync_locked(c, key, requeue);
-	ctl_release(&c->cfg);
-	return r;
+	return sync_locked(arg, key, requeue);
 }
 
 static void
@@ -406,6 +559,8 @@ ctl_rs_stop(struct ctl_rs *c)
 	informer_unsubscribe(c->cfg.pods, c);
 	while (c->carried)
 		carried_free(c, c->carried);
+	while (c->expects)
+		expect_free(c, c->expects);
 	queue_free(c->q);
 	uv_prepare_stop(&c->turn);
 	uv_close((uv_handle_t *)&c->turn, free_rs);

@@ -293,9 +293,7 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	bool more = false;
 
 	(void)key;
-	ctl_hold(&c->cfg);
 	r = sync_locked(c, &more);
-	ctl_release(&c->cfg);
 	if (r == 0 && more)
 		*requeue = 0; /* the rest after the loop has polled */
 	return r;

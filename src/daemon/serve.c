@@ -352,7 +352,8 @@ on_restart(uv_timer_t *t)
 }
 
 /* Before the loop waits: the writes of this turn become durable together
- * (store.h, "Group commit"). A group that cannot commit (a full disk) is
+ * (store.h, "Group commit"), and the controllers' and the agent's
+ * informers get their events, here and never inside a write. A group that cannot commit (a full disk) is
  * rolled back: its writes were answered 500 or not at all, and the
  * controllers and the agent, which may have seen them, start again from
  * what is on disk, after a back-off while it lasts. */
@@ -361,6 +362,8 @@ on_prepare(uv_prepare_t *h)
 {
 	struct serve *s = h->data;
 	int r = store_flush(s->store);
+
+	store_deliver(s->store);
 
 	if (r == 0 && store_rv(s->store) != s->seen_rv) {
 		s->seen_rv = store_rv(s->store);

@@ -19,7 +19,7 @@ struct store_watch {
 	void *arg;
 	bool dead;    /* unwatched while events were being delivered */
 	bool durable; /* gets events once committed (store_watch_durable) */
-	int64_t pos;  /* durable: the last rv considered for it */
+	int64_t pos;  /* the last rv considered for it */
 };
 
 /* Versions of a rolled-back group: (lo, hi]. */
@@ -41,6 +41,8 @@ struct store {
 			      committed state: it survives the process and
 			      is never rolled back */
 	int64_t committed; /* every rv up to this one is durable */
+	int64_t shown;     /* in-process watchers have had every event up to
+			      this rv (store_deliver) */
 	bool deferred;
 	bool background; /* written by a flush, made durable by a thread
 			    (store_sync_in_background) */
@@ -147,7 +149,7 @@ store_labels_decode(const char *text, struct strmap *out)
 	}
 }
 
-static void deliver_durable(struct store *s);
+static void deliver(struct store *s, bool durable);
 
 /* Everything up to s->rv is in the backend's committed state: durable
  * at once, or once the backend's thread has synced it. */
@@ -162,7 +164,7 @@ written(struct store *s)
 		return;
 	}
 	s->committed = s->written;
-	deliver_durable(s);
+	deliver(s, true);
 }
 
 struct store *
@@ -172,7 +174,7 @@ store_new(const struct store_backend_ops *ops, void *be, size_t history)
 
 	s->ops = ops;
 	s->be = be;
-	s->rv = s->written = s->committed = ops->current_rv(be);
+	s->rv = s->written = s->committed = s->shown = ops->current_rv(be);
 	s->cap = s->limit = history ? history : 1;
 	s->ring = xcalloc(s->cap, sizeof(*s->ring));
 	return s;
@@ -354,13 +356,12 @@ static void
 record(struct store *s, enum store_event_type type, const struct store_item *it)
 {
 	size_t sz = hist_size(it);
-	struct store_watch *w;
-	struct store_event ev;
 	struct hist *h;
 
 	while (s->len >= s->limit || (s->max_bytes && s->len >= HIST_KEEP &&
 				      s->bytes + sz > s->max_bytes)) {
-		if (s->ring[s->head].item.rv > s->committed)
+		if (s->ring[s->head].item.rv > s->committed ||
+		    s->ring[s->head].item.rv > s->shown)
 			break;
 		drop_oldest(s);
 	}
@@ -372,29 +373,23 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	h->size = sz;
 	s->len++;
 	s->bytes += sz;
-	ev.type = type;
-	ev.item = &h->item;
-	s->delivering++;
-	for (w = s->watchers; w; w = w->next)
-		if (!w->dead && !w->durable && watch_matches(w, it))
-			w->cb(w->arg, &ev);
-	s->delivering--;
-	sweep_dead(s);
 }
 
-/* Durable watchers get the history's events up to the committed rv. */
+/* The watchers of one sort get the history's events they have not had
+ * yet: durable ones up to the committed rv, in-process ones up to the rv
+ * store_deliver last showed. */
 static void
-deliver_durable(struct store *s)
+deliver(struct store *s, bool durable)
 {
 	struct store_watch *w;
 	struct store_event ev;
 	size_t i, from;
-	int64_t low = s->committed;
+	int64_t upto = durable ? s->committed : s->shown, low = upto;
 
 	for (w = s->watchers; w; w = w->next)
-		if (w->durable && !w->dead && w->pos < low)
+		if (w->durable == durable && !w->dead && w->pos < low)
 			low = w->pos;
-	if (low == s->committed)
+	if (low == upto)
 		return;
 	from = s->len;
 	while (from > 0 && hist_at(s, from - 1)->item.rv > low)
@@ -403,18 +398,18 @@ deliver_durable(struct store *s)
 	for (i = from; i < s->len; i++) {
 		struct hist *h = hist_at(s, i);
 
-		if (h->item.rv > s->committed)
+		if (h->item.rv > upto)
 			break;
 		ev.type = h->type;
 		ev.item = &h->item;
 		for (w = s->watchers; w; w = w->next)
-			if (w->durable && !w->dead && w->pos < h->item.rv &&
-			    watch_matches(w, &h->item))
+			if (w->durable == durable && !w->dead &&
+			    w->pos < h->item.rv && watch_matches(w, &h->item))
 				w->cb(w->arg, &ev);
 	}
 	for (w = s->watchers; w; w = w->next)
-		if (w->durable && w->pos < s->committed)
-			w->pos = s->committed;
+		if (w->durable == durable && w->pos < upto)
+			w->pos = upto;
 	s->delivering--;
 	sweep_dead(s);
 }
@@ -500,9 +495,20 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 						     : STORE_DELETED,
 		       &it);
 	}
-	if (!s->deferred)
+	if (!s->deferred) {
 		written(s);
+		store_deliver(s);
+	}
 	return 0;
+}
+
+void
+store_deliver(struct store *s)
+{
+	if (s->shown == s->written)
+		return;
+	s->shown = s->written;
+	deliver(s, false);
 }
 
 void
@@ -563,7 +569,7 @@ store_synced(struct store *s)
 
 	if (rv > s->committed) {
 		s->committed = rv;
-		deliver_durable(s);
+		deliver(s, true);
 	}
 	return err ? STORE_EIO : 0;
 }
@@ -745,14 +751,14 @@ watch(struct store *s, const char *resource, const char *ns, int64_t from_rv,
 			if (h->item.rv <= from_rv ||
 			    !watch_matches(w, &h->item))
 				continue;
-			if (durable && h->item.rv > s->committed)
+			if (h->item.rv > (durable ? s->committed : s->shown))
 				break;
 			ev.type = h->type;
 			ev.item = &h->item;
 			cb(arg, &ev);
 		}
-		if (durable && w->pos < s->committed)
-			w->pos = s->committed;
+		if (w->pos < (durable ? s->committed : s->shown))
+			w->pos = durable ? s->committed : s->shown;
 	}
 	w->next = s->watchers;
 	s->watchers = w;

@@ -17,12 +17,18 @@
  * Group commit: by default every write is durable before it returns. A
  * store in deferred mode (store_set_deferred) gathers writes into one
  * open transaction that store_flush() makes durable: readers on this
- * store and in-process watchers see a write at once, but nothing may
- * leave the process on the strength of it (an HTTP answer, a started
- * process) before a flush; `drover serve` flushes before every such act
- * and once per loop turn. Durable watchers (the HTTP streams) get the
- * events of a group only once it is committed. A crash before the flush
- * loses the writes that nothing outside had seen.
+ * store see a write at once, but nothing may leave the process on the
+ * strength of it (an HTTP answer, a started process) before a flush;
+ * `drover serve` flushes before every such act and once per loop turn.
+ * A crash before the flush loses the writes that nothing outside had
+ * seen.
+ *
+ * Events are never delivered inside a write. In-process watchers (the
+ * informers of the controllers and the agent) get the events of what a
+ * flush wrote when the owner calls store_deliver(), in a loop phase of
+ * its own (`drover serve`: right after the turn's commit); without group
+ * commit, at the end of each write. Durable watchers (the HTTP streams)
+ * get them once they are durable.
  *
  * Syncing in the background (store_sync_in_background; `drover serve`):
  * a flush writes the group, which from then on survives the process and
@@ -48,8 +54,9 @@
  *
  * Ownership: store_item and store_items own their strings; release them
  * with store_item_release / store_items_release. Single-threaded: all
- * calls come from the one event loop; callbacks run synchronously after
- * the write (durable, unless deferred), and may not call store_flush. */
+ * calls come from the one event loop; callbacks run inside store_deliver,
+ * store_flush or store_synced (or at the end of a write without group
+ * commit), and may not call store_flush. */
 #ifndef DROVER_STORE_H
 #define DROVER_STORE_H
 
@@ -199,6 +206,9 @@ int store_sync_in_background(struct store *s, void (*notify)(void *arg),
  * was written may not be on disk, and nothing after it becomes durable
  * (the owner should stop; the next start reads what the disk has). */
 int store_synced(struct store *s);
+/* In-process watchers get the events of every write flushed so far
+ * (see "Events are never delivered inside a write"). */
+void store_deliver(struct store *s);
 /* Writes are not durable yet: waiting for store_flush (deferred mode) or
  * for the background sync. */
 bool store_pending(const struct store *s);

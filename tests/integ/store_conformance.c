@@ -289,6 +289,8 @@ test_watch_resume_and_gone(void **state)
 	store_create(s, &K("other", "z"), "z", NULL, NULL);
 	store_update(s, &K("w", "a"), "a2", NULL, 0, &rv2);
 	store_delete(s, &K("w", "a"), 0, &rv3);
+	assert_int_equal(flush(s), 0); /* with group commit */
+	store_deliver(s);
 	assert_int_equal(live.n, 3);
 	assert_int_equal(live.type[0], STORE_ADDED);
 	assert_int_equal(live.type[1], STORE_MODIFIED);
@@ -398,6 +400,8 @@ test_unwatch_inside_callback(void **state)
 			 0);
 	store_create(s, &K("u", "a"), "a", NULL, NULL);
 	store_create(s, &K("u", "b"), "b", NULL, NULL);
+	assert_int_equal(flush(s), 0); /* with group commit */
+	store_deliver(s);
 	assert_int_equal(u.calls, 1);
 	assert_int_equal(other.n, 2);
 	store_unwatch(s, w2);
@@ -500,8 +504,10 @@ test_deferred_failed_write(void **state)
 }
 
 /* A group that cannot commit is undone in the backend and in the front:
- * objects, rv, history, durable watchers; in-process watchers are told
- * by store_rollbacks(), and writes wait for store_resync_done(). */
+ * objects, rv, history, durable watchers; in-process watchers never see
+ * it either (they get a group's events from store_deliver once it is
+ * written), readers are told by store_rollbacks(), and writes wait for
+ * store_resync_done(). */
 static void
 test_failed_commit(void **state)
 {
@@ -520,8 +526,12 @@ test_failed_commit(void **state)
 	    store_watch_durable(s, "pods", NULL, 0, on_event, &sent, &out), 0);
 	assert_int_equal(store_create(s, &K("f", "a"), "a", NULL, NULL), 0);
 	assert_int_equal(sent.n, 0); /* not before the commit */
+	assert_int_equal(got.n, 0);  /* nor inside the write */
 	assert_int_equal(flush(s), 0);
 	assert_int_equal(sent.n, 1);
+	assert_int_equal(got.n, 0); /* in-process: from store_deliver */
+	store_deliver(s);
+	assert_int_equal(got.n, 1);
 	rv0 = store_rv(s);
 	assert_int_equal(store_committed_rv(s), rv0);
 	/* a group of more writes than the history holds (4) */
@@ -532,13 +542,16 @@ test_failed_commit(void **state)
 		assert_int_equal(
 		    store_create(s, &K("f", name), "x", NULL, NULL), 0);
 	}
-	assert_int_equal(got.n, 7); /* in-process: at once */
+	store_deliver(s);
+	assert_int_equal(got.n, 1); /* not before the group is written */
 	assert_int_equal(store_get(s, &K("f", "b"), &it), 0);
 	store_item_release(&it);
 	store_fail_commits(s, 1);
 	assert_int_equal(flush(s), STORE_EIO);
 	assert_int_equal(store_rollbacks(s), 1);
 	assert_int_equal(sent.n, 1); /* never sent */
+	store_deliver(s);
+	assert_int_equal(got.n, 1); /* never shown in-process either */
 	assert_int_equal(store_get(s, &K("f", "b"), &it), STORE_ENOENT);
 	assert_int_equal(store_get(s, &K("f", "a"), &it), 0);
 	assert_string_equal(it.value, "a");
@@ -563,6 +576,9 @@ test_failed_commit(void **state)
 	assert_int_equal(flush(s), 0);
 	assert_int_equal(sent.n, 2);
 	assert_string_equal(sent.name[1], "c");
+	store_deliver(s);
+	assert_int_equal(got.n, 2);
+	assert_string_equal(got.name[1], "c");
 	assert_int_equal(sent.rv[1], rv);
 	/* a watch from the rv of a list after the rollback */
 	assert_int_equal(
