@@ -460,19 +460,78 @@ pd_scale_rs_event(struct st *st, struct replicaset *rs, int64_t to)
 	return scale_rs(st, rs, to);
 }
 
-/* ---- history cleanup (§14) ---- */
+/* ---- decisions' results, applied ---- */
 
 void
-pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
+resize_add(struct resize_list *l, const struct replicaset *rs, int64_t to,
+	   bool refresh)
 {
-	const struct deployment *d = st->d;
-	struct replicaset **c;
-	size_t n = 0, i, k;
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n].rs = rs;
+	l->v[l->n].to = to;
+	l->v[l->n].refresh = refresh;
+	l->n++;
+}
+
+void
+resize_list_release(struct resize_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The working copy a decision's const pointer names: decisions are handed
+ * the working copies themselves, so this is the same object. */
+static struct replicaset *
+working_rs(struct st *st, const struct replicaset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < st->out->nrs; i++)
+		if (st->out->rs[i] == rs)
+			return st->out->rs[i];
+	abort(); /* a decision named an RS the step does not own */
+}
+
+bool
+pd_apply_resizes(struct st *st, const struct resize_list *l)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct replicaset *rs = working_rs(st, l->v[i].rs);
+
+		if (l->v[i].refresh ? scale_rs(st, rs, l->v[i].to)
+				    : pd_scale_rs_event(st, rs, l->v[i].to))
+			changed = true;
+	}
+	return changed;
+}
+
+/* ---- history cleanup (§14) ---- */
+
+/* cleanupDeployment's choice: when more old RSes than
+ * revisionHistoryLimit are not being deleted, the surplus oldest-revision
+ * ones go, but only those that are fully scaled down (spec and status 0)
+ * and whose status is current. Example: limit 2, five old RSes at
+ * revisions 1..5, revision 2 still has a pod: the surplus is 3
+ * (revisions 1, 2, 3); 1 and 3 are deleted, 2 is kept and not replaced
+ * by 4, so three old RSes stay until 2's pod is gone. */
+size_t
+pd_history_victims(const struct deployment *d,
+		   const struct replicaset *const *old, size_t nold,
+		   const struct replicaset ***victims)
+{
+	const struct replicaset **c, **v;
+	size_t n = 0, nv = 0, i;
 	int64_t diff;
 
+	*victims = NULL;
 	if (!deploy_has_revision_history_limit(d))
-		return;
+		return 0;
 	c = xmalloc((nold + 1) * sizeof(*c));
+	v = xmalloc((nold + 1) * sizeof(*v));
 	for (i = 0; i < nold; i++)
 		if (old[i] &&
 		    old[i]->metadata.deletion_timestamp == DTIME_UNSET)
@@ -481,36 +540,52 @@ pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 	if (diff > 0) {
 		xqsort(c, n, sizeof(*c), rs_cmp_revision);
 		for (i = 0; i < (size_t)diff; i++) {
-			struct replicaset *rs = c[i];
+			const struct replicaset *rs = c[i];
 
 			if (rs->status.replicas != 0 || rs_replicas(rs) != 0 ||
 			    rs->metadata.generation >
 				rs->status.observed_generation ||
 			    rs->metadata.deletion_timestamp != DTIME_UNSET)
 				continue;
-			for (k = 0; k < st->out->nrs; k++)
-				if (st->out->rs[k] == rs)
-					st->deleted[k] = true;
-			action_add(&st->out->actions, ACT_DELETE, "ReplicaSet",
-				   pd_rs_name(rs));
+			v[nv++] = rs;
 		}
 	}
 	free(c);
+	*victims = v;
+	return nv;
+}
+
+/* cleanupDeployment (§14): deletes what pd_history_victims chose. */
+void
+pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
+{
+	const struct replicaset **v;
+	size_t n = pd_history_victims(st->d, rs_ro(old), nold, &v), i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < st->out->nrs; k++)
+			if (st->out->rs[k] == v[i])
+				st->deleted[k] = true;
+		action_add(&st->out->actions, ACT_DELETE, "ReplicaSet",
+			   pd_rs_name(v[i]));
+	}
+	free(v);
 }
 
 /* ---- scale() (§7) ---- */
 
-/* FindActiveOrLatest; sorts old newest-first as Kubernetes does. */
-static struct replicaset *
-find_active_or_latest(struct replicaset *new_rs, struct replicaset **old,
-		      size_t nold)
+/* FindActiveOrLatest over old (newest first) and new_rs: the only RS
+ * with replicas, or, when none has any, the new RS or else the newest
+ * old one; NULL when two or more have replicas. */
+static const struct replicaset *
+find_active_or_latest(const struct replicaset *new_rs,
+		      const struct replicaset *const *old, size_t nold)
 {
-	struct replicaset *only = NULL;
+	const struct replicaset *only = NULL;
 	size_t active = 0, i;
 
 	if (new_rs == NULL && nold == 0)
 		return NULL;
-	xqsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
 	for (i = 0; i < nold; i++)
 		if (rs_replicas(old[i]) > 0) {
 			active++;
@@ -525,32 +600,47 @@ find_active_or_latest(struct replicaset *new_rs, struct replicaset **old,
 	return active == 1 ? only : NULL;
 }
 
-static void
-scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
-      size_t nold)
+/* scale() (§7): the resizes of a scaling event. `old` is newest first,
+ * as Kubernetes sorts it (controller.ReplicaSetsByCreationTimestamp
+ * reversed) before it calls FindActiveOrLatest.
+ *  - One active RS (or none): it takes the whole spec.replicas.
+ *  - The new RS is saturated (spec and available = replicas): every old
+ *    RS with replicas goes to 0.
+ *  - Otherwise (RollingUpdate only) the difference between maxPods and
+ *    the active RSes' sum is spread in proportion to their sizes
+ *    (getProportion: size * allowed / the max-replicas annotation,
+ *    rounded half away from zero), biggest RS first (on a tie the newer
+ *    when adding, the older when removing), the leftover to the first
+ *    (ReplicaSetsBySizeNewer / BySizeOlder). Example: replicas
+ *    10 -> 15, maxSurge 3, old 8 and new 5, both annotated max-replicas
+ *    13: allowed 18, to_add 5; old 8 * 18 / 13 = 11.08 -> 11 (+3), new
+ *    5 * 18 / 13 = 6.92 -> 7 (+2); nothing left over. */
+static struct resize_list
+scale_decision(const struct deployment *d, const struct replicaset *new_rs,
+	       const struct replicaset *const *old, size_t nold)
 {
-	const struct deployment *d = st->d;
-	struct replicaset *one = find_active_or_latest(new_rs, old, nold);
+	const struct replicaset *one = find_active_or_latest(new_rs, old, nold);
+	struct resize_list l = {0};
 	struct replicaset **act;
 	int64_t allowed, to_add, added = 0, *target;
 	size_t n, i;
 
 	if (one) {
 		if (rs_replicas(one) != deploy_replicas(d))
-			pd_scale_rs_event(st, one, deploy_replicas(d));
-		return;
+			resize_add(&l, one, deploy_replicas(d), false);
+		return l;
 	}
 	if (is_saturated(d, new_rs)) {
 		for (i = 0; i < nold; i++)
 			if (rs_replicas(old[i]) > 0)
-				pd_scale_rs_event(st, old[i], 0);
-		return;
+				resize_add(&l, old[i], 0, false);
+		return l;
 	}
 	if (!deploy_is_rolling(d))
-		return;
+		return l;
 	act = xmalloc((nold + 1) * sizeof(*act));
 	memcpy(act, old, nold * sizeof(*act));
-	act[nold] = new_rs;
+	act[nold] = (struct replicaset *)new_rs;
 	n = pd_active_only(act, nold + 1);
 	allowed =
 	    deploy_replicas(d) > 0 ? deploy_replicas(d) + max_surge(d) : 0;
@@ -573,9 +663,10 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 			target[0] = 0;
 	}
 	for (i = 0; i < n; i++)
-		scale_rs(st, act[i], target[i]);
+		resize_add(&l, act[i], target[i], true);
 	free(target);
 	free(act);
+	return l;
 }
 
 /* sync(): the paused / scaling path (§6). */
@@ -585,8 +676,13 @@ sync_scale(struct st *st)
 	struct replicaset *new_rs, **old;
 	size_t nold;
 
+	struct resize_list l;
+
 	pd_get_all_rs(st, false, &new_rs, &old, &nold);
-	scale(st, new_rs, old, nold);
+	xqsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
+	l = scale_decision(st->d, new_rs, rs_ro(old), nold);
+	pd_apply_resizes(st, &l);
+	resize_list_release(&l);
 	if (st->d->spec.paused &&
 	    !strmap_get(&st->d->metadata.annotations, ANN_ROLLBACK_TO))
 		pd_cleanup_deployment(st, old, nold);
