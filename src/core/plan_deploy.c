@@ -10,6 +10,14 @@
  * the API, the planner changes its working copy in `out` and records an
  * action instead.
  *
+ * The steps that decide numbers (scale(), reconcileNewReplicaSet,
+ * reconcileOldReplicaSets and its two passes, the Recreate scale-down,
+ * rollback(), calculateStatus, syncRolloutStatus' conditions, the
+ * requeue, cleanupDeployment's victims) are pure: const inputs in, a value
+ * out (a size, a resize_list, a status). Only the sync and its appliers
+ * (pd_apply_resizes, pd_scale_rs_event, pd_write_status, ...) touch the
+ * working state `struct st`.
+ *
  * Invariants of one step:
  *  1. At most one of "scale the new RS" and "scale old RSes down" happens
  *     (creating the new RS is not a scale).
@@ -692,54 +700,86 @@ sync_scale(struct st *st)
 
 /* ---- the sync (§6) ---- */
 
+/* isScalingEvent's test: an active RS (old or new) whose desired-replicas
+ * annotation differs from spec.replicas, i.e. spec.replicas changed since
+ * the RS was last scaled. Example: old RS at 8 annotated 10, new at 5;
+ * spec.replicas set to 15: a scaling event, so the step is scale(), not
+ * a rollout step. */
 static bool
-is_scaling_event(struct st *st)
+scaling_event(const struct deployment *d, const struct replicaset *new_rs,
+	      const struct replicaset *const *old, size_t nold)
 {
-	struct replicaset *new_rs, **old;
-	size_t nold, i;
 	int64_t desired;
-	bool r = false;
+	size_t i;
 
-	pd_get_all_rs(st, false, &new_rs, &old, &nold);
-	for (i = 0; i <= nold && !r; i++) {
-		struct replicaset *rs = i < nold ? old[i] : new_rs;
+	for (i = 0; i <= nold; i++) {
+		const struct replicaset *rs = i < nold ? old[i] : new_rs;
 
 		if (rs == NULL || rs_replicas(rs) == 0)
 			continue;
 		if (int_annotation(&rs->metadata.annotations,
 				   ANN_DESIRED_REPLICAS, &desired) &&
-		    desired != deploy_replicas(st->d))
-			r = true;
+		    desired != deploy_replicas(d))
+			return true;
 	}
+	return false;
+}
+
+/* isScalingEvent: takes the RS list (which syncs the new RS's revision,
+ * as Kubernetes' getAllReplicaSetsAndSyncRevision(false) does) and
+ * tests it. */
+static bool
+is_scaling_event(struct st *st)
+{
+	struct replicaset *new_rs, **old;
+	size_t nold;
+	bool r;
+
+	pd_get_all_rs(st, false, &new_rs, &old, &nold);
+	r = scaling_event(st->d, new_rs, rs_ro(old), nold);
 	free(old);
 	return r;
 }
 
-/* checkPausedConditions (§12). */
-static void
-check_paused_conditions(struct st *st)
+/* checkPausedConditions (§12)'s decision: the Progressing reason to set
+ * (DeploymentPaused when paused, DeploymentResumed when resumed after a
+ * pause), or NULL: nothing without a deadline, nothing once the deadline
+ * was exceeded (a timed-out rollout stays timed out while paused), and
+ * nothing when the condition already says it. */
+static const char *
+paused_condition(const struct deployment *d)
 {
-	struct deployment *d = st->d;
 	const struct condition *c;
 	bool paused_cond;
 
 	if (!deploy_has_progress_deadline(d))
-		return;
+		return NULL;
 	c = condition_get(&d->status.conditions, "Progressing");
 	if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT))
-		return;
+		return NULL;
 	paused_cond = c && c->reason && !strcmp(c->reason, REASON_PAUSED);
-	if (d->spec.paused && !paused_cond) {
-		set_condition(&d->status.conditions, "Progressing", "Unknown",
-			      REASON_PAUSED, "Deployment is paused",
-			      st->in->now);
-		pd_write_status(st);
-	} else if (!d->spec.paused && paused_cond) {
-		set_condition(&d->status.conditions, "Progressing", "Unknown",
-			      REASON_RESUMED, "Deployment is resumed",
-			      st->in->now);
-		pd_write_status(st);
-	}
+	if (d->spec.paused && !paused_cond)
+		return REASON_PAUSED;
+	if (!d->spec.paused && paused_cond)
+		return REASON_RESUMED;
+	return NULL;
+}
+
+/* checkPausedConditions (§12): sets the condition decided above (status
+ * Unknown: a paused Deployment neither progresses nor fails). */
+static void
+check_paused_conditions(struct st *st)
+{
+	const char *reason = paused_condition(st->d);
+
+	if (reason == NULL)
+		return;
+	set_condition(&st->d->status.conditions, "Progressing", "Unknown",
+		      reason,
+		      !strcmp(reason, REASON_PAUSED) ? "Deployment is paused"
+						     : "Deployment is resumed",
+		      st->in->now);
+	pd_write_status(st);
 }
 
 static void
