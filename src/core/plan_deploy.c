@@ -44,6 +44,9 @@
 
 /* ---- object helpers ---- */
 
+/* The uid decides when both sides have one (a Deployment deleted and
+ * re-created under the same name is another owner); objects from a file
+ * (drover plan) often have none, and then the name does. */
 bool
 owner_ref_is(const struct owner_ref *ref, const char *kind,
 	     const struct object_meta *m)
@@ -55,6 +58,9 @@ owner_ref_is(const struct owner_ref *ref, const char *kind,
 	return ref->name && m->name && strcmp(ref->name, m->name) == 0;
 }
 
+/* The ownerReference Kubernetes' controller gives an RS it creates or
+ * adopts (controller and blockOwnerDeletion true); fills ref with
+ * strings it owns, released with the RS. */
 void
 deploy_controller_ref(const struct deployment *d, struct owner_ref *ref)
 {
@@ -73,6 +79,8 @@ pd_rs_name(const struct replicaset *rs)
 	return rs->metadata.name ? rs->metadata.name : "";
 }
 
+/* Appends rs (owned by out from now on) to the step's RS list, with its
+ * snapshot size and a not-deleted mark; the three arrays stay parallel. */
 static void
 add_owned(struct st *st, struct replicaset *rs)
 {
@@ -114,6 +122,8 @@ pd_write_deployment(struct st *st)
 		   st->d->metadata.name);
 }
 
+/* Records the write of rs: a scale (from -> to) when its size changed,
+ * else an update (annotations, minReadySeconds). */
 static void
 write_rs(struct st *st, struct replicaset *rs, int64_t old_size)
 {
@@ -145,6 +155,15 @@ deployment_deleting(const struct st *st)
 	return st->d->metadata.deletion_timestamp != DTIME_UNSET;
 }
 
+/* ClaimReplicaSets (ControllerRefManager, §4): for every RS of the
+ * namespace, oldest listed first:
+ *  - ours and matching the selector: owned;
+ *  - ours and no longer matching: released (ownerReference dropped),
+ *    unless the Deployment is being deleted (then left for the garbage
+ *    collector);
+ *  - an orphan that matches and is not being deleted: adopted;
+ *  - anyone else's: ignored.
+ * Each release and adoption is one update action. */
 static void
 claim_replicasets(struct st *st)
 {
@@ -204,7 +223,9 @@ claim_replicasets(struct st *st)
 
 /* ---- the RS list of this step ---- */
 
-/* Live (not deleted) owned RSes, optionally without `skip`, oldest first. */
+/* Live (not deleted) owned RSes, optionally without `skip`, oldest first.
+ * The array is the caller's to free; it has room for one more entry
+ * (callers append the new RS). Entries point at out's working copies. */
 size_t
 pd_live_rs(struct st *st, const struct replicaset *skip,
 	   struct replicaset ***out)
@@ -220,6 +241,8 @@ pd_live_rs(struct st *st, const struct replicaset *skip,
 	return n;
 }
 
+/* FilterActiveReplicaSets in place: keeps the non-NULL RSes with
+ * replicas > 0, in order; returns how many. */
 size_t
 pd_active_only(struct replicaset **v, size_t n)
 {
@@ -231,6 +254,8 @@ pd_active_only(struct replicaset **v, size_t n)
 	return k;
 }
 
+/* Records every RS's size as the step's RS list is taken: the sizes the
+ * status is computed from (invariant 2). */
 static void
 take_snapshot(struct st *st)
 {
@@ -255,6 +280,8 @@ find_new_rs(struct st *st)
 	return NULL;
 }
 
+/* The Progressing condition (True, with reason) of a new or found RS;
+ * `fmt` takes the RS name. */
 static void
 progressing(struct st *st, const char *status, const char *reason,
 	    const char *fmt, const char *name)
@@ -266,7 +293,12 @@ progressing(struct st *st, const char *status, const char *reason,
 		      msg, st->in->now);
 }
 
-/* A new ReplicaSet for the deployment's current template (§4 steps 1-4). */
+/* A new ReplicaSet for the deployment's current template (§4 steps 1-4):
+ * named <deployment>-<pod-template-hash>, the template with the hash
+ * label added to its labels and to the selector (so that old and new
+ * pods never match each other's RS), created now, at the size
+ * NewRSNewReplicas allows with every live RS counted. Example: web, hash
+ * f4d48c756, old RS at 10, 25% surge: web-f4d48c756 at 13 - 10 = 3. */
 static struct replicaset *
 make_new_rs(struct st *st, const char *hash, int64_t new_revision)
 {
@@ -307,7 +339,12 @@ make_new_rs(struct st *st, const char *hash, int64_t new_revision)
 }
 
 /* getNewReplicaSet (§4): sync the existing new RS's annotations and
- * revision, or create it when `create`. Returns 0 and sets *newp (NULL if
+ * revision, or create it when `create`. The revision is max(old) + 1:
+ * old RSes at 1 and 2 make the new one 3, and a re-used RS found at
+ * revision 1 is renumbered 3 (its 1 goes to revision-history). When the
+ * computed name is taken by an RS that is not ours with this template,
+ * that is a hash collision: collisionCount is raised (the next hash
+ * differs) and the step fails, to be retried. Returns 0 and sets *newp (NULL if
  * there is none and !create), or -1 on a hash collision. */
 static int
 get_new_rs(struct st *st, bool create, struct replicaset **newp)
@@ -437,7 +474,9 @@ pd_get_all_rs(struct st *st, bool create, struct replicaset **newp,
 /* ---- scaling one RS (§7.4) ---- */
 
 /* scaleReplicaSet: writes rs when its size or its desired/max annotations
- * differ; returns true if the size changed. */
+ * differ; returns true if the size changed. The annotations are stamped
+ * with the budget of this moment (replicas, replicas + surge): the
+ * denominators of the next proportional scale. */
 static bool
 scale_rs(struct st *st, struct replicaset *rs, int64_t to)
 {
@@ -677,7 +716,9 @@ scale_decision(const struct deployment *d, const struct replicaset *new_rs,
 	return l;
 }
 
-/* sync(): the paused / scaling path (§6). */
+/* sync(): the paused / scaling path (§6): scale() on the RS list (never
+ * creating the new RS), history cleanup only while paused without a
+ * rollback pending, then the status without Progressing changes. */
 static void
 sync_scale(struct st *st)
 {
@@ -782,6 +823,12 @@ check_paused_conditions(struct st *st)
 	pd_write_status(st);
 }
 
+/* syncDeployment (deployment_controller.go), in Kubernetes' order:
+ * an empty selector selects every pod and is refused (only the
+ * observedGeneration is written); claim; a deleting Deployment only
+ * syncs its status; paused conditions; then the first of: paused ->
+ * scale only; a rollback annotation -> rollback; a scaling event ->
+ * scale(); else the strategy's rollout step. */
 static void
 sync_deployment(struct st *st)
 {
@@ -830,6 +877,9 @@ sync_deployment(struct st *st)
 		pd_rollout_recreate(st);
 }
 
+/* The entry point: out owns a copy of the Deployment and of every RS
+ * the step touches; the RSes cleanupDeployment deleted are released
+ * here, after the step, so that pointers stay valid during it. */
 void
 plan_deploy(const struct plan_deploy_in *in, struct plan_deploy_out *out)
 {
