@@ -13,6 +13,9 @@
 #include "tmplhash.h"
 #include "xalloc.h"
 
+/* *(deployment.Spec.Replicas): an unset count reads as 1, the API
+ * default, so that an undefaulted object read from a test or a file plans
+ * the way the API server would have stored it. */
 int64_t
 deploy_replicas(const struct deployment *d)
 {
@@ -25,6 +28,9 @@ rs_replicas(const struct replicaset *rs)
 	return rs->spec.replicas.set ? rs->spec.replicas.v : 1;
 }
 
+/* Only RollingUpdate has a surge/unavailable budget; Recreate (and an
+ * unknown type, which validation rejects) gets 0 for both, as in
+ * Kubernetes' MaxSurge/MaxUnavailable. */
 bool
 deploy_is_rolling(const struct deployment *d)
 {
@@ -32,6 +38,8 @@ deploy_is_rolling(const struct deployment *d)
 	       strcmp(d->spec.strategy.type, "RollingUpdate") == 0;
 }
 
+/* HasProgressDeadline: unset or math.MaxInt32 means "no deadline"
+ * (the pre-apps/v1 default), so no Progressing condition is kept. */
 bool
 deploy_has_progress_deadline(const struct deployment *d)
 {
@@ -39,6 +47,7 @@ deploy_has_progress_deadline(const struct deployment *d)
 	       d->spec.progress_deadline_seconds.v != MAX_INT32;
 }
 
+/* HasRevisionHistoryLimit: unset or MaxInt32 keeps every old RS. */
 bool
 deploy_has_revision_history_limit(const struct deployment *d)
 {
@@ -46,6 +55,12 @@ deploy_has_revision_history_limit(const struct deployment *d)
 	       d->spec.revision_history_limit.v != MAX_INT32;
 }
 
+/* ResolveFenceposts (deployment_util.go): percentages are taken of the
+ * desired count, surge rounded up and unavailable rounded down, so that a
+ * rollout never stalls on a fraction: with 3 replicas and 25%/25%, surge =
+ * ceil(0.75) = 1 and unavailable = floor(0.75) = 0: one extra pod at a
+ * time, never one fewer. Both 0 (maxSurge 0 and 25% of 3 replicas =
+ * floor(0.75) = 0) would deadlock, so unavailable becomes 1. */
 int
 resolve_fenceposts(const struct intstr *max_surge,
 		   const struct intstr *max_unavailable, int64_t desired,
@@ -66,6 +81,8 @@ resolve_fenceposts(const struct intstr *max_surge,
 	return 0;
 }
 
+/* The deployment's own fenceposts. A bad percent string cannot get past
+ * validation; if one does, both read 0 rather than failing the sync. */
 static void
 fenceposts(const struct deployment *d, int64_t *s, int64_t *u)
 {
@@ -78,6 +95,8 @@ fenceposts(const struct deployment *d, int64_t *s, int64_t *u)
 		*s = *u = 0; /* errors behave as 0 (validation forbids) */
 }
 
+/* MaxSurge: 0 unless RollingUpdate. Not clamped: 200% of 10 is 20, so
+ * up to 30 pods may exist. */
 int64_t
 max_surge(const struct deployment *d)
 {
@@ -89,6 +108,9 @@ max_surge(const struct deployment *d)
 	return s;
 }
 
+/* MaxUnavailable: clamped to replicas (100% of 4 is 4, 150% of 4 is 4
+ * too), and 0 when replicas is 0, so minAvailable = replicas -
+ * unavailable is never negative. Example: 10 replicas, 25% -> 2. */
 int64_t
 max_unavailable(const struct deployment *d)
 {
@@ -100,6 +122,8 @@ max_unavailable(const struct deployment *d)
 	return u > deploy_replicas(d) ? deploy_replicas(d) : u;
 }
 
+/* MinAvailable: replicas - maxUnavailable, 8 of 10 with 25%; 0 for
+ * Recreate, which promises no availability during an update. */
 int64_t
 min_available(const struct deployment *d)
 {
@@ -108,6 +132,8 @@ min_available(const struct deployment *d)
 	return deploy_replicas(d) - max_unavailable(d);
 }
 
+/* GetReplicaCountForReplicaSets: the desired (spec) total; together with
+ * maxPods it is the surge budget. NULL entries (no new RS yet) count 0. */
 int64_t
 rs_spec_sum(struct replicaset *const *v, size_t n)
 {
@@ -120,6 +146,8 @@ rs_spec_sum(struct replicaset *const *v, size_t n)
 	return s;
 }
 
+/* GetActualReplicaCountForReplicaSets: pods that exist (status.replicas),
+ * terminating ones excluded by the RS controller. */
 int64_t
 rs_live_sum(struct replicaset *const *v, size_t n)
 {
@@ -132,6 +160,7 @@ rs_live_sum(struct replicaset *const *v, size_t n)
 	return s;
 }
 
+/* GetReadyReplicaCountForReplicaSets. */
 int64_t
 rs_ready_sum(struct replicaset *const *v, size_t n)
 {
@@ -144,6 +173,8 @@ rs_ready_sum(struct replicaset *const *v, size_t n)
 	return s;
 }
 
+/* GetAvailableReplicaCountForReplicaSets: ready for minReadySeconds; the
+ * only count minAvailable is checked against. */
 int64_t
 rs_available_sum(struct replicaset *const *v, size_t n)
 {
@@ -156,6 +187,15 @@ rs_available_sum(struct replicaset *const *v, size_t n)
 	return s;
 }
 
+/* NewRSNewReplicas (§8.2): the new RS grows until every RS's desired
+ * count reaches maxPods = replicas + surge, and never beyond replicas:
+ *   grow = min(maxPods - specSum, replicas - new.replicas).
+ * Example: 10 replicas, surge 3; old 8 + new 3 = 11: min(13 - 11, 10 - 3)
+ * = 2, the new RS goes to 5. With old 10 + new 3 = 13 it stays at 3 until
+ * old pods go. Kubernetes scales maxSurge here with the plain percent rule
+ * (GetScaledValueFromIntOrPercent, rounded up), not ResolveFenceposts; the
+ * two differ only in unavailable, so the number is the same. Recreate: the
+ * full count at once. */
 int64_t
 new_rs_new_replicas(const struct deployment *d, struct replicaset *const *all,
 		    size_t n, const struct replicaset *new_rs)
@@ -180,7 +220,9 @@ new_rs_new_replicas(const struct deployment *d, struct replicaset *const *all,
 	return cur_new + grow;
 }
 
-/* Go's strconv.ParseInt(s, 10, 64). */
+/* Go's strconv.ParseInt(s, 10, 64): an optional sign, decimal digits,
+ * range checked (the check before multiplying keeps v from wrapping;
+ * -9223372036854775808 is accepted through the `+ neg`). */
 static int
 parse_i64(const char *s, int64_t *out)
 {
@@ -205,6 +247,9 @@ parse_i64(const char *s, int64_t *out)
 	return 0;
 }
 
+/* Revision(): the deployment.kubernetes.io/revision annotation. A missing
+ * one is revision 0 (an adopted RS that never had one); an unparseable one
+ * is an error, and callers skip that RS as Kubernetes does. */
 int
 rs_revision(const struct replicaset *rs, int64_t *out)
 {
@@ -216,6 +261,9 @@ rs_revision(const struct replicaset *rs, int64_t *out)
 	return parse_i64(v, out);
 }
 
+/* MaxRevision: the highest revision among the RSes; a new RS gets max + 1,
+ * so with old RSes at 1, 2 and 4 the next one is 5 (gaps stay: a rollback
+ * renumbers the RS it re-uses, leaving its old number unused). */
 int64_t
 max_revision(struct replicaset *const *v, size_t n)
 {
@@ -228,6 +276,10 @@ max_revision(struct replicaset *const *v, size_t n)
 	return max;
 }
 
+/* LastRevision: the second highest revision, the one `rollout undo` goes
+ * back to. The loop keeps max >= sec over the revisions seen so far; a
+ * revision equal to max shifts max down into sec (so 3, 5, 5 gives 5,
+ * like Kubernetes). Example: 3, 6, 5 -> 5. */
 int64_t
 last_revision(struct replicaset *const *v, size_t n)
 {
@@ -247,7 +299,12 @@ last_revision(struct replicaset *const *v, size_t n)
 	return sec;
 }
 
-/* ---- sort orders ---- */
+/* ---- sort orders ----
+ *
+ * controller_utils.go's sort.Interface types as qsort comparators. Each is
+ * a total order (the RS name breaks every tie, names are unique in a
+ * namespace), so the unstable qsort gives the same order whatever the
+ * input order: plans do not depend on how the store listed the RSes. */
 
 static int
 cmp_creation(const struct replicaset *a, const struct replicaset *b)
@@ -261,6 +318,7 @@ cmp_creation(const struct replicaset *a, const struct replicaset *b)
 		      b->metadata.name ? b->metadata.name : "");
 }
 
+/* ReplicaSetsByCreationTimestamp: oldest first, then by name. */
 int
 rs_cmp_creation(const void *a, const void *b)
 {
@@ -274,6 +332,8 @@ rs_cmp_creation_rev(const void *a, const void *b)
 	return -rs_cmp_creation(a, b);
 }
 
+/* ReplicaSetsBySizeOlder: biggest first, the older on a tie; the order
+ * in which a scale-down spreads the pods it removes. */
 int
 rs_cmp_size_older(const void *a, const void *b)
 {
@@ -285,6 +345,8 @@ rs_cmp_size_older(const void *a, const void *b)
 	return cmp_creation(x, y);
 }
 
+/* ReplicaSetsBySizeNewer: biggest first, the newer on a tie; the order in
+ * which a scale-up spreads the pods it adds. */
 int
 rs_cmp_size_newer(const void *a, const void *b)
 {
@@ -296,6 +358,9 @@ rs_cmp_size_newer(const void *a, const void *b)
 	return -cmp_creation(x, y);
 }
 
+/* ReplicaSetsByRevision: lowest revision first; an unparseable or equal
+ * revision falls back to creation order. cleanupDeployment deletes from
+ * the front. */
 int
 rs_cmp_revision(const void *a, const void *b)
 {
@@ -310,6 +375,10 @@ rs_cmp_revision(const void *a, const void *b)
 
 /* ---- annotations ---- */
 
+/* skipCopyAnnotation: the annotations that belong to one object and are
+ * never copied between a Deployment and its RSes (revision bookkeeping,
+ * the replica annotations, kubectl's last-applied configuration, the
+ * legacy rollback request). */
 bool
 skip_copy_annotation(const char *key)
 {
@@ -319,6 +388,9 @@ skip_copy_annotation(const char *key)
 	       !strcmp(key, ANN_MAX_REPLICAS) || !strcmp(key, ANN_ROLLBACK_TO);
 }
 
+/* copyDeploymentAnnotationsToReplicaSet: the Deployment's annotations
+ * onto the RS, except the skipped ones; annotations only the RS has stay.
+ * Returns true when anything changed, which makes the caller write it. */
 bool
 copy_deployment_annotations_to_rs(const struct deployment *d,
 				  struct replicaset *rs)
@@ -343,7 +415,11 @@ copy_deployment_annotations_to_rs(const struct deployment *d,
 }
 
 /* Appends old to the comma-separated history, dropping the oldest entries
- * until it fits in MAX_REV_HISTORY_CHARS (not at all if it never fits). */
+ * until it fits in MAX_REV_HISTORY_CHARS (not at all if it never fits).
+ * Example: history "1,3", old 5 -> "1,3,5"; had "1,3" been 1999 bytes,
+ * "1" would go first. The loop keeps `total` = the length of the result
+ * if the entries from `start` on were kept (each costs its length plus a
+ * comma). */
 static void
 append_revision_history(struct replicaset *rs, const char *old)
 {
@@ -389,6 +465,15 @@ append_revision_history(struct replicaset *rs, const char *old)
 	strlist_release(&parts);
 }
 
+/* SetNewReplicaSetAnnotations (§5): copies the Deployment's annotations,
+ * raises the RS's revision to new_revision when it is lower, and on a new
+ * RS (exists false) sets desired-replicas and max-replicas. When an RS
+ * that had a revision gets a higher one, that is a rollback re-using it
+ * (or a roll-over back to an old template): its old number goes into
+ * revision-history. Example: RSes at 1 (template A), 2 (B); the template
+ * goes back to A: the RS of revision 1 becomes 3 with history "1". The
+ * revision is never lowered, and an RS with a bad revision is left as it
+ * is. */
 bool
 set_new_rs_annotations(const struct deployment *d, struct replicaset *rs,
 		       int64_t new_revision, bool exists)
@@ -418,6 +503,9 @@ set_new_rs_annotations(const struct deployment *d, struct replicaset *rs,
 	return changed;
 }
 
+/* SetReplicasAnnotations: desired-replicas = spec.replicas and
+ * max-replicas = replicas + surge, the denominators of proportional
+ * scaling (getProportion) the next time spec.replicas changes. */
 bool
 set_replicas_annotations(struct replicaset *rs, int64_t desired, int64_t max)
 {
@@ -441,6 +529,8 @@ set_replicas_annotations(struct replicaset *rs, int64_t desired, int64_t max)
 	return changed;
 }
 
+/* ReplicasAnnotationsNeedUpdate: whether scaleReplicaSet must write an RS
+ * whose size is already right. */
 bool
 replicas_annotations_need_update(const struct replicaset *rs, int64_t desired,
 				 int64_t max)
@@ -457,6 +547,8 @@ replicas_annotations_need_update(const struct replicaset *rs, int64_t desired,
 	return cur == NULL || strcmp(cur, buf) != 0;
 }
 
+/* SetDeploymentRevision: the Deployment's revision annotation follows its
+ * new RS's. */
 bool
 set_deployment_revision(struct deployment *d, const char *revision)
 {
@@ -468,6 +560,9 @@ set_deployment_revision(struct deployment *d, const char *revision)
 	return true;
 }
 
+/* The int32 annotations (desired-replicas, max-replicas): Kubernetes
+ * parses them with strconv.Atoi and treats a negative or too large value
+ * like a missing one. */
 bool
 int_annotation(const struct strmap *ann, const char *key, int64_t *out)
 {
@@ -482,6 +577,8 @@ int_annotation(const struct strmap *ann, const char *key, int64_t *out)
 
 /* ---- proportional scaling ---- */
 
+/* math.Round: halves away from zero (2.5 -> 3, -2.5 -> -3), unlike C's
+ * rint() under the default rounding mode, which would give 2. */
 int64_t
 round_half_away(double x)
 {
@@ -495,7 +592,11 @@ round_half_away(double x)
 	return t;
 }
 
-/* getReplicaSetFraction, with the 1.33 rules for a missing or zero
+/* getReplicaSetFraction: how many pods this RS gains (or loses) when the
+ * Deployment's maxPods goes from the RS's max-replicas annotation to
+ * replicas + surge: round(size * full / before) - size. Example: size 8,
+ * annotated 13, now 15 + 3 = 18: round(11.08) - 8 = 3. With replicas 0
+ * the RS loses everything. Also getReplicaSetFraction with the 1.33 rules for a missing or zero
  * max-replicas annotation. The product is computed in 32 bits, as in Go. */
 static int64_t
 rs_fraction(const struct replicaset *rs, const struct deployment *d)
@@ -518,6 +619,9 @@ rs_fraction(const struct replicaset *rs, const struct deployment *d)
 	       rs_replicas(rs);
 }
 
+/* getProportion (§7.3): the share of to_add this RS gets: its fraction,
+ * but never more than is left (to_add - added) in the direction of
+ * to_add. Example: to_add 5, added 3 so far, fraction 3: gets 2. */
 int64_t
 get_proportion(const struct replicaset *rs, const struct deployment *d,
 	       int64_t to_add, int64_t added)
@@ -534,6 +638,9 @@ get_proportion(const struct replicaset *rs, const struct deployment *d,
 	return f > allowed ? f : allowed;
 }
 
+/* IsSaturated: the RS has the full count, its desired-replicas annotation
+ * says so, and all of it is available; then old RSes may go to 0 at
+ * once in a scaling event. */
 bool
 is_saturated(const struct deployment *d, const struct replicaset *rs)
 {
@@ -551,6 +658,11 @@ is_saturated(const struct deployment *d, const struct replicaset *rs)
 
 /* ---- conditions ---- */
 
+/* SetDeploymentCondition: the same status and reason leave the condition
+ * alone (its timestamps too, which is what keeps the progress deadline
+ * running); a new reason with the same status keeps lastTransitionTime;
+ * a new status starts both times now. The condition moves to the end of
+ * the list, as Kubernetes' filterOutCondition + append does. */
 void
 set_condition(struct condition_list *l, const char *type, const char *status,
 	      const char *reason, const char *message, dtime now)
@@ -574,6 +686,10 @@ set_condition(struct condition_list *l, const char *type, const char *status,
 	condition_append(l, &c);
 }
 
+/* DeploymentComplete (§11.3): every pod is updated, there are exactly
+ * replicas of them and all are available, and the status is of the
+ * current generation. 10 updated and available while one old pod is
+ * still counted (replicas 11) is not complete. */
 bool
 deployment_complete(const struct deployment *d,
 		    const struct deployment_status *st)
@@ -584,6 +700,10 @@ deployment_complete(const struct deployment *d,
 	       st->observed_generation >= d->metadata.generation;
 }
 
+/* DeploymentProgressing (§11.3): the new status has more updated, ready or
+ * available pods, or fewer old ones, than the stored one. Any of these
+ * refreshes the Progressing condition's lastUpdateTime, so a rollout
+ * that keeps moving never hits its deadline. */
 bool
 deployment_progressing(const struct deployment *d,
 		       const struct deployment_status *st)
@@ -597,6 +717,10 @@ deployment_progressing(const struct deployment *d,
 	       st->available_replicas > old->available_replicas;
 }
 
+/* DeploymentTimedOut (§11.3): lastUpdateTime + progressDeadlineSeconds
+ * < now, strictly: with a 600 s deadline updated at 12:00:00, 12:10:00
+ * has not timed out, 12:10:00.001 has. Never after the rollout
+ * completed (NewReplicaSetAvailable); always once it was reported. */
 bool
 deployment_timed_out(const struct deployment *d,
 		     const struct deployment_status *st, dtime now)
@@ -616,6 +740,8 @@ deployment_timed_out(const struct deployment *d,
 	       now;
 }
 
+/* EqualIgnoreHash: templates equal except for the pod-template-hash
+ * label, which only the RS has. This is how the new RS is found. */
 bool
 rs_matches_template(const struct deployment *d, const struct replicaset *rs)
 {

@@ -1,4 +1,8 @@
-/* intstr.c - int-or-percent values, Kubernetes' rounding rules. */
+/* intstr.c - int-or-percent values, Kubernetes' rounding rules
+ * (apimachinery's intstr.GetScaledValueFromIntOrPercent): an int is
+ * itself, "N%" is N% of a total rounded up or down as the caller asks.
+ * maxSurge rounds up, maxUnavailable down (deploy_util.c's fenceposts),
+ * so 25% of 10 is 3 as a surge and 2 as an unavailability. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +42,7 @@ intstr_copy(struct intstr *dst, const struct intstr *src)
 	dst->sval = xstrdup(src->sval);
 }
 
+/* Same type and same value: 1 and "1" differ, as in Go. */
 bool
 intstr_equal(const struct intstr *a, const struct intstr *b)
 {
@@ -50,6 +55,7 @@ intstr_equal(const struct intstr *a, const struct intstr *b)
 	return true;
 }
 
+/* Whether s is "<integer>%" (the only string form Kubernetes scales). */
 bool
 intstr_is_percent(const char *s)
 {
@@ -89,7 +95,9 @@ atoi_strict(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-/* ceil and floor without libm, for the range of replica counts. */
+/* ceil and floor without libm, for the range of replica counts (the
+ * core links no libm: scripts/check-layers.sh). Exact while |x| < 2^53,
+ * far above any replica count times 100. */
 static int64_t
 dceil(double x)
 {
@@ -106,6 +114,12 @@ dfloor(double x)
 	return (double)t > x ? t - 1 : t;
 }
 
+/* GetScaledValueFromIntOrPercent: pct * total / 100 in floating point,
+ * then ceil or floor, as Go does (float64(value) * float64(total) / 100).
+ * Examples: 25% of 10 = 2.5 -> 3 up, 2 down; 33% of 3 = 0.99 -> 1 up, 0
+ * down; 100% of 7 = 7 either way. An int is returned as is, even beyond
+ * total (clamping is the caller's, as max_unavailable does). Unset is 0.
+ * -1 for a string that is not a percentage ("1.5", "abc%"). */
 int
 intstr_scaled(const struct intstr *v, int64_t total, bool round_up,
 	      int64_t *out)

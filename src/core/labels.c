@@ -1,4 +1,10 @@
-/* labels.c - selector matching, parsing and label syntax validation. */
+/* labels.c - selector matching, parsing and label syntax validation.
+ *
+ * Matching follows metav1.LabelSelectorAsSelector: a NULL selector
+ * matches nothing, an empty one (no matchLabels, no matchExpressions)
+ * matches everything, and the requirements are ANDed. That is why the
+ * Deployment planner refuses an empty selector (it would claim every RS
+ * of the namespace) and why validation requires a non-empty one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,12 @@ list_has(const struct strlist *l, const char *v)
 	return false;
 }
 
+/* matchLabels: each key present with that value. matchExpressions: In
+ * (present, value listed), NotIn (absent, or value not listed: a pod
+ * without the key matches `tier notin (db)`), Exists, DoesNotExist; an
+ * unknown operator matches nothing (validation rejects it first).
+ * Example: {app: web} + `track notin (canary)` matches {app: web} and
+ * {app: web, track: stable}, not {app: web, track: canary}. */
 bool
 selector_matches(const struct label_selector *sel, const struct strmap *labels)
 {
@@ -56,6 +68,9 @@ selector_matches(const struct label_selector *sel, const struct strmap *labels)
 	return true;
 }
 
+/* Every label of want is in have with the same value (the RS
+ * controller's "fully labeled" test: a pod carries all its template's
+ * labels). */
 bool
 labels_subset(const struct strmap *want, const struct strmap *have)
 {
@@ -70,6 +85,8 @@ labels_subset(const struct strmap *want, const struct strmap *have)
 	return true;
 }
 
+/* labels.Selector.Empty(): no requirement at all (NULL counts as empty
+ * here; callers that must tell the two apart test for NULL first). */
 bool
 selector_is_empty(const struct label_selector *sel)
 {

@@ -10,6 +10,14 @@
  * the API, the planner changes its working copy in `out` and records an
  * action instead.
  *
+ * The steps that decide numbers (scale(), reconcileNewReplicaSet,
+ * reconcileOldReplicaSets and its two passes, the Recreate scale-down,
+ * rollback(), calculateStatus, syncRolloutStatus' conditions, the
+ * requeue, cleanupDeployment's victims) are pure: const inputs in, a value
+ * out (a size, a resize_list, a status). Only the sync and its appliers
+ * (pd_apply_resizes, pd_scale_rs_event, pd_write_status, ...) touch the
+ * working state `struct st`.
+ *
  * Invariants of one step:
  *  1. At most one of "scale the new RS" and "scale old RSes down" happens
  *     (creating the new RS is not a scale).
@@ -36,6 +44,9 @@
 
 /* ---- object helpers ---- */
 
+/* The uid decides when both sides have one (a Deployment deleted and
+ * re-created under the same name is another owner); objects from a file
+ * (drover plan) often have none, and then the name does. */
 bool
 owner_ref_is(const struct owner_ref *ref, const char *kind,
 	     const struct object_meta *m)
@@ -47,6 +58,9 @@ owner_ref_is(const struct owner_ref *ref, const char *kind,
 	return ref->name && m->name && strcmp(ref->name, m->name) == 0;
 }
 
+/* The ownerReference Kubernetes' controller gives an RS it creates or
+ * adopts (controller and blockOwnerDeletion true); fills ref with
+ * strings it owns, released with the RS. */
 void
 deploy_controller_ref(const struct deployment *d, struct owner_ref *ref)
 {
@@ -65,6 +79,8 @@ pd_rs_name(const struct replicaset *rs)
 	return rs->metadata.name ? rs->metadata.name : "";
 }
 
+/* Appends rs (owned by out from now on) to the step's RS list, with its
+ * snapshot size and a not-deleted mark; the three arrays stay parallel. */
 static void
 add_owned(struct st *st, struct replicaset *rs)
 {
@@ -106,6 +122,8 @@ pd_write_deployment(struct st *st)
 		   st->d->metadata.name);
 }
 
+/* Records the write of rs: a scale (from -> to) when its size changed,
+ * else an update (annotations, minReadySeconds). */
 static void
 write_rs(struct st *st, struct replicaset *rs, int64_t old_size)
 {
@@ -137,6 +155,15 @@ deployment_deleting(const struct st *st)
 	return st->d->metadata.deletion_timestamp != DTIME_UNSET;
 }
 
+/* ClaimReplicaSets (ControllerRefManager, §4): for every RS of the
+ * namespace, oldest listed first:
+ *  - ours and matching the selector: owned;
+ *  - ours and no longer matching: released (ownerReference dropped),
+ *    unless the Deployment is being deleted (then left for the garbage
+ *    collector);
+ *  - an orphan that matches and is not being deleted: adopted;
+ *  - anyone else's: ignored.
+ * Each release and adoption is one update action. */
 static void
 claim_replicasets(struct st *st)
 {
@@ -196,7 +223,9 @@ claim_replicasets(struct st *st)
 
 /* ---- the RS list of this step ---- */
 
-/* Live (not deleted) owned RSes, optionally without `skip`, oldest first. */
+/* Live (not deleted) owned RSes, optionally without `skip`, oldest first.
+ * The array is the caller's to free; it has room for one more entry
+ * (callers append the new RS). Entries point at out's working copies. */
 size_t
 pd_live_rs(struct st *st, const struct replicaset *skip,
 	   struct replicaset ***out)
@@ -212,6 +241,8 @@ pd_live_rs(struct st *st, const struct replicaset *skip,
 	return n;
 }
 
+/* FilterActiveReplicaSets in place: keeps the non-NULL RSes with
+ * replicas > 0, in order; returns how many. */
 size_t
 pd_active_only(struct replicaset **v, size_t n)
 {
@@ -223,6 +254,8 @@ pd_active_only(struct replicaset **v, size_t n)
 	return k;
 }
 
+/* Records every RS's size as the step's RS list is taken: the sizes the
+ * status is computed from (invariant 2). */
 static void
 take_snapshot(struct st *st)
 {
@@ -247,6 +280,8 @@ find_new_rs(struct st *st)
 	return NULL;
 }
 
+/* The Progressing condition (True, with reason) of a new or found RS;
+ * `fmt` takes the RS name. */
 static void
 progressing(struct st *st, const char *status, const char *reason,
 	    const char *fmt, const char *name)
@@ -258,7 +293,12 @@ progressing(struct st *st, const char *status, const char *reason,
 		      msg, st->in->now);
 }
 
-/* A new ReplicaSet for the deployment's current template (§4 steps 1-4). */
+/* A new ReplicaSet for the deployment's current template (§4 steps 1-4):
+ * named <deployment>-<pod-template-hash>, the template with the hash
+ * label added to its labels and to the selector (so that old and new
+ * pods never match each other's RS), created now, at the size
+ * NewRSNewReplicas allows with every live RS counted. Example: web, hash
+ * f4d48c756, old RS at 10, 25% surge: web-f4d48c756 at 13 - 10 = 3. */
 static struct replicaset *
 make_new_rs(struct st *st, const char *hash, int64_t new_revision)
 {
@@ -299,7 +339,12 @@ make_new_rs(struct st *st, const char *hash, int64_t new_revision)
 }
 
 /* getNewReplicaSet (§4): sync the existing new RS's annotations and
- * revision, or create it when `create`. Returns 0 and sets *newp (NULL if
+ * revision, or create it when `create`. The revision is max(old) + 1:
+ * old RSes at 1 and 2 make the new one 3, and a re-used RS found at
+ * revision 1 is renumbered 3 (its 1 goes to revision-history). When the
+ * computed name is taken by an RS that is not ours with this template,
+ * that is a hash collision: collisionCount is raised (the next hash
+ * differs) and the step fails, to be retried. Returns 0 and sets *newp (NULL if
  * there is none and !create), or -1 on a hash collision. */
 static int
 get_new_rs(struct st *st, bool create, struct replicaset **newp)
@@ -429,7 +474,9 @@ pd_get_all_rs(struct st *st, bool create, struct replicaset **newp,
 /* ---- scaling one RS (§7.4) ---- */
 
 /* scaleReplicaSet: writes rs when its size or its desired/max annotations
- * differ; returns true if the size changed. */
+ * differ; returns true if the size changed. The annotations are stamped
+ * with the budget of this moment (replicas, replicas + surge): the
+ * denominators of the next proportional scale. */
 static bool
 scale_rs(struct st *st, struct replicaset *rs, int64_t to)
 {
@@ -460,19 +507,78 @@ pd_scale_rs_event(struct st *st, struct replicaset *rs, int64_t to)
 	return scale_rs(st, rs, to);
 }
 
-/* ---- history cleanup (§14) ---- */
+/* ---- decisions' results, applied ---- */
 
 void
-pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
+resize_add(struct resize_list *l, const struct replicaset *rs, int64_t to,
+	   bool refresh)
 {
-	const struct deployment *d = st->d;
-	struct replicaset **c;
-	size_t n = 0, i, k;
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	l->v[l->n].rs = rs;
+	l->v[l->n].to = to;
+	l->v[l->n].refresh = refresh;
+	l->n++;
+}
+
+void
+resize_list_release(struct resize_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The working copy a decision's const pointer names: decisions are handed
+ * the working copies themselves, so this is the same object. */
+static struct replicaset *
+working_rs(struct st *st, const struct replicaset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < st->out->nrs; i++)
+		if (st->out->rs[i] == rs)
+			return st->out->rs[i];
+	abort(); /* a decision named an RS the step does not own */
+}
+
+bool
+pd_apply_resizes(struct st *st, const struct resize_list *l)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct replicaset *rs = working_rs(st, l->v[i].rs);
+
+		if (l->v[i].refresh ? scale_rs(st, rs, l->v[i].to)
+				    : pd_scale_rs_event(st, rs, l->v[i].to))
+			changed = true;
+	}
+	return changed;
+}
+
+/* ---- history cleanup (§14) ---- */
+
+/* cleanupDeployment's choice: when more old RSes than
+ * revisionHistoryLimit are not being deleted, the surplus oldest-revision
+ * ones go, but only those that are fully scaled down (spec and status 0)
+ * and whose status is current. Example: limit 2, five old RSes at
+ * revisions 1..5, revision 2 still has a pod: the surplus is 3
+ * (revisions 1, 2, 3); 1 and 3 are deleted, 2 is kept and not replaced
+ * by 4, so three old RSes stay until 2's pod is gone. */
+size_t
+pd_history_victims(const struct deployment *d,
+		   const struct replicaset *const *old, size_t nold,
+		   const struct replicaset ***victims)
+{
+	const struct replicaset **c, **v;
+	size_t n = 0, nv = 0, i;
 	int64_t diff;
 
+	*victims = NULL;
 	if (!deploy_has_revision_history_limit(d))
-		return;
+		return 0;
 	c = xmalloc((nold + 1) * sizeof(*c));
+	v = xmalloc((nold + 1) * sizeof(*v));
 	for (i = 0; i < nold; i++)
 		if (old[i] &&
 		    old[i]->metadata.deletion_timestamp == DTIME_UNSET)
@@ -481,36 +587,52 @@ pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 	if (diff > 0) {
 		xqsort(c, n, sizeof(*c), rs_cmp_revision);
 		for (i = 0; i < (size_t)diff; i++) {
-			struct replicaset *rs = c[i];
+			const struct replicaset *rs = c[i];
 
 			if (rs->status.replicas != 0 || rs_replicas(rs) != 0 ||
 			    rs->metadata.generation >
 				rs->status.observed_generation ||
 			    rs->metadata.deletion_timestamp != DTIME_UNSET)
 				continue;
-			for (k = 0; k < st->out->nrs; k++)
-				if (st->out->rs[k] == rs)
-					st->deleted[k] = true;
-			action_add(&st->out->actions, ACT_DELETE, "ReplicaSet",
-				   pd_rs_name(rs));
+			v[nv++] = rs;
 		}
 	}
 	free(c);
+	*victims = v;
+	return nv;
+}
+
+/* cleanupDeployment (§14): deletes what pd_history_victims chose. */
+void
+pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
+{
+	const struct replicaset **v;
+	size_t n = pd_history_victims(st->d, rs_ro(old), nold, &v), i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < st->out->nrs; k++)
+			if (st->out->rs[k] == v[i])
+				st->deleted[k] = true;
+		action_add(&st->out->actions, ACT_DELETE, "ReplicaSet",
+			   pd_rs_name(v[i]));
+	}
+	free(v);
 }
 
 /* ---- scale() (§7) ---- */
 
-/* FindActiveOrLatest; sorts old newest-first as Kubernetes does. */
-static struct replicaset *
-find_active_or_latest(struct replicaset *new_rs, struct replicaset **old,
-		      size_t nold)
+/* FindActiveOrLatest over old (newest first) and new_rs: the only RS
+ * with replicas, or, when none has any, the new RS or else the newest
+ * old one; NULL when two or more have replicas. */
+static const struct replicaset *
+find_active_or_latest(const struct replicaset *new_rs,
+		      const struct replicaset *const *old, size_t nold)
 {
-	struct replicaset *only = NULL;
+	const struct replicaset *only = NULL;
 	size_t active = 0, i;
 
 	if (new_rs == NULL && nold == 0)
 		return NULL;
-	xqsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
 	for (i = 0; i < nold; i++)
 		if (rs_replicas(old[i]) > 0) {
 			active++;
@@ -525,32 +647,47 @@ find_active_or_latest(struct replicaset *new_rs, struct replicaset **old,
 	return active == 1 ? only : NULL;
 }
 
-static void
-scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
-      size_t nold)
+/* scale() (§7): the resizes of a scaling event. `old` is newest first,
+ * as Kubernetes sorts it (controller.ReplicaSetsByCreationTimestamp
+ * reversed) before it calls FindActiveOrLatest.
+ *  - One active RS (or none): it takes the whole spec.replicas.
+ *  - The new RS is saturated (spec and available = replicas): every old
+ *    RS with replicas goes to 0.
+ *  - Otherwise (RollingUpdate only) the difference between maxPods and
+ *    the active RSes' sum is spread in proportion to their sizes
+ *    (getProportion: size * allowed / the max-replicas annotation,
+ *    rounded half away from zero), biggest RS first (on a tie the newer
+ *    when adding, the older when removing), the leftover to the first
+ *    (ReplicaSetsBySizeNewer / BySizeOlder). Example: replicas
+ *    10 -> 15, maxSurge 3, old 8 and new 5, both annotated max-replicas
+ *    13: allowed 18, to_add 5; old 8 * 18 / 13 = 11.08 -> 11 (+3), new
+ *    5 * 18 / 13 = 6.92 -> 7 (+2); nothing left over. */
+static struct resize_list
+scale_decision(const struct deployment *d, const struct replicaset *new_rs,
+	       const struct replicaset *const *old, size_t nold)
 {
-	const struct deployment *d = st->d;
-	struct replicaset *one = find_active_or_latest(new_rs, old, nold);
+	const struct replicaset *one = find_active_or_latest(new_rs, old, nold);
+	struct resize_list l = {0};
 	struct replicaset **act;
 	int64_t allowed, to_add, added = 0, *target;
 	size_t n, i;
 
 	if (one) {
 		if (rs_replicas(one) != deploy_replicas(d))
-			pd_scale_rs_event(st, one, deploy_replicas(d));
-		return;
+			resize_add(&l, one, deploy_replicas(d), false);
+		return l;
 	}
 	if (is_saturated(d, new_rs)) {
 		for (i = 0; i < nold; i++)
 			if (rs_replicas(old[i]) > 0)
-				pd_scale_rs_event(st, old[i], 0);
-		return;
+				resize_add(&l, old[i], 0, false);
+		return l;
 	}
 	if (!deploy_is_rolling(d))
-		return;
+		return l;
 	act = xmalloc((nold + 1) * sizeof(*act));
 	memcpy(act, old, nold * sizeof(*act));
-	act[nold] = new_rs;
+	act[nold] = (struct replicaset *)new_rs;
 	n = pd_active_only(act, nold + 1);
 	allowed =
 	    deploy_replicas(d) > 0 ? deploy_replicas(d) + max_surge(d) : 0;
@@ -573,20 +710,28 @@ scale(struct st *st, struct replicaset *new_rs, struct replicaset **old,
 			target[0] = 0;
 	}
 	for (i = 0; i < n; i++)
-		scale_rs(st, act[i], target[i]);
+		resize_add(&l, act[i], target[i], true);
 	free(target);
 	free(act);
+	return l;
 }
 
-/* sync(): the paused / scaling path (§6). */
+/* sync(): the paused / scaling path (§6): scale() on the RS list (never
+ * creating the new RS), history cleanup only while paused without a
+ * rollback pending, then the status without Progressing changes. */
 static void
 sync_scale(struct st *st)
 {
 	struct replicaset *new_rs, **old;
 	size_t nold;
 
+	struct resize_list l;
+
 	pd_get_all_rs(st, false, &new_rs, &old, &nold);
-	scale(st, new_rs, old, nold);
+	xqsort(old, nold, sizeof(*old), rs_cmp_creation_rev);
+	l = scale_decision(st->d, new_rs, rs_ro(old), nold);
+	pd_apply_resizes(st, &l);
+	resize_list_release(&l);
 	if (st->d->spec.paused &&
 	    !strmap_get(&st->d->metadata.annotations, ANN_ROLLBACK_TO))
 		pd_cleanup_deployment(st, old, nold);
@@ -596,56 +741,94 @@ sync_scale(struct st *st)
 
 /* ---- the sync (§6) ---- */
 
+/* isScalingEvent's test: an active RS (old or new) whose desired-replicas
+ * annotation differs from spec.replicas, i.e. spec.replicas changed since
+ * the RS was last scaled. Example: old RS at 8 annotated 10, new at 5;
+ * spec.replicas set to 15: a scaling event, so the step is scale(), not
+ * a rollout step. */
 static bool
-is_scaling_event(struct st *st)
+scaling_event(const struct deployment *d, const struct replicaset *new_rs,
+	      const struct replicaset *const *old, size_t nold)
 {
-	struct replicaset *new_rs, **old;
-	size_t nold, i;
 	int64_t desired;
-	bool r = false;
+	size_t i;
 
-	pd_get_all_rs(st, false, &new_rs, &old, &nold);
-	for (i = 0; i <= nold && !r; i++) {
-		struct replicaset *rs = i < nold ? old[i] : new_rs;
+	for (i = 0; i <= nold; i++) {
+		const struct replicaset *rs = i < nold ? old[i] : new_rs;
 
 		if (rs == NULL || rs_replicas(rs) == 0)
 			continue;
 		if (int_annotation(&rs->metadata.annotations,
 				   ANN_DESIRED_REPLICAS, &desired) &&
-		    desired != deploy_replicas(st->d))
-			r = true;
+		    desired != deploy_replicas(d))
+			return true;
 	}
+	return false;
+}
+
+/* isScalingEvent: takes the RS list (which syncs the new RS's revision,
+ * as Kubernetes' getAllReplicaSetsAndSyncRevision(false) does) and
+ * tests it. */
+static bool
+is_scaling_event(struct st *st)
+{
+	struct replicaset *new_rs, **old;
+	size_t nold;
+	bool r;
+
+	pd_get_all_rs(st, false, &new_rs, &old, &nold);
+	r = scaling_event(st->d, new_rs, rs_ro(old), nold);
 	free(old);
 	return r;
 }
 
-/* checkPausedConditions (§12). */
-static void
-check_paused_conditions(struct st *st)
+/* checkPausedConditions (§12)'s decision: the Progressing reason to set
+ * (DeploymentPaused when paused, DeploymentResumed when resumed after a
+ * pause), or NULL: nothing without a deadline, nothing once the deadline
+ * was exceeded (a timed-out rollout stays timed out while paused), and
+ * nothing when the condition already says it. */
+static const char *
+paused_condition(const struct deployment *d)
 {
-	struct deployment *d = st->d;
 	const struct condition *c;
 	bool paused_cond;
 
 	if (!deploy_has_progress_deadline(d))
-		return;
+		return NULL;
 	c = condition_get(&d->status.conditions, "Progressing");
 	if (c && c->reason && !strcmp(c->reason, REASON_TIMED_OUT))
-		return;
+		return NULL;
 	paused_cond = c && c->reason && !strcmp(c->reason, REASON_PAUSED);
-	if (d->spec.paused && !paused_cond) {
-		set_condition(&d->status.conditions, "Progressing", "Unknown",
-			      REASON_PAUSED, "Deployment is paused",
-			      st->in->now);
-		pd_write_status(st);
-	} else if (!d->spec.paused && paused_cond) {
-		set_condition(&d->status.conditions, "Progressing", "Unknown",
-			      REASON_RESUMED, "Deployment is resumed",
-			      st->in->now);
-		pd_write_status(st);
-	}
+	if (d->spec.paused && !paused_cond)
+		return REASON_PAUSED;
+	if (!d->spec.paused && paused_cond)
+		return REASON_RESUMED;
+	return NULL;
 }
 
+/* checkPausedConditions (§12): sets the condition decided above (status
+ * Unknown: a paused Deployment neither progresses nor fails). */
+static void
+check_paused_conditions(struct st *st)
+{
+	const char *reason = paused_condition(st->d);
+
+	if (reason == NULL)
+		return;
+	set_condition(&st->d->status.conditions, "Progressing", "Unknown",
+		      reason,
+		      !strcmp(reason, REASON_PAUSED) ? "Deployment is paused"
+						     : "Deployment is resumed",
+		      st->in->now);
+	pd_write_status(st);
+}
+
+/* syncDeployment (deployment_controller.go), in Kubernetes' order:
+ * an empty selector selects every pod and is refused (only the
+ * observedGeneration is written); claim; a deleting Deployment only
+ * syncs its status; paused conditions; then the first of: paused ->
+ * scale only; a rollback annotation -> rollback; a scaling event ->
+ * scale(); else the strategy's rollout step. */
 static void
 sync_deployment(struct st *st)
 {
@@ -694,6 +877,9 @@ sync_deployment(struct st *st)
 		pd_rollout_recreate(st);
 }
 
+/* The entry point: out owns a copy of the Deployment and of every RS
+ * the step touches; the RSes cleanupDeployment deleted are released
+ * here, after the step, so that pointers stay valid during it. */
 void
 plan_deploy(const struct plan_deploy_in *in, struct plan_deploy_out *out)
 {

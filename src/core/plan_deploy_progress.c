@@ -9,54 +9,81 @@
 #include "deploy_util.h"
 #include "kinds.h"
 #include "plan_deploy_int.h"
+#include "xalloc.h"
 
 /* ---- status (§10, §11) ---- */
 
-static int64_t
-snap_of(const struct st *st, const struct replicaset *rs)
-{
-	size_t i;
+/* The step's RS list as the status reads it: the live owned RSes, oldest
+ * first, and their sizes when the step's RS list was taken (invariant 2
+ * of plan_deploy.c; the current sizes when it was not taken). The arrays
+ * are the caller's to free. */
+struct live_view {
+	struct replicaset **rs;
+	int64_t *spec;
+	size_t n;
+};
 
-	for (i = 0; i < st->out->nrs; i++)
-		if (st->out->rs[i] == rs)
-			return st->have_snap ? st->snap[i] : rs_replicas(rs);
-	return rs_replicas(rs);
+static struct live_view
+live_view(struct st *st)
+{
+	struct live_view v;
+	size_t i, k;
+
+	v.n = pd_live_rs(st, NULL, &v.rs);
+	v.spec = xmalloc((v.n + 1) * sizeof(*v.spec));
+	for (i = 0; i < v.n; i++) {
+		v.spec[i] = rs_replicas(v.rs[i]);
+		for (k = 0; st->have_snap && k < st->out->nrs; k++)
+			if (st->out->rs[k] == v.rs[i])
+				v.spec[i] = st->snap[k];
+	}
+	return v;
 }
 
-/* calculateStatus over the step's RS list (all live owned RSes). */
 static void
-calculate_status(struct st *st, const struct replicaset *new_rs,
-		 struct deployment_status *ns)
+live_view_release(struct live_view *v)
 {
-	const struct deployment *d = st->d;
-	struct replicaset **all;
-	size_t n = pd_live_rs(st, NULL, &all), i;
-	int64_t spec = 0;
+	free(v->rs);
+	free(v->spec);
+}
+
+/* calculateStatus over the step's RS list. unavailableReplicas is the
+ * desired count minus the available one, never below 0: with 13 desired
+ * (old 10 + new 3) and 10 available it is 3, although spec.replicas is
+ * 10. Available is True while available >= minAvailable (replicas -
+ * maxUnavailable: 8 of 10 with 25%). */
+void
+pd_calculate_status(const struct deployment *d,
+		    const struct replicaset *const *live, const int64_t *spec,
+		    size_t n, const struct replicaset *new_rs, dtime now,
+		    struct deployment_status *ns)
+{
+	int64_t desired = 0;
+	size_t i;
 
 	for (i = 0; i < n; i++)
-		spec += snap_of(st, all[i]);
+		desired += spec[i];
 	memset(ns, 0, sizeof(*ns));
 	ns->observed_generation = d->metadata.generation;
-	ns->replicas = rs_live_sum(all, n);
+	ns->replicas = rs_live_sum(rs_rw(live), n);
 	ns->updated_replicas = new_rs ? new_rs->status.replicas : 0;
-	ns->ready_replicas = rs_ready_sum(all, n);
-	ns->available_replicas = rs_available_sum(all, n);
-	ns->unavailable_replicas = spec - ns->available_replicas;
+	ns->ready_replicas = rs_ready_sum(rs_rw(live), n);
+	ns->available_replicas = rs_available_sum(rs_rw(live), n);
+	ns->unavailable_replicas = desired - ns->available_replicas;
 	if (ns->unavailable_replicas < 0)
 		ns->unavailable_replicas = 0;
 	ns->collision_count = d->status.collision_count;
 	for (i = 0; i < d->status.conditions.n; i++)
 		condition_append(&ns->conditions, &d->status.conditions.v[i]);
 	if (ns->available_replicas >= deploy_replicas(d) - max_unavailable(d))
-		set_condition(
-		    &ns->conditions, "Available", "True", REASON_MIN_AVAILABLE,
-		    "Deployment has minimum availability.", st->in->now);
+		set_condition(&ns->conditions, "Available", "True",
+			      REASON_MIN_AVAILABLE,
+			      "Deployment has minimum availability.", now);
 	else
 		set_condition(&ns->conditions, "Available", "False",
 			      REASON_MIN_UNAVAILABLE,
 			      "Deployment does not have minimum availability.",
-			      st->in->now);
-	free(all);
+			      now);
 }
 
 static const struct schema *
@@ -81,63 +108,80 @@ commit_status(struct st *st, struct deployment_status *ns)
 	return true;
 }
 
-/* requeueStuckDeployment (§11.5). */
-static void
-requeue_stuck(struct st *st, const struct deployment_status *ns)
+/* requeueStuckDeployment (§11.5): when to look again so that the
+ * deadline is noticed without an event, or -1 for no requeue (no
+ * deadline, no Progressing condition yet, complete, or timed out
+ * already). The deadline is lastUpdateTime + progressDeadlineSeconds;
+ * under a second away means now (0, with back-off), else one second
+ * past it. Example: deadline 600 s, last update at 12:00:00, now
+ * 12:09:58.750: 1.25 s left, requeue after 2.25 s; at 12:09:59.500
+ * (0.5 s left) requeue now. */
+static int64_t
+requeue_after(const struct deployment *d, const struct deployment_status *ns,
+	      dtime now)
 {
-	const struct deployment *d = st->d;
 	const struct condition *c =
 	    condition_get(&d->status.conditions, "Progressing");
 	int64_t after;
 
 	if (!deploy_has_progress_deadline(d) || c == NULL)
-		return;
+		return -1;
 	if (deployment_complete(d, ns) ||
 	    (c->reason && !strcmp(c->reason, REASON_TIMED_OUT)))
-		return;
+		return -1;
 	after = c->last_update_time +
-		DTIME_SEC(d->spec.progress_deadline_seconds.v) - st->in->now;
-	if (after < 1000)
-		st->out->requeue_after_ms = 0;
-	else
-		st->out->requeue_after_ms = after + 1000;
+		DTIME_SEC(d->spec.progress_deadline_seconds.v) - now;
+	return after < 1000 ? 0 : after + 1000;
 }
 
-/* syncRolloutStatus (§11.4). */
-void
-pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
+/* syncRolloutStatus's new status (§11.4): calculateStatus, then the
+ * Progressing condition, decided in this order:
+ *  - no deadline: no Progressing condition at all;
+ *  - already complete (all pods updated, reason NewReplicaSetAvailable):
+ *    left alone, so a finished rollout never times out afterwards;
+ *  - complete now: True, NewReplicaSetAvailable;
+ *  - progressing (more updated, ready or available pods than the
+ *    Deployment's status says, or fewer old ones): True,
+ *    ReplicaSetUpdated, lastUpdateTime now, which restarts the deadline;
+ *    its lastTransitionTime stays when it was True already;
+ *  - timed out (lastUpdateTime + deadline < now, strictly): False,
+ *    ProgressDeadlineExceeded.
+ * Then ReplicaFailure is copied from the new RS, else from the first RS
+ * of the list that has one, else removed. The caller owns *ns. */
+static void
+rollout_status(const struct deployment *d, const struct replicaset *const *live,
+	       const int64_t *spec, size_t n, const struct replicaset *new_rs,
+	       dtime now, struct deployment_status *ns)
 {
-	struct deployment *d = st->d;
-	struct deployment_status ns;
-	const struct condition *cur;
+	const struct condition *cur, *rf = NULL;
 	bool complete_already;
 	const char *name = new_rs ? pd_rs_name(new_rs) : d->metadata.name;
 	const char *what = new_rs ? "ReplicaSet" : "Deployment";
 	char msg[600];
+	size_t i;
 
-	calculate_status(st, new_rs, &ns);
+	pd_calculate_status(d, live, spec, n, new_rs, now, ns);
 	if (!deploy_has_progress_deadline(d))
-		condition_remove(&ns.conditions, "Progressing");
+		condition_remove(&ns->conditions, "Progressing");
 	cur = condition_get(&d->status.conditions, "Progressing");
-	complete_already = ns.replicas == ns.updated_replicas && cur &&
+	complete_already = ns->replicas == ns->updated_replicas && cur &&
 			   cur->reason &&
 			   !strcmp(cur->reason, REASON_NEW_RS_AVAILABLE);
 	if (deploy_has_progress_deadline(d) && !complete_already) {
-		if (deployment_complete(d, &ns)) {
+		if (deployment_complete(d, ns)) {
 			snprintf(msg, sizeof(msg),
 				 "%s \"%s\" has successfully progressed.", what,
 				 name);
-			set_condition(&ns.conditions, "Progressing", "True",
-				      REASON_NEW_RS_AVAILABLE, msg,
-				      st->in->now);
-		} else if (deployment_progressing(d, &ns)) {
+			set_condition(&ns->conditions, "Progressing", "True",
+				      REASON_NEW_RS_AVAILABLE, msg, now);
+		} else if (deployment_progressing(d, ns)) {
 			struct condition c = {
 			    .type = "Progressing",
 			    .status = "True",
 			    .reason = REASON_RS_UPDATED,
 			    .message = msg,
-			    .last_update_time = st->in->now,
-			    .last_transition_time = st->in->now,
+			    .last_update_time = now,
+			    .last_transition_time = now,
 			};
 
 			snprintf(msg, sizeof(msg), "%s \"%s\" is progressing.",
@@ -146,41 +190,51 @@ pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 				if (cur->status && !strcmp(cur->status, "True"))
 					c.last_transition_time =
 					    cur->last_transition_time;
-				condition_remove(&ns.conditions, "Progressing");
+				condition_remove(&ns->conditions,
+						 "Progressing");
 			}
 			/* SetDeploymentCondition on a list without it */
-			condition_append(&ns.conditions, &c);
-		} else if (deployment_timed_out(d, &ns, st->in->now)) {
+			condition_append(&ns->conditions, &c);
+		} else if (deployment_timed_out(d, ns, now)) {
 			snprintf(msg, sizeof(msg),
 				 "%s \"%s\" has timed out progressing.", what,
 				 name);
-			set_condition(&ns.conditions, "Progressing", "False",
-				      REASON_TIMED_OUT, msg, st->in->now);
+			set_condition(&ns->conditions, "Progressing", "False",
+				      REASON_TIMED_OUT, msg, now);
 		}
 	}
 	/* ReplicaFailure: the new RS's, else any RS's, else none. */
-	{
-		const struct condition *rf = NULL;
-		size_t i;
+	if (new_rs)
+		rf =
+		    condition_get(&new_rs->status.conditions, "ReplicaFailure");
+	for (i = 0; !rf && i < n; i++)
+		rf = condition_get(&live[i]->status.conditions,
+				   "ReplicaFailure");
+	if (rf && rf->status && !strcmp(rf->status, "True"))
+		set_condition(&ns->conditions, "ReplicaFailure", "True",
+			      rf->reason ? rf->reason : "",
+			      rf->message ? rf->message : "", now);
+	else
+		condition_remove(&ns->conditions, "ReplicaFailure");
+}
 
-		if (new_rs)
-			rf = condition_get(&new_rs->status.conditions,
-					   "ReplicaFailure");
-		for (i = 0; !rf && i < st->out->nrs; i++)
-			if (!st->deleted[i])
-				rf = condition_get(
-				    &st->out->rs[i]->status.conditions,
-				    "ReplicaFailure");
-		if (rf && rf->status && !strcmp(rf->status, "True"))
-			set_condition(&ns.conditions, "ReplicaFailure", "True",
-				      rf->reason ? rf->reason : "",
-				      rf->message ? rf->message : "",
-				      st->in->now);
-		else
-			condition_remove(&ns.conditions, "ReplicaFailure");
-	}
-	if (schema_equal(status_schema(), &d->status, &ns)) {
-		requeue_stuck(st, &ns);
+/* syncRolloutStatus (§11.4): writes the new status when it differs;
+ * when it does not, the step may still have to come back for the
+ * deadline (requeueStuckDeployment). */
+void
+pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
+{
+	struct live_view v = live_view(st);
+	struct deployment_status ns;
+	int64_t after;
+
+	rollout_status(st->d, rs_ro(v.rs), v.spec, v.n, new_rs, st->in->now,
+		       &ns);
+	live_view_release(&v);
+	if (schema_equal(status_schema(), &st->d->status, &ns)) {
+		after = requeue_after(st->d, &ns, st->in->now);
+		if (after >= 0)
+			st->out->requeue_after_ms = after;
 		schema_release(status_schema(), &ns);
 		return;
 	}
@@ -191,8 +245,11 @@ pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 void
 pd_sync_deployment_status(struct st *st, const struct replicaset *new_rs)
 {
+	struct live_view v = live_view(st);
 	struct deployment_status ns;
 
-	calculate_status(st, new_rs, &ns);
+	pd_calculate_status(st->d, rs_ro(v.rs), v.spec, v.n, new_rs,
+			    st->in->now, &ns);
+	live_view_release(&v);
 	commit_status(st, &ns);
 }

@@ -42,23 +42,23 @@ pod_owned_by(const struct pod *p, const struct replicaset *rs)
  * shutting down keeps the new one from starting even when its RS
  * already reports 0. The pods are those of the Deployment's selector. */
 static bool
-old_pods_running(struct st *st, const struct replicaset *new_rs,
-		 struct replicaset **old, size_t nold)
+old_pods_running(const struct deployment *d, const struct pod *const *pods,
+		 size_t npods, const struct replicaset *new_rs,
+		 const struct replicaset *const *old, size_t nold)
 {
 	size_t i, j;
 
-	if (rs_live_sum(old, nold) > 0)
+	if (rs_live_sum(rs_rw(old), nold) > 0)
 		return true;
-	for (i = 0; i < st->in->npods; i++) {
-		const struct pod *p = st->in->pods[i];
+	for (i = 0; i < npods; i++) {
+		const struct pod *p = pods[i];
 		const char *phase = p->status.phase ? p->status.phase : "";
 
 		if (new_rs && pod_owned_by(p, new_rs))
 			continue;
 		if (!strcmp(phase, "Failed") || !strcmp(phase, "Succeeded"))
 			continue;
-		if (!selector_matches(st->d->spec.selector,
-				      &p->metadata.labels))
+		if (!selector_matches(d->spec.selector, &p->metadata.labels))
 			continue;
 		for (j = 0; j < nold; j++)
 			if (pod_owned_by(p, old[j]))
@@ -67,20 +67,37 @@ old_pods_running(struct st *st, const struct replicaset *new_rs,
 	return false;
 }
 
-/* rolloutRecreate: one step (see the head of this file). */
+/* scaleDownOldReplicaSetsForRecreate: every old RS with replicas to 0,
+ * in the order of the list (oldest first). */
+static struct resize_list
+recreate_scale_down_old(const struct replicaset *const *old, size_t nold)
+{
+	struct resize_list l = {0};
+	size_t i;
+
+	for (i = 0; i < nold; i++)
+		if (rs_replicas(old[i]) > 0)
+			resize_add(&l, old[i], 0, false);
+	return l;
+}
+
+/* rolloutRecreate: one step (see the head of this file). The decisions
+ * above compute; this applies. */
 void
 pd_rollout_recreate(struct st *st)
 {
 	struct replicaset *new_rs, **old;
-	size_t nold, i;
-	bool scaled = false;
+	struct resize_list l;
+	size_t nold;
+	bool scaled;
 
 	if (pd_get_all_rs(st, false, &new_rs, &old, &nold))
 		return;
-	for (i = 0; i < nold; i++)
-		if (rs_replicas(old[i]) > 0 && pd_scale_rs_event(st, old[i], 0))
-			scaled = true;
-	if (scaled || old_pods_running(st, new_rs, old, nold)) {
+	l = recreate_scale_down_old(rs_ro(old), nold);
+	scaled = pd_apply_resizes(st, &l);
+	resize_list_release(&l);
+	if (scaled || old_pods_running(st->d, st->in->pods, st->in->npods,
+				       new_rs, rs_ro(old), nold)) {
 		pd_sync_rollout_status(st, new_rs);
 		free(old);
 		return;

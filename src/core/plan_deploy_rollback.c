@@ -32,13 +32,85 @@ clear_rollback_to(struct st *st)
 	pd_write_deployment(st);
 }
 
+/* What rollback() decided; every outcome clears the annotation. */
+struct rollback_decision {
+	enum {
+		RB_NO_LAST,   /* revision 0 asked, no previous revision */
+		RB_NOT_FOUND, /* no RS carries the revision asked for */
+		RB_UNCHANGED, /* that RS's template is the current one */
+		RB_ROLL_BACK, /* copy rs's template back to the Deployment */
+	} kind;
+	int64_t target;              /* the revision rolled back to */
+	const struct replicaset *rs; /* RB_UNCHANGED, RB_ROLL_BACK */
+};
+
+/* rollback(): revision 0 means the previous one (LastRevision, the
+ * second highest: with RSes at revisions 3, 5 and 6, the current is 6
+ * and 0 means 5). The first RS (in all[]'s order) at the target revision
+ * decides. all[] may hold NULL. */
+static struct rollback_decision
+rollback_decision(const struct deployment *d,
+		  const struct replicaset *const *all, size_t n)
+{
+	struct rollback_decision r = {.kind = RB_NOT_FOUND};
+	size_t i;
+	int64_t rev;
+
+	pd_rollback_to(d, &r.target);
+	if (r.target == 0) {
+		r.target = last_revision(rs_rw(all), n);
+		if (r.target == 0) {
+			r.kind = RB_NO_LAST;
+			return r;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (all[i] == NULL || rs_revision(all[i], &rev) ||
+		    rev != r.target)
+			continue;
+		r.rs = all[i];
+		r.kind = rs_matches_template(d, all[i]) ? RB_UNCHANGED
+							: RB_ROLL_BACK;
+		return r;
+	}
+	return r;
+}
+
+/* rollbackToTemplate: the Deployment takes rs's template (without the
+ * pod-template-hash label) and rs's annotations, keeping its own
+ * annotations that are never copied (skip_copy_annotation: revision,
+ * last-applied and the like) and dropping the others (setDeployment
+ * AnnotationsTo). */
+static void
+roll_back_to(struct deployment *d, const struct replicaset *rs)
+{
+	struct strmap keep = {0};
+	const struct strmap *ra = &rs->metadata.annotations;
+	size_t k;
+
+	pod_template_release(&d->spec.template);
+	pod_template_copy(&d->spec.template, &rs->spec.template);
+	strmap_del(&d->spec.template.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	for (k = 0; k < d->metadata.annotations.n; k++)
+		if (skip_copy_annotation(d->metadata.annotations.v[k].key))
+			strmap_set(&keep, d->metadata.annotations.v[k].key,
+				   d->metadata.annotations.v[k].value);
+	for (k = 0; k < ra->n; k++)
+		if (!skip_copy_annotation(ra->v[k].key))
+			strmap_set(&keep, ra->v[k].key, ra->v[k].value);
+	strmap_release(&d->metadata.annotations);
+	d->metadata.annotations = keep;
+}
+
+/* rollback (§13.2): decide, then apply: the template copied back (the
+ * next sync rolls it out), an event, the annotation cleared. */
 void
 pd_rollback(struct st *st)
 {
 	struct deployment *d = st->d;
 	struct replicaset *new_rs, **old, **all;
-	size_t nold, i;
-	int64_t target = 0, r;
+	struct rollback_decision r;
+	size_t nold;
 
 	if (pd_get_all_rs(st, true, &new_rs, &old, &nold))
 		return;
@@ -46,65 +118,32 @@ pd_rollback(struct st *st)
 	memcpy(all, old, nold * sizeof(*all));
 	all[nold] = new_rs;
 	free(old);
-	pd_rollback_to(d, &target);
-	if (target == 0) {
-		target = last_revision(all, nold + 1);
-		if (target == 0) {
-			event_add(&st->out->events, "Warning",
-				  "DeploymentRollbackRevisionNotFound",
-				  "Unable to find last revision.");
-			clear_rollback_to(st);
-			free(all);
-			return;
-		}
+	r = rollback_decision(d, rs_ro(all), nold + 1);
+	switch (r.kind) {
+	case RB_NO_LAST:
+		event_add(&st->out->events, "Warning",
+			  "DeploymentRollbackRevisionNotFound",
+			  "Unable to find last revision.");
+		break;
+	case RB_NOT_FOUND:
+		event_add(&st->out->events, "Warning",
+			  "DeploymentRollbackRevisionNotFound",
+			  "Unable to find the revision to rollback to.");
+		break;
+	case RB_UNCHANGED:
+		event_add(&st->out->events, "Warning",
+			  "DeploymentRollbackTemplateUnchanged",
+			  "The rollback revision contains the same "
+			  "template as current deployment \"%s\"",
+			  d->metadata.name);
+		break;
+	case RB_ROLL_BACK:
+		roll_back_to(d, r.rs);
+		event_add(&st->out->events, "Normal", "DeploymentRollback",
+			  "Rolled back deployment \"%s\" to revision %lld",
+			  d->metadata.name, (long long)r.target);
+		break;
 	}
-	for (i = 0; i < nold + 1; i++) {
-		struct replicaset *rs = all[i];
-		size_t k;
-
-		if (rs == NULL || rs_revision(rs, &r) || r != target)
-			continue;
-		if (!rs_matches_template(d, rs)) {
-			struct strmap keep = {0};
-			const struct strmap *ra = &rs->metadata.annotations;
-
-			pod_template_release(&d->spec.template);
-			pod_template_copy(&d->spec.template,
-					  &rs->spec.template);
-			strmap_del(&d->spec.template.metadata.labels,
-				   LABEL_POD_TEMPLATE_HASH);
-			for (k = 0; k < d->metadata.annotations.n; k++)
-				if (skip_copy_annotation(
-					d->metadata.annotations.v[k].key))
-					strmap_set(
-					    &keep,
-					    d->metadata.annotations.v[k].key,
-					    d->metadata.annotations.v[k].value);
-			for (k = 0; k < ra->n; k++)
-				if (!skip_copy_annotation(ra->v[k].key))
-					strmap_set(&keep, ra->v[k].key,
-						   ra->v[k].value);
-			strmap_release(&d->metadata.annotations);
-			d->metadata.annotations = keep;
-			event_add(&st->out->events, "Normal",
-				  "DeploymentRollback",
-				  "Rolled back deployment \"%s\" to revision "
-				  "%lld",
-				  d->metadata.name, (long long)target);
-		} else {
-			event_add(&st->out->events, "Warning",
-				  "DeploymentRollbackTemplateUnchanged",
-				  "The rollback revision contains the same "
-				  "template as current deployment \"%s\"",
-				  d->metadata.name);
-		}
-		clear_rollback_to(st);
-		free(all);
-		return;
-	}
-	event_add(&st->out->events, "Warning",
-		  "DeploymentRollbackRevisionNotFound",
-		  "Unable to find the revision to rollback to.");
 	clear_rollback_to(st);
 	free(all);
 }

@@ -1,6 +1,24 @@
 /* plan_rs.c - Kubernetes' ReplicaSet controller (manageReplicas and
  * calculateStatus) as a pure function, with the ActivePodsWithRanks victim
- * order, LogarithmicScaleDown included (on by default since 1.22). */
+ * order, LogarithmicScaleDown included (on by default since 1.22).
+ *
+ * One step (replica_set.go, syncReplicaSet):
+ *  1. sort the namespace's active pods into mine (controller ref to this
+ *     RS) and orphans the selector matches (adopted, then counted mine);
+ *  2. diff = len(mine) - spec.replicas; a deleting RS does neither;
+ *  3. diff < 0: create min(-diff, burstReplicas = 500) pods. The caller
+ *     creates them in slowStartBatch rounds (1, 2, 4, 8, ... pods, see
+ *     ctl/rs.c), stopping at the first failure, so a bad template costs
+ *     one failed create, not 500;
+ *  4. diff > 0: delete the first min(diff, 500) of mine in the victim
+ *     order (ranked_pod_cmp), computed with a partial heap sort;
+ *  5. the status from mine as they were before this step (Kubernetes'
+ *     calculateStatus also runs on the pre-step pod list), and a requeue
+ *     for the moment the next ready pod becomes available.
+ * Example: spec 4, pods a (Running, ready 10 min), b (Pending), c
+ * (Running, not ready), d (Running, ready 5 s), all on one node; spec
+ * lowered to 2: diff 2, victims b (Pending sorts before Running) then c
+ * (not ready before ready); a and d stay. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +31,9 @@
 #include "strmap.h"
 #include "xalloc.h"
 
+/* IsPodActive (controller_utils.go): not Succeeded, not Failed, not being
+ * deleted. Only active pods count towards an RS's size, so a terminating
+ * pod is replaced at once (its replacement may run beside it). */
 bool
 pod_is_active(const struct pod *p)
 {
@@ -28,6 +49,7 @@ ready_cond(const struct pod *p)
 	return condition_get(&p->status.conditions, "Ready");
 }
 
+/* IsPodReady: the Ready condition is True. */
 bool
 pod_is_ready(const struct pod *p)
 {
@@ -36,6 +58,8 @@ pod_is_ready(const struct pod *p)
 	return c && c->status && !strcmp(c->status, "True");
 }
 
+/* When the pod last became ready (or not): the Ready condition's
+ * lastTransitionTime, the start of minReadySeconds. */
 dtime
 pod_ready_time(const struct pod *p)
 {
@@ -44,6 +68,9 @@ pod_ready_time(const struct pod *p)
 	return c ? c->last_transition_time : DTIME_UNSET;
 }
 
+/* IsPodAvailable: ready, and for longer than minReadySeconds, strictly:
+ * with minReadySeconds 5 and Ready since 12:00:00, available from just
+ * after 12:00:05 (12:00:05.000 itself is not). */
 bool
 pod_is_available(const struct pod *p, int64_t min_ready_seconds, dtime now)
 {
@@ -57,7 +84,13 @@ pod_is_available(const struct pod *p, int64_t min_ready_seconds, dtime now)
 	return t != DTIME_UNSET && t + DTIME_SEC(min_ready_seconds) < now;
 }
 
-/* floor(log2(now - t)) in nanoseconds, -1 if not in the past. */
+/* floor(log2(now - t)) in nanoseconds, -1 if not in the past: the
+ * bucket LogarithmicScaleDown compares instead of the raw time, so that
+ * pods of about the same age tie and fall through to the uid, spreading
+ * deletions randomly among them instead of always taking the newest.
+ * Example: ready 600 s and 1000 s ago are both in bucket 39 (2^39 ns is
+ * about 550 s, 2^40 ns about 1100 s); 1500 s ago is bucket 40. dtime is
+ * in milliseconds, hence the * 1000000. */
 static int64_t
 log_rank(dtime t, dtime now)
 {
@@ -68,7 +101,8 @@ log_rank(dtime t, dtime now)
 	return 63 - __builtin_clzll((unsigned long long)d);
 }
 
-/* afterOrZero: a zero time sorts first, then the later one. */
+/* afterOrZero: a zero time sorts first, then the later one (the newer
+ * pod is deleted first). */
 static int
 after_or_zero(dtime a, dtime b)
 {
@@ -77,7 +111,10 @@ after_or_zero(dtime a, dtime b)
 	return a > b ? -1 : 1;
 }
 
-/* Compares two times by logarithmic bucket, then uid (LogarithmicScaleDown). */
+/* Compares two times by logarithmic bucket, then uid (LogarithmicScaleDown).
+ * Without a reference time (x->now unset, as in tests that rank without
+ * a clock) it is afterOrZero on the raw times. Kubernetes' comparator
+ * is the same: the higher bucket (older) sorts later. */
 static int
 cmp_time_log(const struct ranked_pod *x, const struct ranked_pod *y, dtime ti,
 	     dtime tj)
@@ -92,6 +129,9 @@ cmp_time_log(const struct ranked_pod *x, const struct ranked_pod *y, dtime ti,
 	return diff < 0 ? -1 : 1;
 }
 
+/* A victim candidate from its facts; `rank` is the number of related
+ * active pods on its node (getPodsRankedByRelatedPods). The caller owns
+ * the facts, which must outlive rp (rp->uid points into them). */
 void
 ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
 		      int64_t rank, dtime now)
@@ -109,6 +149,7 @@ ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
 	rp->uid = pod_facts_uid(f);
 }
 
+/* The same from a pod (tests and callers without facts). */
 void
 ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 		dtime now)
@@ -121,6 +162,12 @@ ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 	rp->uid = p->metadata.uid ? p->metadata.uid : "";
 }
 
+/* ActivePodsWithRanks.Less (controller_utils.go): the pod that sorts first
+ * is deleted first. Each rule is a tie-break of the one before; rule 5
+ * spreads pods over nodes (a node running 3 of them loses one before a
+ * node running 1); rules 6 and 8 use the log buckets above. A total
+ * order: the final tie-break by name makes the victims independent of
+ * the order pods were listed in. */
 int
 ranked_pod_cmp(const void *a, const void *b)
 {
@@ -163,6 +210,9 @@ ranked_pod_cmp(const void *a, const void *b)
 		      y->pod->metadata.name ? y->pod->metadata.name : "");
 }
 
+/* Max-heap of ranked_pod_cmp: h[0] is the pod that would be deleted
+ * last among the k kept so far, so it is the one a better candidate
+ * replaces. */
 static void
 sift_down(struct ranked_pod *h, size_t n, size_t i)
 {
@@ -400,6 +450,8 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 			mine[nmine++] = f;
 		}
 	}
+	/* manageReplicas: the diff is capped at burstReplicas either way;
+	 * the rest waits for the next step (the world changed by then). */
 	want = rs->spec.replicas.set ? rs->spec.replicas.v : 1;
 	diff = (int64_t)nmine - want;
 	if (rs->metadata.deletion_timestamp != DTIME_UNSET)
@@ -425,6 +477,10 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 			fully++;
 		if (f->ready) {
 			ready++;
+			/* available: ready for > minReadySeconds; else
+			 * requeue 1 ms after it will be (the earliest of
+			 * them), as Kubernetes' AddAfter(minReadySeconds)
+			 * does, so availability shows without an event. */
 			if (rs->spec.min_ready_seconds == 0 ||
 			    (f->ready_time != DTIME_UNSET &&
 			     f->ready_time +
