@@ -17,6 +17,7 @@
 #include "expand.h"
 #include "log.h"
 #include "pidlog.h"
+#include "pod_status.h"
 #include "podlog.h"
 #include "portalloc.h"
 #include "probe.h"
@@ -26,10 +27,6 @@
 #include "secexec.h"
 #include "strbuf.h"
 #include "xalloc.h"
-
-#define BACKOFF_START_MS 10000
-#define BACKOFF_MAX_MS   300000
-#define BACKOFF_RESET_MS 600000
 
 struct rpod;
 struct rcont;
@@ -50,37 +47,22 @@ struct prober {
 	uv_timer_t *timer;
 	struct ticket *inflight;
 	uint64_t pool_id; /* scheduled on the probe thread (probe_pool.h) */
-	int64_t successes, failures;
+	struct probe_tally tally;
 	UT_hash_handle hh; /* in runtime.by_probe_id, while pool_id != 0 */
 };
 
 struct rcont {
 	struct rpod *pod;
 	const struct container *spec; /* in pod->pod */
+	struct ctr m;                 /* its state machine (pod_status.h) */
 	uv_poll_t *watch;             /* its pidfd, while it runs */
 	bool child;                   /* ours (else adopted): reaped */
-	bool running;
-	int pid; /* also its process group */
+	int pid;                      /* also its process group */
 	uint64_t start_ticks;
-	bool started_ever;
-	dtime started_at;
-	int64_t restarts;
-	/* the last termination */
-	bool terminated;
-	int64_t exit_code;
-	int64_t signal;
-	dtime term_started, term_finished;
-	const char *lost; /* why its exit status is unknown (static), or NULL */
-	/* waiting */
-	const char *waiting; /* reason, static, or NULL */
-	char *waiting_msg;
-	uv_timer_t *backoff;
-	int64_t backoff_ms;
+	uv_timer_t *backoff; /* BACKOFF or PORT_WAIT: the timer of the state */
 	struct container_port_list ports; /* declared, with host ports */
 	struct prober probes[PK_N];
-	bool ready;         /* readiness (or running, without a probe) */
-	bool started;       /* startup probe passed (or none) */
-	uv_timer_t *killer; /* SIGKILL after a liveness kill's grace */
+	uv_timer_t *killer; /* KILLING: SIGKILL after the grace period */
 };
 
 struct rpod {
@@ -317,8 +299,8 @@ is_exec(const char *path)
 	       S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-static void set_waiting(struct rcont *c, const char *reason, const char *msg);
 static void on_pidfd(uv_poll_t *h, int status, int events);
+static int cont_step(struct rcont *c, const struct ctr_event *ev);
 
 /* ---- probes ---- */
 
@@ -349,7 +331,7 @@ prober_stop(struct prober *p)
 		p->inflight = NULL;
 	}
 	p->spec = NULL;
-	p->successes = p->failures = 0;
+	p->tally = (struct probe_tally){0};
 }
 
 static void
@@ -381,7 +363,7 @@ on_probe_tick(uv_timer_t *t)
 	enum probe_type type;
 	size_t i, k = 0;
 
-	if (p->inflight || !c->running)
+	if (p->inflight || !ctr_runs(c->m.state))
 		return; /* the previous check is still running */
 	if (sp->exec && sp->exec->command.n) {
 		type = PROBE_EXEC;
@@ -445,7 +427,7 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	p->c = c;
 	p->kind = kind;
 	p->spec = sp;
-	p->successes = p->failures = 0;
+	p->tally = (struct probe_tally){0};
 	if (rt->pool && !(sp->exec && sp->exec->command.n) &&
 	    (sp->http_get || sp->tcp_socket)) {
 		struct probe_pool_spec ps = {
@@ -475,62 +457,24 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	uv_timer_start(p->timer, on_probe_tick, delay, period ? period : 1000);
 }
 
-/* Readiness and liveness start once the startup probe has passed. */
+/* CA_START_PROBES: readiness and liveness, those declared, once the
+ * startup probe has passed (or at once without one). */
 static void
-probers_after_startup(struct rcont *c)
+probers_start_run(struct rcont *c)
 {
-	c->started = true;
 	if (c->spec->readiness_probe)
 		prober_start(c, PK_READINESS, c->spec->readiness_probe);
-	else
-		c->ready = true;
 	if (c->spec->liveness_probe)
 		prober_start(c, PK_LIVENESS, c->spec->liveness_probe);
 }
 
-static void
-probers_start(struct rcont *c)
+/* The grace period of a kill after a failed probe: the probe's own
+ * terminationGracePeriodSeconds, else the pod's, else 30 s. */
+static int64_t
+probe_grace(const struct rcont *c, const struct probe *sp)
 {
-	c->ready = false;
-	c->started = false;
-	if (c->spec->startup_probe)
-		prober_start(c, PK_STARTUP, c->spec->startup_probe);
-	else
-		probers_after_startup(c);
-}
-
-static void
-on_killer(uv_timer_t *t)
-{
-	struct rcont *c = t->data;
-
-	if (c->running)
-		kill(-c->pid, SIGKILL);
-}
-
-/* A failed liveness or startup probe: stop the container (it restarts
- * by its policy, from the exit callback). */
-static void
-kill_container(struct rcont *c, const struct probe *sp, const char *what)
-{
-	int64_t grace =
-	    opt(&sp->termination_grace_period_seconds,
-		opt(&c->pod->pod.spec.termination_grace_period_seconds, 30));
-
-	log_info("agent: %s/%s container %s: %s probe failed, restarting",
-		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
-		 c->spec->name, what);
-	prober_stop(&c->probes[PK_STARTUP]);
-	prober_stop(&c->probes[PK_READINESS]);
-	prober_stop(&c->probes[PK_LIVENESS]);
-	c->ready = false;
-	if (!c->running || c->killer)
-		return;
-	kill(-c->pid, grace > 0 ? SIGTERM : SIGKILL);
-	c->killer = xcalloc(1, sizeof(*c->killer));
-	uv_timer_init(c->pod->rt->cfg.loop, c->killer);
-	c->killer->data = c;
-	uv_timer_start(c->killer, on_killer, (uint64_t)grace * 1000, 0);
+	return opt(&sp->termination_grace_period_seconds,
+		   opt(&c->pod->pod.spec.termination_grace_period_seconds, 30));
 }
 
 static void
@@ -560,52 +504,46 @@ on_pool_result(void *arg, uint64_t id, bool ok, const char *why)
 		probe_result(p, ok, why);
 }
 
+/* A probe's result, counted against its thresholds (probe_tally_add);
+ * a verdict is an event of the container's state machine. */
 static void
 probe_result(struct prober *p, bool ok, const char *why)
 {
-	struct rcont *c;
-	const struct probe *sp;
-	bool was;
+	struct rcont *c = p->c;
+	const struct probe *sp = p->spec;
+	enum probe_verdict v;
+	struct ctr_event ev = {0};
 
-	c = p->c;
-	sp = p->spec;
 	(void)why;
-	if (ok) {
-		p->successes++;
-		p->failures = 0;
-	} else {
-		p->failures++;
-		p->successes = 0;
-	}
+	v = probe_tally_add(&p->tally, ok, opt(&sp->success_threshold, 1),
+			    opt(&sp->failure_threshold, 3));
+	if (v == PROBE_UNDECIDED)
+		return;
 	switch (p->kind) {
 	case PK_STARTUP:
-		if (ok && p->successes >= opt(&sp->success_threshold, 1)) {
-			prober_stop(p);
-			probers_after_startup(c);
-			notify(c->pod, false);
-		} else if (!ok &&
-			   p->failures >= opt(&sp->failure_threshold, 3)) {
-			kill_container(c, sp, "startup");
-		}
+		ev.type =
+		    v == PROBE_PASSED ? CEV_STARTUP_PASSED : CEV_STARTUP_FAILED;
 		break;
 	case PK_READINESS:
-		was = c->ready;
-		if (ok && p->successes >= opt(&sp->success_threshold, 1))
-			c->ready = true;
-		else if (!ok && p->failures >= opt(&sp->failure_threshold, 3))
-			c->ready = false;
-		if (was != c->ready)
-			notify(c->pod, false);
+		ev.type = v == PROBE_PASSED ? CEV_READY : CEV_UNREADY;
 		break;
 	case PK_LIVENESS:
-		if (!ok && p->failures >= opt(&sp->failure_threshold, 3)) {
-			kill_container(c, sp, "liveness");
-			notify(c->pod, false);
-		}
+		if (v == PROBE_PASSED)
+			return;
+		ev.type = CEV_LIVENESS_FAILED;
 		break;
 	default:
-		break;
+		return;
 	}
+	if (ev.type == CEV_STARTUP_FAILED || ev.type == CEV_LIVENESS_FAILED) {
+		log_info("agent: %s/%s container %s: %s probe failed, "
+			 "restarting",
+			 c->pod->pod.metadata.namespace,
+			 c->pod->pod.metadata.name, c->spec->name,
+			 p->kind == PK_STARTUP ? "startup" : "liveness");
+		ev.grace_s = probe_grace(c, sp);
+	}
+	cont_step(c, &ev);
 }
 
 /* The log of a container (podlog.h). A restart first moves the last
@@ -626,7 +564,7 @@ open_log(struct rcont *c, const struct secspec *sec)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (c->started_ever)
+	if (c->m.ran)
 		rename(path, prev);
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd >= 0 && sec->identity &&
@@ -667,7 +605,7 @@ each_running(void *arg, pidlog_entry_cb cb, void *cb_arg)
 
 	for (p = rt->pods; p; p = p->next)
 		for (i = 0; i < p->n; i++)
-			if (p->c[i].running && p->c[i].pid > 0) {
+			if (ctr_runs(p->c[i].m.state) && p->c[i].pid > 0) {
 				strbuf_reset(&ports);
 				ports_text(&p->c[i], &ports);
 				cb(cb_arg, p->pod.metadata.uid,
@@ -750,23 +688,19 @@ on_rotate(uv_timer_t *t)
 	rotate_logs(t->data);
 }
 
-static void spawn(struct rcont *c);
-
-/* A container waiting for a host port tries again. */
+/* A start that cannot be made: the container waits with the reason
+ * (START_FAILED). */
 static void
-on_port_retry(uv_timer_t *t)
+cont_start_failed(struct rcont *c, const char *reason, const char *msg)
 {
-	struct rcont *c = t->data;
+	struct ctr_event ev = {
+	    .type = CEV_START_FAILED, .reason = reason, .message = msg};
 
-	uv_close((uv_handle_t *)c->backoff, free_handle);
-	c->backoff = NULL;
-	if (c->pod->stopping)
-		return;
-	spawn(c);
-	notify(c->pod, false);
+	log_warn("agent: %s/%s container %s: %s: %s",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 c->spec->name, reason, msg);
+	cont_step(c, &ev);
 }
-
-#define PORT_RETRY_MS 2000
 
 /* Host ports first: with the range exhausted the container waits (and
  * tries again) instead of starting on a port someone else holds. */
@@ -785,11 +719,10 @@ ports_ready(struct rcont *c)
 		 (size_t)(rt->ports.hi - rt->ports.lo + 1) -
 		     portalloc_held(&rt->ports),
 		 (long long)(rt->ports.quarantine / 1000));
-	set_waiting(c, "CreateContainerError", msg);
-	c->backoff = xcalloc(1, sizeof(*c->backoff));
-	uv_timer_init(rt->cfg.loop, c->backoff);
-	c->backoff->data = c;
-	uv_timer_start(c->backoff, on_port_retry, PORT_RETRY_MS, 0);
+	log_warn("agent: %s/%s container %s: CreateContainerError: %s",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 c->spec->name, msg);
+	cont_step(c, &(struct ctr_event){.type = CEV_NO_PORT, .message = msg});
 	return false;
 }
 
@@ -810,7 +743,7 @@ spawn(struct rcont *c)
 
 	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
 			    sizeof(err))) {
-		set_waiting(c, "CreateContainerConfigError", err);
+		cont_start_failed(c, "CreateContainerConfigError", err);
 		return;
 	}
 	if (!ports_ready(c))
@@ -818,9 +751,9 @@ spawn(struct rcont *c)
 	env = build_env(c, &vars);
 	if (s->command.n == 0) {
 		if (!is_exec(s->image)) {
-			set_waiting(c, "CreateContainerConfigError",
-				    "no command, and the image is not an "
-				    "executable path");
+			cont_start_failed(c, "CreateContainerConfigError",
+					  "no command, and the image is not an "
+					  "executable path");
 			goto out;
 		}
 		strlist_push(&argv, s->image); /* the image is the program */
@@ -840,7 +773,7 @@ spawn(struct rcont *c)
 	}
 	fd = open_log(c, &sec);
 	if (fd < 0) {
-		set_waiting(c, "CreateContainerError", strerror(errno));
+		cont_start_failed(c, "CreateContainerError", strerror(errno));
 		goto out;
 	}
 	argv.v = xrealloc(argv.v, (argv.n + 1) * sizeof(char *));
@@ -867,7 +800,7 @@ spawn(struct rcont *c)
 
 		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
 			 o.err && *o.err ? o.err : strerror(r));
-		set_waiting(c, "RunContainerError", msg);
+		cont_start_failed(c, "RunContainerError", msg);
 		goto out;
 	}
 	c->pid = pid;
@@ -876,16 +809,10 @@ spawn(struct rcont *c)
 	uv_poll_init(c->pod->rt->cfg.loop, c->watch, pidfd);
 	c->watch->data = c;
 	uv_poll_start(c->watch, UV_READABLE, on_pidfd);
-	c->running = true;
 	if (proc_start_time(c->pid, &c->start_ticks))
 		c->start_ticks = 0;
+	cont_step(c, &(struct ctr_event){.type = CEV_SPAWNED});
 	journal_started(c);
-	c->started_ever = true;
-	c->started_at = c->pod->rt->cfg.now();
-	c->waiting = NULL;
-	free(c->waiting_msg);
-	c->waiting_msg = NULL;
-	probers_start(c);
 	log_info("agent: started %s/%s container %s, pid %d",
 		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
 		 s->name, c->pid);
@@ -896,28 +823,19 @@ out:
 	strmap_release(&vars);
 }
 
-static void
-set_waiting(struct rcont *c, const char *reason, const char *msg)
-{
-	c->waiting = reason;
-	free(c->waiting_msg);
-	c->waiting_msg = xstrdup(msg);
-	log_warn("agent: %s/%s container %s: %s: %s",
-		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
-		 c->spec->name, reason, msg);
-}
-
 static bool
 pod_idle(const struct rpod *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (p->c[i].running)
+		if (ctr_runs(p->c[i].m.state))
 			return false;
 	return true;
 }
 
+/* The timer of a state (BACKOFF, PORT_WAIT, KILLING) is over: it is
+ * closed, then the state machine hears of it. */
 static void
 on_backoff(uv_timer_t *t)
 {
@@ -925,25 +843,104 @@ on_backoff(uv_timer_t *t)
 
 	uv_close((uv_handle_t *)c->backoff, free_handle);
 	c->backoff = NULL;
-	if (c->pod->stopping)
-		return;
-	c->restarts++;
-	spawn(c);
-	notify(c->pod, false);
+	cont_step(c, &(struct ctr_event){.type = CEV_BACKOFF_DONE});
 }
 
-static void container_exited(struct rcont *c, int64_t status, int sig,
-			     const char *lost);
+static void
+on_port_retry(uv_timer_t *t)
+{
+	struct rcont *c = t->data;
 
-/* Kubernetes' reason and exit code for a container whose end the agent
- * could not see; the messages say which case it was. */
-#define REASON_UNKNOWN "ContainerStatusUnknown"
-#define EXIT_UNKNOWN   137
-static const char lost_while_down[] =
-    "The container could not be located when the agent restarted";
-static const char lost_not_child[] =
-    "The container exited while adopted by the agent; its exit status is "
-    "unknown";
+	uv_close((uv_handle_t *)c->backoff, free_handle);
+	c->backoff = NULL;
+	cont_step(c, &(struct ctr_event){.type = CEV_PORT_RETRY});
+}
+
+static void
+on_killer(uv_timer_t *t)
+{
+	cont_step(t->data, &(struct ctr_event){.type = CEV_GRACE_OVER});
+}
+
+static void
+arm(struct rcont *c, uv_timer_t **t, uv_timer_cb cb, int64_t ms)
+{
+	*t = xcalloc(1, sizeof(**t));
+	uv_timer_init(c->pod->rt->cfg.loop, *t);
+	(*t)->data = c;
+	uv_timer_start(*t, cb, (uint64_t)(ms > 0 ? ms : 0), 0);
+}
+
+/* Where the proxy will add or remove the container's endpoints (the
+ * ready flag flipped, pod_status.h): for now the pod's status carries
+ * readiness, and CA_NOTIFY reports it. */
+static void
+cont_ready_changed(struct rcont *c)
+{
+	(void)c;
+}
+
+/* Carries out the actions of one step, in pod_status.h's order. */
+static void
+cont_apply(struct rcont *c, const struct ctr_out *out)
+{
+	unsigned a = out->actions;
+
+	if (a & CA_CANCEL_TIMER)
+		close_timer(&c->backoff);
+	if (a & CA_STOP_PROBES)
+		probers_stop(c);
+	if (a & CA_STOP_STARTUP)
+		prober_stop(&c->probes[PK_STARTUP]);
+	if (a & CA_STOP_READINESS)
+		prober_stop(&c->probes[PK_READINESS]);
+	if (a & CA_JOURNAL_EXIT)
+		journal_exited(c);
+	if (a & (CA_SIGTERM | CA_SIGKILL))
+		kill(-c->pid, a & CA_SIGKILL ? SIGKILL : SIGTERM);
+	if (a & CA_ARM_KILLER)
+		arm(c, &c->killer, on_killer, out->timer_ms);
+	if (a & CA_ARM_BACKOFF)
+		arm(c, &c->backoff, on_backoff, out->timer_ms);
+	if (a & CA_ARM_PORT)
+		arm(c, &c->backoff, on_port_retry, out->timer_ms);
+	if (a & CA_START_STARTUP)
+		prober_start(c, PK_STARTUP, c->spec->startup_probe);
+	if (a & CA_START_PROBES)
+		probers_start_run(c);
+	if (out->ready_changed)
+		cont_ready_changed(c);
+	if (a & CA_SPAWN)
+		spawn(c);
+	if (a & CA_NOTIFY)
+		notify(c->pod, false);
+}
+
+/* Feeds one event to the container's state machine (pod_status.h) and
+ * carries out what it asks. Returns -1, changing nothing, if the machine
+ * refuses the event in the container's state. */
+static int
+cont_step(struct rcont *c, const struct ctr_event *ev)
+{
+	struct ctr_spec spec = {
+	    .restart = restart_policy_parse(c->pod->pod.spec.restart_policy),
+	    .startup_probe = c->spec->startup_probe != NULL,
+	    .readiness_probe = c->spec->readiness_probe != NULL,
+	    .name = c->spec->name,
+	    .pod = c->pod->pod.metadata.name,
+	};
+	struct ctr_out out;
+
+	if (ctr_step(&c->m, &spec, ev, c->pod->rt->cfg.now(), &out)) {
+		log_debug("agent: %s/%s container %s: %s ignored in %s",
+			  c->pod->pod.metadata.namespace,
+			  c->pod->pod.metadata.name, c->spec->name,
+			  ctr_event_name(ev->type), ctr_state_name(c->m.state));
+		return -1;
+	}
+	cont_apply(c, &out);
+	return 0;
+}
 
 /* A container's process exited (its pidfd is readable). An adopted
  * process is not our child, so its exit status is not ours to read: it is
@@ -952,8 +949,10 @@ static void
 on_pidfd(uv_poll_t *h, int status, int events)
 {
 	struct rcont *c = h->data;
-	int fd = -1, code = EXIT_UNKNOWN, sig = 0;
-	const char *lost = lost_not_child;
+	struct rpod *p = c->pod;
+	int fd = -1, code = CTR_EXIT_UNKNOWN, sig = 0;
+	const char *lost = ctr_lost_not_child;
+	bool stopping = c->m.state == CTR_TERMINATING;
 
 	(void)status;
 	(void)events;
@@ -966,76 +965,17 @@ on_pidfd(uv_poll_t *h, int status, int events)
 	uv_close((uv_handle_t *)h, free_handle);
 	c->watch = NULL;
 	c->child = false;
-	container_exited(c, code, sig, lost);
-}
-
-static void
-container_exited(struct rcont *c, int64_t status, int sig, const char *lost)
-{
-	struct rpod *p = c->pod;
-	const char *policy =
-	    p->pod.spec.restart_policy ? p->pod.spec.restart_policy : "Always";
-	dtime now = p->rt->cfg.now();
-	bool restart;
-
-	c->running = false;
-	journal_exited(c);
-	probers_stop(c);
-	c->ready = false;
-	c->terminated = true;
-	c->exit_code = sig ? 128 + sig : status;
-	c->signal = sig;
-	c->lost = lost;
-	c->term_started = c->started_at;
-	c->term_finished = now;
 	log_info("agent: %s/%s container %s exited (status %lld, signal %d)",
 		 p->pod.metadata.namespace, p->pod.metadata.name, c->spec->name,
-		 (long long)status, sig);
-	if (p->stopping) {
-		if (pod_idle(p)) {
-			if (p->kill) {
-				uv_timer_stop(p->kill);
-				uv_close((uv_handle_t *)p->kill, free_handle);
-				p->kill = NULL;
-			}
-			notify(p, true);
-		}
-		return;
+		 (long long)code, sig);
+	cont_step(c, &(struct ctr_event){.type = CEV_EXIT,
+					 .status = code,
+					 .signal = sig,
+					 .lost = lost});
+	if (stopping && pod_idle(p)) {
+		close_timer(&p->kill);
+		notify(p, true);
 	}
-	restart = !strcmp(policy, "Always") ||
-		  (!strcmp(policy, "OnFailure") && c->exit_code != 0);
-	if (restart) {
-		/* The first restart is immediate; then 10 s doubling to
-		 * 5 min, reset after 10 min of running. */
-		if (now - c->started_at >= BACKOFF_RESET_MS)
-			c->backoff_ms = 0;
-		if (c->backoff_ms == 0) {
-			c->backoff_ms = BACKOFF_START_MS;
-			c->restarts++;
-			spawn(c);
-		} else {
-			char msg[300];
-
-			snprintf(
-			    msg, sizeof(msg),
-			    "back-off %llds restarting failed container=%s "
-			    "pod=%s",
-			    (long long)(c->backoff_ms / 1000), c->spec->name,
-			    p->pod.metadata.name);
-			c->waiting = "CrashLoopBackOff";
-			free(c->waiting_msg);
-			c->waiting_msg = xstrdup(msg);
-			c->backoff = xcalloc(1, sizeof(*c->backoff));
-			uv_timer_init(p->rt->cfg.loop, c->backoff);
-			c->backoff->data = c;
-			uv_timer_start(c->backoff, on_backoff,
-				       (uint64_t)c->backoff_ms, 0);
-			c->backoff_ms *= 2;
-			if (c->backoff_ms > BACKOFF_MAX_MS)
-				c->backoff_ms = BACKOFF_MAX_MS;
-		}
-	}
-	notify(p, false);
 }
 
 static void
@@ -1123,6 +1063,7 @@ new_rpod(struct runtime *rt, const struct pod *pod)
 	for (i = 0; i < p->n; i++) {
 		p->c[i].pod = p;
 		p->c[i].spec = &p->pod.spec.containers.v[i];
+		ctr_init(&p->c[i].m);
 		alloc_ports(&p->c[i], status_of(pod, p->c[i].spec->name));
 	}
 	p->start_time =
@@ -1144,8 +1085,7 @@ runtime_ensure(struct runtime *rt, const struct pod *pod)
 	if (p->stopping)
 		return -1;
 	for (i = 0; i < p->n; i++)
-		if (!p->c[i].started_ever && !p->c[i].running &&
-		    !p->c[i].waiting)
+		if (p->c[i].m.state == CTR_CREATING)
 			spawn(&p->c[i]);
 	return 0;
 }
@@ -1180,44 +1120,52 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 
 		if (cs == NULL)
 			continue;
-		c->restarts = cs->restart_count;
+		c->m.restarts = cs->restart_count;
 		if (cs->state.terminated) {
 			const struct state_terminated *t = cs->state.terminated;
+			struct ctr_event ev = {
+			    .type = CEV_RESTORED_EXITED,
+			    .status = t->exit_code,
+			    .signal = t->signal,
+			    .started_at = t->started_at,
+			    .finished_at = t->finished_at,
+			};
 
-			c->started_ever = c->terminated = true;
-			c->exit_code = t->exit_code;
-			c->signal = t->signal;
-			c->term_started = t->started_at;
-			c->term_finished = t->finished_at;
-			if (t->reason && !strcmp(t->reason, REASON_UNKNOWN))
-				c->lost = t->message && !strcmp(t->message,
-								lost_not_child)
-					      ? lost_not_child
-					      : lost_while_down;
+			if (t->reason && !strcmp(t->reason, CTR_REASON_UNKNOWN))
+				ev.lost =
+				    t->message && !strcmp(t->message,
+							  ctr_lost_not_child)
+					? ctr_lost_not_child
+					: ctr_lost_while_down;
+			cont_step(c, &ev);
 			continue;
 		}
 		if (!cs->state.running ||
 		    parse_id(cs->container_id, &pid, &ticks))
 			continue; /* waiting: ensure() starts it */
-		c->started_ever = true;
 		c->pid = pid;
 		c->start_ticks = ticks;
-		c->started_at = cs->state.running->started_at;
 		fd = proc_adopt(pid, ticks);
 		if (fd < 0) {
 			log_info("agent: %s/%s container %s: pid %d is gone",
 				 pod->metadata.namespace, pod->metadata.name,
 				 c->spec->name, pid);
-			c->running = true; /* so that it exits, by policy */
-			container_exited(c, EXIT_UNKNOWN, 0, lost_while_down);
+			/* it exited while the agent was away: by policy */
+			cont_step(c, &(struct ctr_event){
+					 .type = CEV_ADOPTED_GONE,
+					 .status = CTR_EXIT_UNKNOWN,
+					 .lost = ctr_lost_while_down,
+					 .started_at =
+					     cs->state.running->started_at});
 			continue;
 		}
-		c->running = true;
 		c->watch = xcalloc(1, sizeof(*c->watch));
 		uv_poll_init(rt->cfg.loop, c->watch, fd);
 		c->watch->data = c;
 		uv_poll_start(c->watch, UV_READABLE, on_pidfd);
-		probers_start(c);
+		cont_step(c, &(struct ctr_event){
+				 .type = CEV_ADOPTED,
+				 .started_at = cs->state.running->started_at});
 		log_info("agent: re-adopted %s/%s container %s, pid %d",
 			 pod->metadata.namespace, pod->metadata.name,
 			 c->spec->name, pid);
@@ -1232,11 +1180,12 @@ on_kill(uv_timer_t *t)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (p->c[i].running) {
+		if (ctr_runs(p->c[i].m.state)) {
 			log_info("agent: %s/%s: grace period over, SIGKILL",
 				 p->pod.metadata.namespace,
 				 p->pod.metadata.name);
-			kill(-p->c[i].pid, SIGKILL);
+			cont_step(&p->c[i],
+				  &(struct ctr_event){.type = CEV_GRACE_OVER});
 		}
 }
 
@@ -1278,7 +1227,7 @@ forget(struct runtime *rt, struct rpod *p)
 			portalloc_put(&rt->ports,
 				      (int)p->c[i].ports.v[k].host_port,
 				      rt->cfg.now());
-		free(p->c[i].waiting_msg);
+		ctr_release(&p->c[i].m);
 		schema_release(
 		    &schema_container_status,
 		    &(struct container_status){.ports = p->c[i].ports});
@@ -1294,10 +1243,8 @@ runtime_unready(struct runtime *rt, const char *uid)
 	struct rpod *p = find(rt, uid);
 	size_t i;
 
-	for (i = 0; p && i < p->n; i++) {
-		prober_stop(&p->c[i].probes[PK_READINESS]);
-		p->c[i].ready = false;
-	}
+	for (i = 0; p && i < p->n; i++)
+		cont_step(&p->c[i], &(struct ctr_event){.type = CEV_DRAIN});
 }
 
 bool
@@ -1310,19 +1257,10 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 		return true;
 	if (!p->stopping) {
 		p->stopping = true;
-		for (i = 0; i < p->n; i++) {
-			if (p->c[i].backoff) {
-				uv_timer_stop(p->c[i].backoff);
-				uv_close((uv_handle_t *)p->c[i].backoff,
-					 free_handle);
-				p->c[i].backoff = NULL;
-			}
-			probers_stop(&p->c[i]);
-			p->c[i].ready = false;
-			if (p->c[i].running)
-				kill(-p->c[i].pid,
-				     grace_s > 0 ? SIGTERM : SIGKILL);
-		}
+		for (i = 0; i < p->n; i++)
+			cont_step(&p->c[i],
+				  &(struct ctr_event){.type = CEV_STOP,
+						      .grace_s = grace_s});
 		if (!pod_idle(p)) {
 			p->kill = xcalloc(1, sizeof(*p->kill));
 			uv_timer_init(rt->cfg.loop, p->kill);
@@ -1340,48 +1278,70 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 	return false;
 }
 
-static void
-cond(struct pod_status *st, const char *type, bool ok, dtime now)
-{
-	struct condition *cur = condition_find(&st->conditions, type);
-	const char *s = ok ? "True" : "False";
-	struct condition c = {.type = (char *)type,
-			      .status = (char *)s,
-			      .last_transition_time = now};
-
-	if (cur && cur->status && !strcmp(cur->status, s))
-		return; /* keep its transition time */
-	condition_remove(&st->conditions, type);
-	condition_append(&st->conditions, &c);
-}
-
 static struct state_terminated *
 terminated_of(const struct rcont *c)
 {
 	struct state_terminated *t = xcalloc(1, sizeof(*t));
 	char id[64];
 
-	t->exit_code = c->exit_code;
-	t->signal = c->signal;
-	t->reason = xstrdup(c->lost             ? REASON_UNKNOWN
-			    : c->exit_code == 0 ? "Completed"
-						: "Error");
-	t->message = c->lost ? xstrdup(c->lost) : NULL;
-	t->started_at = c->term_started;
-	t->finished_at = c->term_finished;
+	t->exit_code = c->m.exit_code;
+	t->signal = c->m.signal;
+	t->reason = xstrdup(ctr_terminated_reason(&c->m));
+	t->message = c->m.lost ? xstrdup(c->m.lost) : NULL;
+	t->started_at = c->m.term_started;
+	t->finished_at = c->m.term_finished;
 	snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,
 		 (unsigned long long)c->start_ticks);
 	t->container_id = xstrdup(id);
 	return t;
 }
 
+/* One containerStatus, from what the state machine shows (ctr_report)
+ * and what only the runtime knows: the process id, the host ports. */
+static void
+container_status_of(const struct rcont *c, const struct ctr_report *r,
+		    struct container_status *cs)
+{
+	struct container_status tmp = {.ports = c->ports}, cp;
+	char id[64];
+
+	cs->name = xstrdup(c->spec->name);
+	cs->image = xstrdup(c->spec->image);
+	cs->image_id = xstrdup("");
+	cs->restart_count = c->m.restarts;
+	cs->started.set = true;
+	cs->started.v = r->started;
+	schema_copy(&schema_container_status, &cp, &tmp);
+	cs->ports = cp.ports;
+	cp.ports = (struct container_port_list){0};
+	schema_release(&schema_container_status, &cp);
+	switch (r->shown) {
+	case SHOW_RUNNING:
+		snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,
+			 (unsigned long long)c->start_ticks);
+		cs->container_id = xstrdup(id);
+		cs->state.running = xcalloc(1, sizeof(*cs->state.running));
+		cs->state.running->started_at = c->m.started_at;
+		cs->ready = r->ready;
+		break;
+	case SHOW_WAITING:
+		cs->state.waiting = xcalloc(1, sizeof(*cs->state.waiting));
+		cs->state.waiting->reason = xstrdup(r->reason);
+		cs->state.waiting->message = xstrdup(c->m.waiting_msg);
+		break;
+	default:
+		cs->state.terminated = terminated_of(c);
+		break;
+	}
+	if (r->last_state)
+		cs->last_state.terminated = terminated_of(c);
+}
+
 bool
 runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 {
 	struct rpod *p = find(rt, pod->metadata.uid);
-	bool all_ready = true, any_running = false, all_done = true,
-	     all_ok = true;
-	dtime now = rt->cfg.now();
+	struct ctr_report *r;
 	size_t i;
 
 	if (p == NULL)
@@ -1391,57 +1351,14 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 		schema_release(
 		    &schema_container_status,
 		    &st->container_statuses.v[--st->container_statuses.n]);
+	r = xcalloc(p->n + 1, sizeof(*r));
 	for (i = 0; i < p->n; i++) {
-		struct rcont *c = &p->c[i];
 		struct container_status *cs = anylist_push(
 		    (struct anylist *)&st->container_statuses, sizeof(*cs));
-		char id[64];
 
-		cs->name = xstrdup(c->spec->name);
-		cs->image = xstrdup(c->spec->image);
-		cs->image_id = xstrdup("");
-		cs->restart_count = c->restarts;
-		cs->started.set = true;
-		cs->started.v = c->running && c->started;
-		{
-			struct container_status tmp = {.ports = c->ports}, cp;
-
-			schema_copy(&schema_container_status, &cp, &tmp);
-			cs->ports = cp.ports;
-			cp.ports = (struct container_port_list){0};
-			schema_release(&schema_container_status, &cp);
-		}
-		if (c->running) {
-			snprintf(id, sizeof(id), "drover://%d-%llu", c->pid,
-				 (unsigned long long)c->start_ticks);
-			cs->container_id = xstrdup(id);
-			cs->state.running =
-			    xcalloc(1, sizeof(*cs->state.running));
-			cs->state.running->started_at = c->started_at;
-			cs->ready = c->ready && c->started;
-			any_running = true;
-			all_done = false;
-		} else if (c->waiting || !c->started_ever) {
-			cs->state.waiting =
-			    xcalloc(1, sizeof(*cs->state.waiting));
-			cs->state.waiting->reason = xstrdup(
-			    c->waiting ? c->waiting : "ContainerCreating");
-			cs->state.waiting->message = xstrdup(c->waiting_msg);
-			all_done = false;
-		} else {
-			cs->state.terminated = terminated_of(c);
-			if (c->exit_code != 0)
-				all_ok = false;
-		}
-		if (c->terminated && !cs->state.terminated)
-			cs->last_state.terminated = terminated_of(c);
-		if (!cs->ready)
-			all_ready = false;
+		ctr_report(&p->c[i].m, &r[i]);
+		container_status_of(&p->c[i], &r[i], cs);
 	}
-	free(st->phase);
-	st->phase = xstrdup(any_running ? "Running"
-			    : all_done  ? (all_ok ? "Succeeded" : "Failed")
-					: "Pending");
 	free(st->host_ip);
 	st->host_ip = xstrdup("127.0.0.1");
 	free(st->pod_ip);
@@ -1454,10 +1371,8 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 	}
 	if (!st->start_time)
 		st->start_time = p->start_time;
-	cond(st, "PodScheduled", true, now);
-	cond(st, "Initialized", true, now);
-	cond(st, "ContainersReady", all_ready && p->n, now);
-	cond(st, "Ready", all_ready && p->n, now);
+	pod_status_derive(st, r, p->n, rt->cfg.now());
+	free(r);
 	return true;
 }
 
@@ -1475,7 +1390,7 @@ known(struct runtime *rt, const char *uid, int pid)
 	size_t i;
 
 	for (i = 0; p && i < p->n; i++)
-		if (p->c[i].running && p->c[i].pid == pid)
+		if (ctr_runs(p->c[i].m.state) && p->c[i].pid == pid)
 			return true;
 	return false;
 }
