@@ -248,6 +248,18 @@ stopped(struct ctr *c, int64_t grace_s, struct ctr_out *out)
 	c->state = CTR_EXITED;
 }
 
+/* One case per event; each first checks that the table of
+ * pod_status.h has a row for the current state, so that a refused event
+ * leaves the record as it was (out is cleared either way). The numbers in
+ * the comments are the invariants of the header.
+ *
+ * Worked example, a pod deleted while its container is in back-off:
+ *
+ *   BACKOFF --DRAIN--> BACKOFF      CA_STOP_READINESS (nothing runs)
+ *   BACKOFF --STOP---> EXITED       CA_STOP_PROBES | CA_CANCEL_TIMER
+ *
+ * and its status still shows "waiting: CrashLoopBackOff" (9) until the
+ * runtime forgets the pod, which it does at once: nothing of it runs. */
 int
 ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 	 dtime now, struct ctr_out *out)
@@ -259,12 +271,15 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 	out->from = s;
 	switch (ev->type) {
 	case CEV_SPAWNED:
+		/* a start succeeded: whatever it waited for is over */
 		if (s != CTR_CREATING)
 			return -1;
 		set_waiting(c, NULL, NULL);
 		to_started(c, spec, now, out);
 		break;
 	case CEV_START_FAILED:
+		/* 3: no retry; a restart that fails keeps its last run in
+		 * lastState (terminated stays true) */
 		if (s != CTR_CREATING)
 			return -1;
 		set_waiting(c, ev->reason, ev->message);
@@ -279,6 +294,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		out->timer_ms = PORT_RETRY_MS;
 		break;
 	case CEV_PORT_RETRY:
+		/* 1: CREATING only for as long as the SPAWN asked here takes;
+		 * not a restart, so restartCount stays */
 		if (s != CTR_PORT_WAIT)
 			return -1;
 		c->state = CTR_CREATING;
@@ -290,6 +307,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		to_started(c, spec, ev->started_at, out);
 		break;
 	case CEV_ADOPTED_GONE:
+		/* the run the status reported ended unseen: an exit at now of
+		 * a run that started at started_at, restarted by policy */
 		if (s != CTR_CREATING)
 			return -1;
 		c->ran = true;
@@ -297,6 +316,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		exited(c, spec, ev, now, out);
 		break;
 	case CEV_RESTORED_EXITED:
+		/* a load, not a run: the exit code is taken as recorded
+		 * (already 128 + signal for a signal) */
 		if (s != CTR_CREATING)
 			return -1;
 		c->ran = c->terminated = true;
@@ -322,6 +343,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		break;
 	case CEV_READY:
 	case CEV_UNREADY:
+		/* a verdict repeats while results agree (probe_tally_add):
+		 * only a change is news */
 		if (s != CTR_RUNNING)
 			return -1;
 		c->ready = ev->type == CEV_READY;
@@ -329,6 +352,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 			out->actions |= CA_NOTIFY;
 		break;
 	case CEV_LIVENESS_FAILED:
+		/* unlike a failed startup probe, this one is reported at
+		 * once (the pod was ready, maybe) */
 		if (s != CTR_RUNNING)
 			return -1;
 		to_killing(c, ev->grace_s, out);
@@ -352,6 +377,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		out->actions |= CA_SPAWN | CA_NOTIFY;
 		break;
 	case CEV_DRAIN:
+		/* the pod leaves its endpoints before it is stopped; a
+		 * liveness probe goes on until the STOP */
 		c->ready = false;
 		out->actions |= CA_STOP_READINESS;
 		break;
@@ -461,6 +488,14 @@ pod_containers_ready(const struct ctr_report *r, size_t n)
 	return n > 0;
 }
 
+/* Example, with the conditions [PodScheduled, Initialized,
+ * ContainersReady, Ready] all True since t0 and the readiness probe
+ * failing at t1:
+ *
+ *   set ContainersReady False at t1  -> [PS, I, R, CR(False, t1)]
+ *   set Ready False at t1            -> [PS, I, CR(False, t1), R(False, t1)]
+ *   set PodScheduled True at t1      -> unchanged, still t0
+ */
 void
 pod_condition_set(struct condition_list *l, const char *type, bool ok,
 		  dtime now)

@@ -36,28 +36,30 @@
  *   any state --DRAIN--> the same state, not ready
  *   KILLING, TERMINATING --GRACE_OVER--> the same state (SIGKILL)
  *
- * THE TRANSITIONS (ctr_step; the runtime function that feeds the event)
+ * THE TRANSITIONS (ctr_step; the runtime function that feeds the event,
+ * in src/agent/runtime*.c)
  *
- *   event            from                   to                  fed by
- *   ---------------  ---------------------  ------------------  -----------------
- *   SPAWNED          CREATING               STARTING | RUNNING  spawn.c cont_spawn
- *   START_FAILED     CREATING               START_ERROR         spawn.c cont_spawn
- *   NO_PORT          CREATING               PORT_WAIT           spawn.c cont_spawn
- *   PORT_RETRY       PORT_WAIT              CREATING            runtime.c timer
- *   ADOPTED          CREATING               STARTING | RUNNING  restore.c
- *   ADOPTED_GONE     CREATING               as EXIT             restore.c
- *   RESTORED_EXITED  CREATING               EXITED              restore.c
- *   STARTUP_PASSED   STARTING               RUNNING             probe.c
- *   STARTUP_FAILED   STARTING               KILLING             probe.c
- *   READY, UNREADY   RUNNING                RUNNING             probe.c
- *   LIVENESS_FAILED  RUNNING                KILLING             probe.c
- *   GRACE_OVER       KILLING, TERMINATING   (same)              runtime.c timers
- *   EXIT             STARTING..KILLING      CREATING | BACKOFF  runtime.c pidfd
- *                                           | EXITED
- *   EXIT             TERMINATING            EXITED              runtime.c pidfd
- *   BACKOFF_DONE     BACKOFF                CREATING            runtime.c timer
- *   DRAIN            any                    (same)              runtime_unready
- *   STOP             see the diagram        TERMINATING|EXITED  runtime_stop
+ *   event            from                  to                 fed by
+ *   ---------------  --------------------  -----------------  ---------------
+ *   SPAWNED          CREATING              STARTING|RUNNING   cont_spawn
+ *   START_FAILED     CREATING              START_ERROR        cont_spawn
+ *   NO_PORT          CREATING              PORT_WAIT          ports_ready
+ *   PORT_RETRY       PORT_WAIT             CREATING           on_port_retry
+ *   ADOPTED          CREATING              STARTING|RUNNING   runtime_adopt
+ *   ADOPTED_GONE     CREATING              as EXIT            runtime_adopt
+ *   RESTORED_EXITED  CREATING              EXITED             runtime_adopt
+ *   STARTUP_PASSED   STARTING              RUNNING            probe_result
+ *   STARTUP_FAILED   STARTING              KILLING            probe_result
+ *   READY, UNREADY   RUNNING               RUNNING            probe_result
+ *   LIVENESS_FAILED  RUNNING               KILLING            probe_result
+ *   GRACE_OVER       KILLING, TERMINATING  (same)             on_killer,
+ *                                                             on_kill
+ *   EXIT             STARTING, RUNNING,    CREATING|BACKOFF   rt_on_pidfd
+ *                    KILLING               |EXITED
+ *   EXIT             TERMINATING           EXITED             rt_on_pidfd
+ *   BACKOFF_DONE     BACKOFF               CREATING           on_backoff
+ *   DRAIN            any                   (same)             runtime_unready
+ *   STOP             see the diagram       TERMINATING|EXITED runtime_stop
  *
  * Any other (state, event) pair is refused: ctr_step() returns -1 and
  * changes nothing. The runtime never makes one; a test checks that every
@@ -99,13 +101,13 @@
  *
  *   - The proxy (endpoints follow readiness): ctr_out.ready_changed is set
  *     by every step that flips ready (READY, UNREADY, DRAIN, STOP, EXIT,
- *     STARTUP_FAILED, LIVENESS_FAILED); the runtime's cont_ready_changed()
- *     is the one place to add or remove the endpoint.
+ *     STARTUP_FAILED, LIVENESS_FAILED); cont_ready_changed() in
+ *     src/agent/runtime.c is the one place to add or remove the endpoint.
  *   - In-place update of resources or image without restart: a new event
  *     on RUNNING that keeps the state (as READY does) and asks for an
- *     action, carried out in the runtime's cont_apply(); a change that
- *     needs a restart goes RUNNING --STOP-like--> KILLING and restarts
- *     through EXIT like a liveness kill.
+ *     action, carried out in cont_apply() (src/agent/runtime.c); a
+ *     change that needs a restart goes to KILLING as a liveness failure
+ *     does, and starts again through EXIT.
  *
  * Ownership: a struct ctr owns its waiting message; ctr_release() frees
  * it. Everything else it holds is a value or a static string. */
