@@ -69,8 +69,9 @@ pod_idle(const struct rpod *p)
 	return true;
 }
 
-/* The timer of a state (BACKOFF, PORT_WAIT, KILLING) is over: it is
- * closed, then the state machine hears of it. */
+/* The timer of BACKOFF or PORT_WAIT is over: it is closed, then the
+ * state machine hears of it. The killer timer of KILLING (on_killer)
+ * stays until the exit closes it with the probes (CA_STOP_PROBES). */
 static void
 on_backoff(uv_timer_t *t)
 {
