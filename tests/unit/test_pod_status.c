@@ -490,6 +490,19 @@ test_termination(void **state)
 
 /* ---- phase and conditions ---- */
 
+/* condition_remove frees the type it is given: remove by a copy. */
+static void
+release_conditions(struct pod_status *st)
+{
+	char type[64];
+
+	while (st->conditions.n) {
+		snprintf(type, sizeof(type), "%s", st->conditions.v[0].type);
+		condition_remove(&st->conditions, type);
+	}
+	free(st->conditions.v);
+}
+
 /* One container of a pod situation. */
 enum who {
 	RUN_READY,   /* running, ready */
@@ -616,10 +629,7 @@ test_phase_and_conditions(void **state)
 		for (k = 0; k < n; k++)
 			ctr_release(&c[k]);
 		free(st.phase);
-		while (st.conditions.n)
-			condition_remove(&st.conditions,
-					 st.conditions.v[0].type);
-		free(st.conditions.v);
+		release_conditions(&st);
 	}
 }
 
@@ -664,9 +674,7 @@ test_transition_times(void **state)
 
 	ctr_release(&c);
 	free(st.phase);
-	while (st.conditions.n)
-		condition_remove(&st.conditions, st.conditions.v[0].type);
-	free(st.conditions.v);
+	release_conditions(&st);
 }
 
 int
