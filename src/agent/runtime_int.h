@@ -1,0 +1,177 @@
+/* runtime_int.h - what the files of the process runtime share (private
+ * to src/agent/runtime*.c; the agent sees runtime.h only).
+ *
+ * The runtime is cut by job:
+ *
+ *   runtime.c          the pod lifecycle: pods by uid, each container's
+ *                      state machine (pod_status.h) fed by cont_step()
+ *                      and carried out by cont_apply(), exits, stops,
+ *                      the status
+ *   runtime_spawn.c    starting a container's process group: argv, env,
+ *                      working directory, its log file, the journal of
+ *                      started processes, log rotation
+ *   runtime_probe.c    the probes of a container and their verdicts
+ *   runtime_restore.c  live restore: re-adoption and the sweep of
+ *                      processes no pod accounts for
+ *   runtime_ports.c    host ports: allocation, the OS check, reservation
+ *
+ * Every change of a container's state goes through cont_step(): a file
+ * that learns something (an exit, a probe verdict, a failed start)
+ * makes it an event. The named hooks of later features are in runtime.c:
+ * cont_ready_changed() (the proxy: add or remove the endpoint) and
+ * cont_apply() (new actions, e.g. an in-place update of a running
+ * container).
+ *
+ * Ownership: the runtime owns its pods (rt_new_pod, freed by forget in
+ * runtime.c); a pod owns its containers, a container its probers, ports
+ * and timers; libuv handles are freed from their close callback
+ * (rt_free_handle). */
+#ifndef DROVER_AGENT_RUNTIME_INT_H
+#define DROVER_AGENT_RUNTIME_INT_H
+
+#include <uthash.h>
+#include <uv.h>
+
+#include "pidlog.h"
+#include "pod_status.h"
+#include "portalloc.h"
+#include "runtime.h"
+#include "secexec.h"
+#include "strbuf.h"
+#include "strmap.h"
+
+struct rpod;
+struct rcont;
+
+enum probe_kind { PK_STARTUP, PK_READINESS, PK_LIVENESS, PK_N };
+
+/* A check in flight points here; if the prober goes away first the
+ * ticket is cancelled and the callback only frees it. */
+struct ticket {
+	struct prober *p;
+	bool cancelled;
+};
+
+struct prober {
+	struct rcont *c;
+	enum probe_kind kind;
+	const struct probe *spec;
+	uv_timer_t *timer;
+	struct ticket *inflight;
+	uint64_t pool_id; /* scheduled on the probe thread (probe_pool.h) */
+	struct probe_tally tally;
+	UT_hash_handle hh; /* in runtime.by_probe_id, while pool_id != 0 */
+};
+
+struct rcont {
+	struct rpod *pod;
+	const struct container *spec; /* in pod->pod */
+	struct ctr m;                 /* its state machine (pod_status.h) */
+	uv_poll_t *watch;             /* its pidfd, while it runs */
+	bool child;                   /* ours (else adopted): reaped */
+	int pid;                      /* also its process group */
+	uint64_t start_ticks;
+	uv_timer_t *backoff; /* BACKOFF or PORT_WAIT: the timer of the state */
+	struct container_port_list ports; /* declared, with host ports */
+	struct prober probes[PK_N];
+	uv_timer_t *killer; /* KILLING: SIGKILL after the grace period */
+};
+
+struct rpod {
+	struct runtime *rt;
+	struct pod pod; /* the pod as it was started */
+	struct rcont *c;
+	size_t n;
+	bool stopping;
+	uv_timer_t *kill;
+	dtime start_time;
+	struct rpod *prev, *next; /* in runtime.pods */
+	UT_hash_handle hh;        /* in runtime.by_uid */
+};
+
+struct runtime {
+	struct runtime_config cfg;
+	struct rpod *pods;
+	/* The same pods by uid, and the probers scheduled on the probe
+	 * thread by id: an agent of a thousand pods finds one in a hash,
+	 * not a walk of all of them per event and per probe result. */
+	struct rpod *by_uid;
+	struct prober *by_probe_id;
+	uv_timer_t *rotate;
+	struct probe_pool *pool; /* tcpSocket and httpGet probes */
+	uint64_t next_probe_id;
+	struct pidlog *pids;    /* DIR/pids, or NULL if it cannot be opened */
+	struct portalloc ports; /* the host ports this agent hands out */
+};
+
+/* ---- runtime.c: the pod lifecycle ---- */
+
+/* uv_close callback of every handle the runtime allocates. */
+void rt_free_handle(uv_handle_t *h);
+/* Stops and closes *t if set, and clears it. */
+void rt_close_timer(uv_timer_t **t);
+struct rpod *rt_find(struct runtime *rt, const char *uid);
+/* Tells the agent that the pod's status changed (stopped: it is gone). */
+void rt_notify(struct rpod *p, bool stopped);
+/* True if no container of the pod runs. */
+bool pod_idle(const struct rpod *p);
+/* Feeds one event to the container's state machine and carries out the
+ * actions. Returns -1, changing nothing, if the machine refuses it. */
+int cont_step(struct rcont *c, const struct ctr_event *ev);
+/* The pidfd of a running container became readable: it exited. */
+void rt_on_pidfd(uv_poll_t *h, int status, int events);
+/* A pod record for pod (copied), its containers in CREATING, their host
+ * ports taken from pod's status when it reports some. The runtime owns
+ * it. */
+struct rpod *rt_new_pod(struct runtime *rt, const struct pod *pod);
+/* The status of the container called name in pod, or NULL. */
+const struct container_status *rt_status_of(const struct pod *pod,
+					    const char *name);
+
+/* ---- runtime_spawn.c: starting a process ---- */
+
+/* CA_SPAWN: starts the container's process and feeds the outcome back
+ * (SPAWNED, START_FAILED or NO_PORT). */
+void cont_spawn(struct rcont *c);
+/* The environment of a container (NULL-terminated, the caller frees each
+ * string and the array); vars receives every variable. */
+char **rt_build_env(struct rcont *c, struct strmap *vars);
+void rt_journal_exited(const struct rcont *c);
+/* pidlog_compact's walk of the processes running. */
+void rt_each_running(void *arg, pidlog_entry_cb cb, void *cb_arg);
+/* The log rotation timer (every 10 s). */
+void rt_on_rotate(uv_timer_t *t);
+/* Removes the logs of a pod stopped for its deletion. */
+void rt_remove_logs(struct rpod *p);
+
+/* ---- runtime_probe.c: probes ---- */
+
+void prober_start(struct rcont *c, enum probe_kind kind,
+		  const struct probe *sp);
+void prober_stop(struct prober *p);
+/* Every probe of the container, and its killer timer. */
+void probers_stop(struct rcont *c);
+/* CA_START_PROBES: the readiness and liveness probes declared. */
+void probers_start_run(struct rcont *c);
+/* A result of the probe thread (probe_pool.h). */
+void rt_on_pool_result(void *arg, uint64_t id, bool ok, const char *why);
+
+/* ---- runtime_ports.c: host ports ---- */
+
+/* The host ports of a new container: its hostPorts, those prev reports,
+ * else from the agent's range. */
+void ports_alloc(struct rcont *c, const struct container_status *prev);
+/* Fills the ports still missing; false (and NO_PORT fed) if the range
+ * has none left. */
+bool ports_ready(struct rcont *c);
+/* The host port behind a probe's port. */
+int ports_host(const struct rcont *c, const struct intstr *port);
+/* "P1,P2", as the journal records them. */
+void ports_text(const struct rcont *c, struct strbuf *sb);
+/* The agent's range from cfg, the warning about the ephemeral range and
+ * the quarantine of the last run's ports. */
+void rt_ports_init(struct runtime *rt);
+/* Returns the container's host ports to the allocator. */
+void ports_release(struct rcont *c);
+
+#endif

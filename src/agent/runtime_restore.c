@@ -1,0 +1,184 @@
+/* runtime_restore.c - live restore: the pods that ran before this
+ * agent started are taken back (a process is re-adopted only if its pid
+ * and start time still match, through a pidfd; one that died meanwhile
+ * is an exit for the state machine), and the processes that no pod
+ * accounts for are killed (the sweep). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "runtime_int.h"
+#include "xalloc.h"
+
+/* "drover://PID-STARTTICKS" */
+static int
+parse_id(const char *id, int *pid, uint64_t *ticks)
+{
+	unsigned long long t;
+
+	if (id == NULL || sscanf(id, "drover://%d-%llu", pid, &t) != 2)
+		return -1;
+	*ticks = t;
+	return 0;
+}
+
+bool
+runtime_adopt(struct runtime *rt, const struct pod *pod)
+{
+	struct rpod *p = rt_find(rt, pod->metadata.uid);
+	size_t i;
+
+	if (p)
+		return true;
+	p = rt_new_pod(rt, pod);
+	for (i = 0; i < p->n; i++) {
+		struct rcont *c = &p->c[i];
+		const struct container_status *cs =
+		    rt_status_of(pod, c->spec->name);
+		int pid, fd = -1;
+		uint64_t ticks;
+
+		if (cs == NULL)
+			continue;
+		c->m.restarts = cs->restart_count;
+		if (cs->state.terminated) {
+			const struct state_terminated *t = cs->state.terminated;
+			struct ctr_event ev = {
+			    .type = CEV_RESTORED_EXITED,
+			    .status = t->exit_code,
+			    .signal = t->signal,
+			    .started_at = t->started_at,
+			    .finished_at = t->finished_at,
+			};
+
+			if (t->reason && !strcmp(t->reason, CTR_REASON_UNKNOWN))
+				ev.lost =
+				    t->message && !strcmp(t->message,
+							  ctr_lost_not_child)
+					? ctr_lost_not_child
+					: ctr_lost_while_down;
+			cont_step(c, &ev);
+			continue;
+		}
+		if (!cs->state.running ||
+		    parse_id(cs->container_id, &pid, &ticks))
+			continue; /* waiting: ensure() starts it */
+		c->pid = pid;
+		c->start_ticks = ticks;
+		fd = proc_adopt(pid, ticks);
+		if (fd < 0) {
+			log_info("agent: %s/%s container %s: pid %d is gone",
+				 pod->metadata.namespace, pod->metadata.name,
+				 c->spec->name, pid);
+			/* it exited while the agent was away: by policy */
+			cont_step(c, &(struct ctr_event){
+					 .type = CEV_ADOPTED_GONE,
+					 .status = CTR_EXIT_UNKNOWN,
+					 .lost = ctr_lost_while_down,
+					 .started_at =
+					     cs->state.running->started_at});
+			continue;
+		}
+		c->watch = xcalloc(1, sizeof(*c->watch));
+		uv_poll_init(rt->cfg.loop, c->watch, fd);
+		c->watch->data = c;
+		uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
+		cont_step(c, &(struct ctr_event){
+				 .type = CEV_ADOPTED,
+				 .started_at = cs->state.running->started_at});
+		log_info("agent: re-adopted %s/%s container %s, pid %d",
+			 pod->metadata.namespace, pod->metadata.name,
+			 c->spec->name, pid);
+	}
+	return true;
+}
+
+struct sweep {
+	struct runtime *rt;
+	bool (*exists)(void *arg, const char *uid);
+	void *arg;
+	int killed;
+};
+
+static bool
+known(struct runtime *rt, const char *uid, int pid)
+{
+	struct rpod *p = rt_find(rt, uid);
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (ctr_runs(p->c[i].m.state) && p->c[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* A process the journal says runs, that no pod's status accounts for:
+ * its pod was deleted while the agent was down, or the agent stopped
+ * between starting it and recording it in the pod's status (a crash), in
+ * which case the container will be started again. Either way it goes:
+ * never two processes for one container. */
+static void
+sweep_one(void *arg, const char *uid, const char *container, int pid,
+	  uint64_t ticks)
+{
+	struct sweep *sw = arg;
+	int fd;
+
+	if (known(sw->rt, uid, pid) || (fd = proc_adopt(pid, ticks)) < 0)
+		return;
+	if (sw->exists(sw->arg, uid))
+		log_info("agent: pid %d (pod %s, container %s) is not in its "
+			 "pod's status: SIGKILL",
+			 pid, uid, container);
+	else
+		log_info("agent: pid %d (container %s) belongs to a deleted "
+			 "pod (%s): SIGKILL",
+			 pid, container, uid);
+	kill(-pid, SIGKILL);
+	close(fd);
+	sw->killed++;
+}
+
+/* A service process found writing to a pod log of this node: the start
+ * of a process can be cut short between the exec and its journal line
+ * (a crash of the agent), so the journal alone may miss it. */
+static void
+sweep_writer(void *arg, pid_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+	char ns[256], pod[256], uid[128], container[256];
+	uint64_t ticks;
+
+	/* <ns>_<pod>_<uid>_<container>.log (podlog.h) */
+	if (sscanf(base, "%255[^_]_%255[^_]_%127[^_]_%255[^.]", ns, pod, uid,
+		   container) != 4 ||
+	    proc_start_time(pid, &ticks))
+		return;
+	sweep_one(arg, uid, container, (int)pid, ticks);
+}
+
+static void
+each_after_sweep(void *arg, pidlog_entry_cb cb, void *cb_arg)
+{
+	rt_each_running(((struct sweep *)arg)->rt, cb, cb_arg);
+}
+
+int
+runtime_sweep(struct runtime *rt, bool (*exists)(void *arg, const char *uid),
+	      void *arg)
+{
+	struct sweep sw = {rt, exists, arg, 0};
+
+	if (pidlog_running(rt->cfg.log_dir, sweep_one, &sw))
+		log_warn("agent: cannot read %s/pids", rt->cfg.log_dir);
+	if (proc_each_writing_under(rt->cfg.log_dir, sweep_writer, &sw))
+		log_warn("agent: cannot read /proc");
+	/* What is left to remember: the processes adopted so far. */
+	if (rt->pids && pidlog_compact(rt->pids, each_after_sweep, &sw))
+		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
+	return sw.killed;
+}

@@ -1,0 +1,380 @@
+/* runtime_spawn.c - starting a container's process group: argv from
+ * command and args after $(VAR) expansion, the environment, the working
+ * directory, the securityContext (through the exec helper), stdout and
+ * stderr appended to the container's log file; the journal of started
+ * processes (pidlog.h) and the size rotation of the logs. The outcome of
+ * a start is an event of the container's state machine. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "downward.h"
+#include "expand.h"
+#include "log.h"
+#include "podlog.h"
+#include "proc.h"
+#include "runtime_int.h"
+#include "xalloc.h"
+
+/* The value of a downward-API field for this pod (downward.h): its node
+ * is this agent's, its address the loopback its ports are on. */
+static const char *
+field_ref(struct rpod *p, const char *path)
+{
+	return downward_env_value(&p->pod, path, p->rt->cfg.node_name,
+				  "127.0.0.1");
+}
+
+/* Environment of a container: Kubernetes' order (each value may refer to
+ * the ones before it), then DROVER_IMAGE. vars receives every variable
+ * for the expansion of command and args. */
+char **
+rt_build_env(struct rcont *c, struct strmap *vars)
+{
+	const struct container *s = c->spec;
+	struct strlist out = {0};
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	strmap_set(vars, "PATH",
+		   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:"
+		   "/bin");
+	strmap_set(vars, "HOSTNAME", c->pod->pod.metadata.name);
+	for (i = 0; i < c->ports.n; i++) {
+		char name[128], val[16];
+		size_t k;
+
+		snprintf(val, sizeof(val), "%lld",
+			 (long long)c->ports.v[i].host_port);
+		if (i == 0)
+			strmap_set(vars, "PORT", val);
+		if (c->ports.v[i].name && *c->ports.v[i].name) {
+			snprintf(name, sizeof(name), "PORT_%s",
+				 c->ports.v[i].name);
+			for (k = 0; name[k]; k++)
+				name[k] = name[k] == '-' ? '_'
+					  : (name[k] >= 'a' && name[k] <= 'z')
+					      ? (char)(name[k] - 32)
+					      : name[k];
+			strmap_set(vars, name, val);
+		}
+	}
+	for (i = 0; i < s->env.n; i++) {
+		const struct env_var *e = &s->env.v[i];
+
+		strbuf_reset(&sb);
+		if (e->value_from && e->value_from->field_ref)
+			strbuf_addstr(
+			    &sb,
+			    field_ref(c->pod,
+				      e->value_from->field_ref->field_path
+					  ? e->value_from->field_ref->field_path
+					  : ""));
+		else
+			expand_vars(e->value ? e->value : "", vars, &sb);
+		strmap_set(vars, e->name, sb.buf);
+	}
+	strmap_set(vars, "DROVER_IMAGE", s->image ? s->image : "");
+	for (i = 0; i < vars->n; i++) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s=%s", vars->v[i].key, vars->v[i].value);
+		strlist_push(&out, sb.buf);
+	}
+	strbuf_release(&sb);
+	out.v = xrealloc(out.v, (out.n + 1) * sizeof(char *));
+	out.v[out.n] = NULL; /* execve's terminator */
+	return out.v;
+}
+
+static void
+free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return path && path[0] == '/' && stat(path, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+static bool
+is_exec(const char *path)
+{
+	struct stat st;
+
+	return path && path[0] == '/' && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The log of a container (podlog.h). A restart first moves the last
+ * run's log to the .previous.log (`drover logs --previous`). It belongs
+ * to the user the container runs as, mode 0600 (the daemon reads it as
+ * root; `drover logs` goes through the API). */
+static int
+open_log(struct rcont *c, const struct secspec *sec)
+{
+	const struct object_meta *m = &c->pod->pod.metadata;
+	char path[1200], prev[1200];
+	int fd;
+
+	if (podlog_path(path, sizeof(path), c->pod->rt->cfg.log_dir,
+			m->namespace, m->name, m->uid, c->spec->name, false) ||
+	    podlog_path(prev, sizeof(prev), c->pod->rt->cfg.log_dir,
+			m->namespace, m->name, m->uid, c->spec->name, true)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (c->m.ran)
+		rename(path, prev);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0 && sec->identity &&
+	    (fchown(fd, (uid_t)sec->uid, (gid_t)sec->gid) ||
+	     fchmod(fd, 0600))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* The journal of started processes (pidlog.h) stays about as long as the
+ * list of running ones: past this many bytes of history it is rewritten
+ * from that list. */
+#define PIDLOG_COMPACT_BYTES (256 * 1024)
+
+void
+rt_each_running(void *arg, pidlog_entry_cb cb, void *cb_arg)
+{
+	struct runtime *rt = arg;
+	struct strbuf ports = STRBUF_INIT;
+	struct rpod *p;
+	size_t i;
+
+	for (p = rt->pods; p; p = p->next)
+		for (i = 0; i < p->n; i++)
+			if (ctr_runs(p->c[i].m.state) && p->c[i].pid > 0) {
+				strbuf_reset(&ports);
+				ports_text(&p->c[i], &ports);
+				cb(cb_arg, p->pod.metadata.uid,
+				   p->c[i].spec->name, p->c[i].pid,
+				   p->c[i].start_ticks, ports.buf);
+			}
+	strbuf_release(&ports);
+}
+
+static void
+journal_started(const struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	struct strbuf ports = STRBUF_INIT;
+
+	if (rt->pids == NULL)
+		return;
+	ports_text(c, &ports);
+	pidlog_started(rt->pids, c->pod->pod.metadata.uid, c->spec->name,
+		       c->pid, c->start_ticks, ports.buf);
+	strbuf_release(&ports);
+	if (pidlog_size(rt->pids) > PIDLOG_COMPACT_BYTES &&
+	    pidlog_compact(rt->pids, rt_each_running, rt))
+		log_warn("agent: cannot rewrite %s/pids", rt->cfg.log_dir);
+}
+
+void
+rt_journal_exited(const struct rcont *c)
+{
+	if (c->pod->rt->pids)
+		pidlog_exited(c->pod->rt->pids, c->pod->pod.metadata.uid,
+			      c->spec->name);
+}
+
+/* Size rotation, copy-and-truncate: the process keeps its O_APPEND
+ * descriptor and goes on writing at the new end. */
+static void
+rotate_logs(struct runtime *rt)
+{
+	struct rpod *p;
+	size_t i;
+
+	for (p = rt->pods; p; p = p->next)
+		for (i = 0; i < p->n; i++) {
+			char path[1200], old[1300], buf[65536];
+			struct stat st;
+			ssize_t n;
+			int in, out;
+
+			if (podlog_path(
+				path, sizeof(path), rt->cfg.log_dir,
+				p->pod.metadata.namespace, p->pod.metadata.name,
+				p->pod.metadata.uid, p->c[i].spec->name, false))
+				continue;
+			if (stat(path, &st) || st.st_size < RUNTIME_LOG_MAX)
+				continue;
+			snprintf(old, sizeof(old), "%s.1", path);
+			in = open(path, O_RDWR | O_CLOEXEC);
+			out =
+			    open(old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				 0600);
+			if (out >= 0 && fchown(out, st.st_uid, st.st_gid))
+				log_warn("agent: cannot chown %s", old);
+			while (in >= 0 && out >= 0 &&
+			       (n = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)n) != n)
+					break;
+			if (in >= 0 && ftruncate(in, 0) != 0)
+				log_warn("agent: cannot truncate %s", path);
+			if (in >= 0)
+				close(in);
+			if (out >= 0)
+				close(out);
+		}
+}
+
+void
+rt_on_rotate(uv_timer_t *t)
+{
+	rotate_logs(t->data);
+}
+
+/* A pod stopped for its deletion: its logs go with it (the API object
+ * is removed right after), as the kubelet removes a deleted pod's. They
+ * would otherwise pile up, a file per container start. */
+void
+rt_remove_logs(struct rpod *p)
+{
+	const struct object_meta *m = &p->pod.metadata;
+	char path[1200];
+	size_t i;
+	int prev;
+
+	for (i = 0; i < p->n; i++)
+		for (prev = 0; prev < 2; prev++)
+			if (podlog_path(path, sizeof(path), p->rt->cfg.log_dir,
+					m->namespace, m->name, m->uid,
+					p->c[i].spec->name, prev) == 0)
+				unlink(path);
+}
+
+/* A start that cannot be made: the container waits with the reason
+ * (START_FAILED). */
+static void
+cont_start_failed(struct rcont *c, const char *reason, const char *msg)
+{
+	struct ctr_event ev = {
+	    .type = CEV_START_FAILED, .reason = reason, .message = msg};
+
+	log_warn("agent: %s/%s container %s: %s: %s",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 c->spec->name, reason, msg);
+	cont_step(c, &ev);
+}
+
+void
+cont_spawn(struct rcont *c)
+{
+	const struct container *s = c->spec;
+	struct strmap vars = {0};
+	struct strlist argv = {0};
+	struct strbuf sb = STRBUF_INIT;
+	struct proc_spawn o = {0};
+	struct secspec sec;
+	char **env, path[1024], spec[2048], err[512];
+	const char *image_dir = is_dir(s->image) ? s->image : NULL;
+	size_t i;
+	pid_t pid;
+	int fd, pidfd, r;
+
+	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
+			    sizeof(err))) {
+		cont_start_failed(c, "CreateContainerConfigError", err);
+		return;
+	}
+	if (!ports_ready(c))
+		return;
+	env = rt_build_env(c, &vars);
+	if (s->command.n == 0) {
+		if (!is_exec(s->image)) {
+			cont_start_failed(c, "CreateContainerConfigError",
+					  "no command, and the image is not an "
+					  "executable path");
+			goto out;
+		}
+		strlist_push(&argv, s->image); /* the image is the program */
+	}
+	for (i = 0; i < s->command.n + s->args.n; i++) {
+		const char *a = i < s->command.n ? s->command.v[i]
+						 : s->args.v[i - s->command.n];
+
+		strbuf_reset(&sb);
+		expand_vars(a, &vars, &sb);
+		strlist_push(&argv, sb.buf);
+	}
+	if (image_dir && argv.v[0][0] != '/' && strchr(argv.v[0], '/')) {
+		snprintf(path, sizeof(path), "%s/%s", image_dir, argv.v[0]);
+		free(argv.v[0]);
+		argv.v[0] = xstrdup(path);
+	}
+	fd = open_log(c, &sec);
+	if (fd < 0) {
+		cont_start_failed(c, "CreateContainerError", strerror(errno));
+		goto out;
+	}
+	argv.v = xrealloc(argv.v, (argv.n + 1) * sizeof(char *));
+	argv.v[argv.n] = NULL;
+	o.file = argv.v[0];
+	o.argv = argv.v;
+	o.env = env;
+	o.cwd = s->working_dir && *s->working_dir ? s->working_dir
+		: image_dir                       ? image_dir
+						  : "/";
+	o.out_fd = fd;
+	if (sec.any) { /* through the exec helper (secexec.h) */
+		sec.report = true;
+		secspec_encode(&sec, spec, sizeof(spec));
+		o.helper = "/proc/self/exe";
+		o.helper_arg = spec;
+		o.err = err;
+		o.errlen = sizeof(err);
+	}
+	r = proc_spawn(&o, &pid, &pidfd);
+	close(fd);
+	if (r) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
+			 o.err && *o.err ? o.err : strerror(r));
+		cont_start_failed(c, "RunContainerError", msg);
+		goto out;
+	}
+	c->pid = pid;
+	c->child = true;
+	c->watch = xcalloc(1, sizeof(*c->watch));
+	uv_poll_init(c->pod->rt->cfg.loop, c->watch, pidfd);
+	c->watch->data = c;
+	uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
+	if (proc_start_time(c->pid, &c->start_ticks))
+		c->start_ticks = 0;
+	cont_step(c, &(struct ctr_event){.type = CEV_SPAWNED});
+	journal_started(c);
+	log_info("agent: started %s/%s container %s, pid %d",
+		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
+		 s->name, c->pid);
+out:
+	strbuf_release(&sb);
+	strlist_release(&argv);
+	free_strv(env);
+	strmap_release(&vars);
+}
