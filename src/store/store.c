@@ -30,7 +30,8 @@ struct gone {
 struct hist {
 	enum store_event_type type;
 	struct store_item item;
-	size_t size; /* hist_size(&item) */
+	size_t size;   /* hist_size(&item) */
+	void *decoded; /* store_op.decoded, until in-process watchers had it */
 };
 
 struct store {
@@ -59,6 +60,8 @@ struct store {
 	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
+	void *(*ref)(void *); /* store_set_decoded_refs */
+	void (*unref)(void *);
 };
 
 const char *
@@ -151,6 +154,22 @@ store_labels_decode(const char *text, struct strmap *out)
 
 static void deliver(struct store *s, bool durable);
 
+static void
+drop_decoded(struct store *s, struct hist *h)
+{
+	if (h->decoded && s->unref)
+		s->unref(h->decoded);
+	h->decoded = NULL;
+}
+
+void
+store_set_decoded_refs(struct store *s, void *(*ref)(void *),
+		       void (*unref)(void *))
+{
+	s->ref = ref;
+	s->unref = unref;
+}
+
 /* Everything up to s->rv is in the backend's committed state: durable
  * at once, or once the backend's thread has synced it. */
 static void
@@ -194,8 +213,10 @@ store_free(struct store *s)
 		free(w->ns);
 		free(w);
 	}
-	for (i = 0; i < s->cap; i++)
+	for (i = 0; i < s->cap; i++) {
+		drop_decoded(s, &s->ring[i]);
 		store_item_release(&s->ring[i].item);
+	}
 	free(s->ring);
 	free(s->gone);
 	while (s->nold)
@@ -318,6 +339,7 @@ drop_oldest(struct store *s)
 	struct hist *h = &s->ring[s->head];
 
 	s->bytes -= h->size;
+	drop_decoded(s, h);
 	store_item_release(&h->item);
 	s->head = (s->head + 1) % s->cap;
 	s->len--;
@@ -353,7 +375,8 @@ sweep_dead(struct store *s)
 }
 
 static void
-record(struct store *s, enum store_event_type type, const struct store_item *it)
+record(struct store *s, enum store_event_type type, const struct store_item *it,
+       void *decoded)
 {
 	size_t sz = hist_size(it);
 	struct hist *h;
@@ -371,6 +394,7 @@ record(struct store *s, enum store_event_type type, const struct store_item *it)
 	h->type = type;
 	store_item_copy(&h->item, it);
 	h->size = sz;
+	h->decoded = decoded && s->ref ? s->ref(decoded) : NULL;
 	s->len++;
 	s->bytes += sz;
 }
@@ -402,6 +426,7 @@ deliver(struct store *s, bool durable)
 			break;
 		ev.type = h->type;
 		ev.item = &h->item;
+		ev.decoded = durable ? NULL : h->decoded;
 		for (w = s->watchers; w; w = w->next)
 			if (w->durable == durable && !w->dead &&
 			    w->pos < h->item.rv && watch_matches(w, &h->item))
@@ -431,6 +456,7 @@ rollback(struct store *s)
 		struct hist *h = hist_at(s, s->len - 1);
 
 		s->bytes -= h->size;
+		drop_decoded(s, h);
 		store_item_release(&h->item);
 		s->len--;
 	}
@@ -493,7 +519,7 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 		       op->kind == STORE_OP_CREATE   ? STORE_ADDED
 		       : op->kind == STORE_OP_UPDATE ? STORE_MODIFIED
 						     : STORE_DELETED,
-		       &it);
+		       &it, op->kind == STORE_OP_DELETE ? NULL : op->decoded);
 	}
 	if (!s->deferred) {
 		written(s);
@@ -505,10 +531,23 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 void
 store_deliver(struct store *s)
 {
+	size_t i;
+
 	if (s->shown == s->written)
 		return;
 	s->shown = s->written;
 	deliver(s, false);
+	/* The decoded values have served: the newest first, down to the
+	 * first dropped already. */
+	for (i = s->len; i > 0; i--) {
+		struct hist *h = hist_at(s, i - 1);
+
+		if (h->item.rv > s->shown)
+			continue;
+		if (h->decoded == NULL)
+			break;
+		drop_decoded(s, h);
+	}
 }
 
 void
@@ -755,6 +794,7 @@ watch(struct store *s, const char *resource, const char *ns, int64_t from_rv,
 				break;
 			ev.type = h->type;
 			ev.item = &h->item;
+			ev.decoded = durable ? NULL : h->decoded;
 			cb(arg, &ev);
 		}
 		if (w->pos < (durable ? s->committed : s->shown))
