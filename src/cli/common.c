@@ -177,7 +177,10 @@ dry_free(struct client *c)
 }
 
 static const struct client_ops dry_ops = {
-    dry_request, dry_watch, dry_unwatch, dry_free, NULL,
+    .request = dry_request,
+    .watch = dry_watch,
+    .unwatch = dry_unwatch,
+    .free = dry_free,
 };
 
 struct client *

@@ -14,6 +14,17 @@ client_request(struct client *c, const char *method, const char *path,
 	return c->ops->request(c, method, path, query, content_type, body, out);
 }
 
+int
+client_request_async(struct client *c, const char *method, const char *path,
+		     const char *query, const char *content_type, json_t *body,
+		     client_done_cb cb, void *arg)
+{
+	if (c->ops->request_async == NULL)
+		return -1;
+	return c->ops->request_async(c, method, path, query, content_type, body,
+				     cb, arg);
+}
+
 void
 client_resp_release(struct client_resp *r)
 {

@@ -1,17 +1,48 @@
-/* client_http.h - the HTTP client (libcurl): the CLI's way to the API.
+/* client_http.h - the HTTP client (libcurl): the CLI's way to the API,
+ * and a remote controller's or agent's.
+ *
  * server is a unix socket path or an http:// URL; token is the bearer
- * token for TCP (NULL for none). Requests are synchronous; a watch
- * blocks, calling the callback per event, until the callback returns
- * non-zero (through client_http_watch_stop) or the stream ends. */
+ * token for TCP (NULL for none).
+ *
+ * Without a loop (client_http_new: the CLI) requests are synchronous,
+ * ops->watch is refused, and client_http_watch_blocking blocks, calling
+ * the callback per event, until *stop is set or the stream ends.
+ *
+ * On a loop (client_http_new_on_loop) the client also has request_async
+ * and ops->watch, both on libcurl's multi interface driven by the loop
+ * (uv_poll_t per socket, a uv_timer_t for libcurl's timeouts). A watch's
+ * stream of newline-delimited JSON events is parsed as it arrives, a
+ * line at a time, and each event handed to the callback from the loop;
+ * when the stream ends (timeoutSeconds, the server ended it for lagging,
+ * the server went away) the callback gets NULL; when the server refused
+ * the watch (410 Gone from a resourceVersion older than its history,
+ * 400, 401) it first gets an ERROR event with the server's Status as its
+ * object (client.h). Synchronous requests still work on such a client,
+ * and block the loop while they last.
+ *
+ * Errors: a server that cannot be reached is status 0 with error text
+ * ("cannot reach the drover API at ...: Couldn't connect to server"),
+ * synchronously or in the client_done_cb; a watch that cannot connect
+ * just ends (NULL).
+ *
+ * libcurl is loaded with dlopen on the first client made, so a process
+ * that never makes one (drover serve) never maps it.
+ *
+ * Ownership: the client borrows loop, and copies server and token.
+ * ops->free cancels transfers in flight without calling their callbacks
+ * and closes the handles; the loop must then run once more. */
 #ifndef DROVER_CLIENT_CLIENT_HTTP_H
 #define DROVER_CLIENT_CLIENT_HTTP_H
 
 #include <stdint.h>
+#include <uv.h>
 
 #include "client.h"
 #include "strbuf.h"
 
 struct client *client_http_new(const char *server, const char *token);
+struct client *client_http_new_on_loop(uv_loop_t *loop, const char *server,
+				       const char *token);
 /* s percent-encoded for a query value or a path segment (libcurl's
  * curl_easy_escape: all but A-Z a-z 0-9 - . _ ~); the caller frees it.
  * NULL if libcurl cannot be loaded. */
