@@ -67,9 +67,11 @@ json_t *served_object(const struct store_item *it);
  * of each. false (nothing appended) if the text is not of that shape. */
 bool served_text(const struct store_item *it, struct strbuf *out);
 /* served_object() of a store event's item, decoded once for all the
- * watches that receive the event: a new reference to a shared object,
- * which no one may modify. */
-json_t *event_object(struct api *a, const struct store_item *it);
+ * watches that receive the event (or, in-process, the value the write was
+ * printed from: store_op.decoded, NULL if none): a new reference to a
+ * shared object, which no one may modify. */
+json_t *event_object(struct api *a, const struct store_item *it,
+		     const void *decoded);
 
 /* Handlers. */
 void h_discovery(struct api *a, const struct api_req *req,

@@ -54,6 +54,11 @@ struct conn {
 	/* The first bytes of out still to send that are the watch's initial
 	 * state (not counted in its lag). */
 	size_t exempt;
+	/* uv_hrtime() when the stream last went from nothing to send to
+	 * something (0: it has nothing to send): a client that reads has
+	 * caught up within a loop turn or two, one that does not has been
+	 * behind since long ago. */
+	uint64_t behind_since;
 	uv_timer_t *deadline; /* timeoutSeconds */
 	struct conn *next;    /* in srv->watches */
 	/* an answer held until the turn's group commit (see handler) */
@@ -101,6 +106,7 @@ struct http_server {
 };
 
 static void run_listener(struct listener *l);
+static void enforce_total(struct http_server *s);
 
 static void
 on_timer(uv_timer_t *t)
@@ -223,6 +229,10 @@ run_listener(struct listener *l)
 	 * reaches them (store.h), so the answers still go out. */
 	api_flush(l->srv->cfg.api, NULL);
 	MHD_run(l->d);
+	if (l->srv->lag_total > l->srv->cfg.watch_buffer_total) {
+		enforce_total(l->srv);
+		MHD_run(l->d); /* the ends of the streams it ended */
+	}
 	schedule(l);
 }
 
@@ -332,9 +342,32 @@ cut(struct conn *c)
 	resume(c);
 }
 
+/* Whether MHD has tried to send c's backlog: it has run c's listener
+ * since c fell behind. A burst of events lands in every stream at once,
+ * before any is sent. */
+static bool
+had_a_run(const struct conn *c)
+{
+	return c->behind_since < c->l->run_started;
+}
+
+/* Of two live streams with something to send: one that MHD has tried to
+ * send, then the one whose client has been behind for longer, then the
+ * one with more to send. The client that reads has a fresh backlog, the
+ * one that does not an old one. */
+static bool
+lags_more(const struct conn *a, const struct conn *b)
+{
+	if (had_a_run(a) != had_a_run(b))
+		return had_a_run(a);
+	if (a->behind_since != b->behind_since)
+		return a->behind_since < b->behind_since;
+	return lag(a) > lag(b);
+}
+
 /* While all streams together lag too much: first closes the ended
  * stream that holds most (the rest of an event its client does not
- * take), then ends the live stream that lags most. */
+ * take), then ends the live stream that has been behind the longest. */
 static void
 enforce_total(struct http_server *s)
 {
@@ -344,7 +377,7 @@ enforce_total(struct http_server *s)
 		for (w = s->watches; w; w = w->next) {
 			if (lag(w) == 0)
 				continue;
-			if (!w->ended && (worst == NULL || lag(w) > lag(worst)))
+			if (!w->ended && (worst == NULL || lags_more(w, worst)))
 				worst = w;
 			if (w->ended && (held == NULL || lag(w) > lag(held)))
 				held = w;
@@ -405,11 +438,17 @@ on_watch_line(void *arg, const char *line, size_t len)
 		return 0;
 	}
 	account(c, before);
+	if (before == 0)
+		c->behind_since = uv_hrtime();
 	if (lag(c) > c->l->srv->cfg.watch_buffer && lag(c) > len)
 		overflow(c);
 	else
 		resume(c);
-	enforce_total(c->l->srv);
+	/* The total is enforced after the next MHD_run (run_listener),
+	 * once every client could take its share of the burst; only twice
+	 * the bound is enforced at once. */
+	if (c->l->srv->lag_total > 2 * c->l->srv->cfg.watch_buffer_total)
+		enforce_total(c->l->srv);
 	return c->ended;
 }
 
@@ -423,6 +462,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 	if (c->out_off == c->out.len) {
 		out_drained(c);
 		c->exempt = 0;
+		c->behind_since = 0;
 		account(c, before);
 		if (c->ended)
 			return MHD_CONTENT_READER_END_OF_STREAM;

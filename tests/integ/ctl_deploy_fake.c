@@ -51,6 +51,16 @@ deployment_event(void)
 }
 
 static void
+empty_list(struct client *c, const char *path)
+{
+	json_t *list = json_pack("{s{ss}s[]}", "metadata", "resourceVersion",
+				 "5", "items");
+
+	client_fake_answer(c, "GET", path, 200, list);
+	json_decref(list);
+}
+
+static void
 test_new_deployment_gets_a_replicaset(void **state)
 {
 	uv_loop_t loop;
@@ -68,12 +78,20 @@ test_new_deployment_gets_a_replicaset(void **state)
 	cfg.loop = &loop;
 	cfg.client = c;
 	cfg.now = fixed_now;
-	cfg.deploys = informer_new(c, KIND_DEPLOYMENT);
-	cfg.rss = informer_new(c, KIND_REPLICASET);
-	cfg.pods = informer_new(c, KIND_POD);
-	cfg.nodes = informer_new(c, KIND_NODE);
+	/* The informers list first (empty), then watch from the list. */
+	empty_list(c, "/apis/apps/v1/deployments");
+	empty_list(c, "/apis/apps/v1/replicasets");
+	empty_list(c, "/api/v1/pods");
+	empty_list(c, "/api/v1/nodes");
+	cfg.deploys = informer_new(c, &loop, KIND_DEPLOYMENT);
+	cfg.rss = informer_new(c, &loop, KIND_REPLICASET);
+	cfg.pods = informer_new(c, &loop, KIND_POD);
+	cfg.nodes = informer_new(c, &loop, KIND_NODE);
 	assert_non_null(cfg.deploys);
 	assert_int_equal(client_fake_watches(c), 4);
+	assert_string_equal(
+	    client_fake_request(c, 1)->query,
+	    "watch=true&allowWatchBookmarks=true&resourceVersion=5");
 	d = ctl_deploy_start(&cfg);
 	assert_non_null(d);
 
