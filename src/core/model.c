@@ -5,15 +5,12 @@
  * "jsonName", type, member, flags, sub). The rows follow the order of
  * the fields in Kubernetes' Go types (k8s.io/api/core/v1 and apps/v1
  * types.go), so encoded objects list members in the order `kubectl get
- * -o json` shows them. The order matters in three more places:
- *
- *   - the pod-template-hash is computed over schema_dump() of the
- *     template, which walks these rows in order: reordering, adding or
- *     removing a row under pod_template (object_meta, pod_spec,
- *     container and below) renames every ReplicaSet a Deployment
- *     creates afterwards (existing ones are still found: the new-RS
- *     test compares templates, not hashes);
- *   - the encoder writes members in row order.
+ * -o json` shows them. The order also feeds the pod-template-hash,
+ * computed over schema_dump() of the template, which walks these rows
+ * in order: reordering, adding or removing a row under pod_template
+ * (object_meta, pod_spec, container and below) renames every ReplicaSet
+ * a Deployment creates afterwards (existing ones are still found: the
+ * new-RS test compares templates, not hashes).
  *
  * Flags: O (omitempty) matches the Go json tag: a field tagged
  * `json:"replicas"` without omitempty (ReplicaSetStatus.replicas,
