@@ -191,8 +191,8 @@ dtime_format(dtime t, char *buf)
  * (Go's time.ParseDuration would refuse that; drover accepts it so
  * that a plain number of seconds works). Each number may have a
  * fraction: "1.5h" is 5,400,000 ms, "1m30s" 90,000 ms, "250ms" 250,
- * "90" 90,000. "us" and "ns" are not supported ("1us" fails on the 'u'). Fractions of a
- * millisecond are truncated.
+ * "90" 90,000. "us" and "ns" are not supported ("1us" fails on the
+ * 'u'). Fractions of a millisecond are truncated.
  *
  * The numbers are read with strtod, so what strtod accepts gets through:
  * leading blanks, a sign ("-5s" is -5000, which the caller must refuse

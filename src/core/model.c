@@ -221,9 +221,10 @@ static const struct schema lifecycle_s = SCHEMA(lifecycle, lifecycle_f);
 /* The security contexts. The parts drover's process runtime applies
  * (users, groups, runAsNonRoot, capabilities, privileged,
  * allowPrivilegeEscalation) are interpreted; the rest (SELinux,
- * Windows, seccomp, AppArmor, sysctls) are FT_RAW: kept as canonical JSON, round-tripped and
- * compared, never acted on. The two context pointers are FF_HASHRAW
- * because they were FT_RAW once (schema.c, FT_PTR in schema_dump). */
+ * Windows, seccomp, AppArmor, sysctls) are FT_RAW: kept as canonical
+ * JSON, round-tripped and compared, never acted on. The two context
+ * pointers are FF_HASHRAW because they were FT_RAW once (schema.c,
+ * FT_PTR in schema_dump). */
 static const struct field capabilities_f[] = {
     F(capabilities, "add", FT_STRLIST, add, O, NULL),
     F(capabilities, "drop", FT_STRLIST, drop, O, NULL),
