@@ -1,4 +1,10 @@
-/* action.c - action and event lists. */
+/* action.c - action and event lists: what the planners return for the
+ * caller to apply (actions, in order) and to record (events, Kubernetes'
+ * Event reason and message).
+ *
+ * Ownership: a list owns each action's name and each event's reason and
+ * message; an action's kind and an event's type are borrowed static
+ * strings ("ReplicaSet", "Normal"), never freed. */
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -17,6 +23,9 @@ action_list_release(struct action_list *l)
 	l->n = l->alloc = 0;
 }
 
+/* Appends an action and returns it for the caller to fill in replicas
+ * (create) or from/to (scale); the pointer is valid until the next add.
+ * A NULL name is stored as "". */
 struct action *
 action_add(struct action_list *l, enum action_op op, const char *kind,
 	   const char *name)
@@ -32,6 +41,7 @@ action_add(struct action_list *l, enum action_op op, const char *kind,
 	return a;
 }
 
+/* Indexed by enum action_op: keep the order of the enum. */
 const char *
 action_op_name(enum action_op op)
 {
@@ -41,6 +51,14 @@ action_op_name(enum action_op op)
 	return names[op];
 }
 
+/* One action as `drover plan -o json` prints it:
+ *   {"op":"create","kind":"ReplicaSet","name":"web-f4d48c756",
+ *    "replicas":3}
+ *   {"op":"scale","kind":"ReplicaSet","name":"web-v1","from":10,"to":8}
+ * kind is written unescaped (it is one of drover's kind names); the
+ * name is JSON-escaped. replicas is printed for created ReplicaSets only
+ * (kind starting with 'R', the one such kind); the planners create no
+ * other kind with a count. */
 void
 action_to_json(const struct action *a, struct strbuf *sb)
 {
@@ -69,6 +87,9 @@ event_list_release(struct event_list *l)
 	l->n = l->alloc = 0;
 }
 
+/* Appends an event with a printf-formatted message, e.g. ("Normal",
+ * "ScalingReplicaSet", "Scaled up replica set %s to %lld"), the
+ * reasons and messages of Kubernetes' deployment controller. */
 void
 event_add(struct event_list *l, const char *type, const char *reason,
 	  const char *fmt, ...)

@@ -1,11 +1,38 @@
 /* defaults.c - SetDefaults_* of Kubernetes for Deployment, ReplicaSet, Pod
- * and the pod spec (spec/deployment.md §1). */
+ * and the pod spec (spec/deployment.md §1).
+ *
+ * The Go functions mirrored (pkg/apis/apps/v1/defaults.go and
+ * pkg/apis/core/v1/defaults.go):
+ *
+ *   SetDefaults_Deployment     replicas 1, strategy RollingUpdate with
+ *                              25% / 25%, revisionHistoryLimit 10,
+ *                              progressDeadlineSeconds 600
+ *   SetDefaults_ReplicaSet     replicas 1
+ *   SetDefaults_PodSpec        restartPolicy Always, dnsPolicy
+ *                              ClusterFirst, terminationGracePeriodSeconds
+ *                              30, schedulerName default-scheduler, an
+ *                              empty securityContext
+ *   SetDefaults_Container      terminationMessagePath, -Policy,
+ *                              imagePullPolicy from the image tag
+ *   SetDefaults_ContainerPort  protocol TCP
+ *   SetDefaults_ObjectFieldSelector  fieldRef.apiVersion v1
+ *   SetDefaults_Probe          timeout 1, period 10, success 1, failure 3
+ *   SetDefaults_HTTPGetAction  path "/", scheme HTTP
+ *
+ * Defaulting runs before validation on every create and update (through
+ * the kind registry), so validate.c may assume these fields are set. It
+ * only fills what is absent and never overwrites a value the user wrote;
+ * running it twice changes nothing (idempotent), which matters because
+ * an update re-defaults an already-defaulted stored object. A defaulted
+ * field is part of the pod template, hence of its hash: these values are
+ * the same as Kubernetes' so that a manifest means the same thing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "defaults.h"
 #include "xalloc.h"
 
+/* A Go string field is unset when empty: "" is replaced as NULL is. */
 static void
 def_str(char **s, const char *v)
 {
@@ -15,6 +42,8 @@ def_str(char **s, const char *v)
 	}
 }
 
+/* For *int32 fields in Go (replicas, revisionHistoryLimit, ...) "unset"
+ * is nil, and an explicit 0 stays 0, as here. */
 static void
 def_int(struct opt_int *o, int64_t v)
 {
@@ -24,7 +53,14 @@ def_int(struct opt_int *o, int64_t v)
 	}
 }
 
-/* The image's tag is "latest" or absent: Kubernetes pulls Always. */
+/* The image's tag is "latest" or absent: Kubernetes pulls Always.
+ * A digest ("app@sha256:...") pins the image: IfNotPresent. The tag is
+ * looked for after the last '/', so a registry port is not a tag:
+ *   "nginx"                     -> latest -> Always
+ *   "nginx:1.25"                -> IfNotPresent
+ *   "registry:5000/app"         -> latest -> Always
+ *   "registry:5000/app:2"       -> IfNotPresent
+ * (parsers.ParseImageName in SetDefaults_Container.) */
 static bool
 image_is_latest(const char *image)
 {
@@ -37,6 +73,9 @@ image_is_latest(const char *image)
 	return colon == NULL || strcmp(colon, ":latest") == 0;
 }
 
+/* Difference: Kubernetes' probe fields are plain int32 and it replaces a
+ * 0 by the default ("periodSeconds: 0" becomes 10); here only an absent
+ * field is defaulted and an explicit 0 is kept. */
 static void
 defaults_probe(struct probe *p)
 {
@@ -52,6 +91,10 @@ defaults_probe(struct probe *p)
 	}
 }
 
+/* Shared by the three kinds: a template's spec is defaulted when its
+ * Deployment or ReplicaSet is written, so the pods created from it
+ * already carry the defaults (and an RS copied from a defaulted
+ * Deployment compares equal to it). */
 void
 defaults_pod_spec(struct pod_spec *s)
 {
@@ -68,6 +111,8 @@ defaults_pod_spec(struct pod_spec *s)
 
 		def_str(&c->termination_message_path, "/dev/termination-log");
 		def_str(&c->termination_message_policy, "File");
+		/* "" is kept (validation then refuses it), unlike the
+		 * def_str fields. */
 		if (c->image_pull_policy == NULL)
 			c->image_pull_policy =
 			    xstrdup(image_is_latest(c->image) ? "Always"
@@ -94,6 +139,8 @@ defaults_deployment(struct deployment *d)
 
 	def_int(&s->replicas, 1);
 	def_str(&s->strategy.type, "RollingUpdate");
+	/* The 25% values only for RollingUpdate: a Recreate Deployment
+	 * keeps no rollingUpdate block (validation forbids one). */
 	if (strcmp(s->strategy.type, "RollingUpdate") == 0) {
 		struct rolling_update *ru = s->strategy.rolling_update;
 
@@ -117,6 +164,9 @@ defaults_replicaset(struct replicaset *rs)
 	defaults_pod_spec(&rs->spec.template.spec);
 }
 
+/* The Pending phase is the registry's PrepareForCreate in Kubernetes,
+ * not a default; drover sets it here too so that a pod read from a file
+ * (drover plan) counts as Pending. */
 void
 defaults_pod(struct pod *p)
 {

@@ -1,6 +1,28 @@
 /* downward.c - downward-API field paths of env values: validation and
  * values, as Kubernetes' validateObjectFieldSelector,
- * ConvertDownwardAPIFieldLabel and the kubelet's podFieldSelectorRuntimeValue. */
+ * ConvertDownwardAPIFieldLabel and the kubelet's
+ * podFieldSelectorRuntimeValue.
+ *
+ * Validation is in three layers, as in Kubernetes, and stops at the
+ * first that fails:
+ *   1. apiVersion and fieldPath are required;
+ *   2. the path must convert (ConvertDownwardAPIFieldLabel for v1 pods):
+ *      a known pod field label, or metadata.labels['k'] /
+ *      metadata.annotations['k'] with a subscript;
+ *   3. for env, only the paths of env_paths are supported, and a
+ *      subscript must be a valid label key (annotation keys lowered
+ *      first).
+ * Examples:
+ *   fieldPath: metadata.labels['app']   valid
+ *   fieldPath: status.phase             converts, but "Unsupported value"
+ *                                       for env (layer 3)
+ *   fieldPath: spec.containers['x']     "field label does not support
+ *                                       subscript" (layer 2)
+ *   apiVersion: v2                      "unsupported pod version: v2"
+ *
+ * Values: drover runs pods as host processes, so status.podIP and
+ * status.hostIP (and the plural forms) are the same address, the node's,
+ * which the agent passes in. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +31,9 @@
 #include "strbuf.h"
 #include "strmap.h"
 
+/* validEnvDownwardAPIFieldPathExpressions. Kept sorted: the list is
+ * printed in the "supported values" detail, and Kubernetes prints the
+ * set sorted. */
 static const char *const env_paths[] = {
     "metadata.name",
     "metadata.namespace",
@@ -34,6 +59,7 @@ static const char *const pod_labels[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Whether s is one of set[0..n). */
 static bool
 in(const char *const *set, size_t n, const char *s)
 {
@@ -45,6 +71,12 @@ in(const char *const *set, size_t n, const char *s)
 	return false;
 }
 
+/* SplitMaybeSubscriptedPath: "metadata.labels['app']" -> base
+ * "metadata.labels", key "app". The path must end in "']" and contain
+ * "['" after a non-empty base; the first "['" splits. An empty key
+ * ("metadata.labels['']") splits too, as in Go, and then fails the
+ * label-key check. Parts too long for the buffers are truncated by
+ * snprintf (a 256-byte base is no valid path anyway). */
 bool
 downward_split(const char *path, char *base, size_t nbase, char *key,
 	       size_t nkey)
@@ -62,6 +94,8 @@ downward_split(const char *path, char *base, size_t nbase, char *key,
 	return true;
 }
 
+/* path is the fieldRef's own path ("spec.template.spec.containers[0].
+ * env[1].valueFrom.fieldRef"); errors are appended to errs. */
 void
 downward_validate_env(const struct field_ref *ref, const char *path,
 		      struct fielderr_list *errs)
@@ -132,6 +166,13 @@ or_empty(const char *s)
 	return s ? s : "";
 }
 
+/* The value the agent puts in the environment for a validated path; ""
+ * for what the pod lacks (a missing label is "", as the kubelet gives).
+ * node overrides spec.nodeName when given (the agent knows where it
+ * runs the pod); serviceAccountName defaults to "default", which
+ * Kubernetes' ServiceAccount admission would have written. The result
+ * points into p or is a literal: the caller copies it. Annotations are
+ * looked up with the key as written (only validation lowers it). */
 const char *
 downward_env_value(const struct pod *p, const char *path, const char *node,
 		   const char *ip)

@@ -1,12 +1,32 @@
 /* dtime.c - RFC 3339 parsing and formatting with pure civil-date arithmetic
- * (no libc time functions, so no time zone state). */
+ * (no libc time functions, so no time zone state).
+ *
+ * Representation (dtime.h): int64 milliseconds since 1970-01-01T00:00:00Z,
+ * 0 meaning unset. Milliseconds rather than Kubernetes' whole seconds
+ * (metav1.Time serializes without a fraction) because the planners
+ * compare times strictly: minReadySeconds ends "just after" readiness
+ * plus the delay, and the simulator steps to 1 ms past a deadline; with
+ * seconds those instants would collide. Times Kubernetes writes (whole
+ * seconds) print exactly as Kubernetes prints them; times drover makes
+ * print milliseconds only when they have some. int64 ms covers about
+ * 292 million years, so overflow is not a concern for real dates; the
+ * formatter clamps the year to 0000-9999, the range RFC 3339 can write.
+ *
+ * Why no gmtime/timegm/strptime: they read the TZ environment and locale
+ * state, and the core must be pure and identical on every host
+ * (check-layers forbids them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtime.h"
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms"). The year is shifted to
+ * start in March so that the leap day is the last day of the (shifted)
+ * year; era is a 400-year cycle of 146097 days; 719468 is the day number
+ * of 1970-01-01 counted from 0000-03-01. Examples: 1970-01-01 -> 0,
+ * 2000-03-01 -> 11017, 1969-12-31 -> -1. */
 static int64_t
 days_from_civil(int64_t y, unsigned m, unsigned d)
 {
@@ -21,6 +41,8 @@ days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
+/* The inverse of days_from_civil (same paper): day 0 -> 1970-01-01,
+ * 19723 -> 2024-01-01. */
 static void
 civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
@@ -39,6 +61,7 @@ civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y += *m <= 2;
 }
 
+/* Exactly n decimal digits at s: 0 and the value, or -1. */
 static int
 digits(const char *s, int n, int *out)
 {
@@ -53,6 +76,7 @@ digits(const char *s, int n, int *out)
 	return 0;
 }
 
+/* Gregorian leap years: 2024 and 2000 are leap, 1900 is not. */
 static int
 days_in_month(int y, int m)
 {
@@ -63,6 +87,16 @@ days_in_month(int y, int m)
 	return m == 2 && leap ? 29 : dm[m - 1];
 }
 
+/* The RFC 3339 profile Kubernetes writes and reads: YYYY-MM-DDTHH:MM:SS,
+ * an optional fraction of 1 to 9 digits, then Z or +hh:mm / -hh:mm. The
+ * date is checked (2023-02-29 is refused), the second must be 0-59 (a
+ * leap second 60 is refused, as Go's time.Parse refuses it). "t" and
+ * "z" in lower case are accepted (RFC 3339 §5.6 allows them).
+ *
+ * The offset is subtracted to get UTC: "2026-01-02T03:04:05+02:00" is
+ * 2026-01-02T01:04:05Z. Fraction digits past the third are read and
+ * dropped (truncation, not rounding): ".1239" is 123 ms, ".5" is 500 ms.
+ * *out is written only on success. */
 int
 dtime_parse(const char *s, dtime *out)
 {
@@ -70,6 +104,7 @@ dtime_parse(const char *s, dtime *out)
 	int64_t secs;
 	const char *p;
 
+	/* "2026-01-02T03:04:05Z" is the shortest form: 20 characters. */
 	if (strlen(s) < 20)
 		return -1;
 	if (digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
@@ -92,6 +127,7 @@ dtime_parse(const char *s, dtime *out)
 		}
 		if (nfrac == 0 || nfrac > 9)
 			return -1;
+		/* ".5" -> 5 -> 50 -> 500 ms */
 		while (nfrac < 3) {
 			ms *= 10;
 			nfrac++;
@@ -114,6 +150,13 @@ dtime_parse(const char *s, dtime *out)
 	return 0;
 }
 
+/* Always UTC with "Z". Whole seconds print as "2026-01-02T03:04:05Z"
+ * (what Kubernetes prints for metav1.Time), others with exactly three
+ * digits: "2026-01-02T03:04:05.250Z". C division truncates towards zero,
+ * so times before 1970 are floored by hand: t = -1 ms is
+ * 1969-12-31T23:59:59.999Z (secs -1, ms 999, then day -1 with 86399
+ * seconds left). The "% 100" on each field only tells the compiler the
+ * values fit two digits (they always do); buf needs 25 bytes at most. */
 void
 dtime_format(dtime t, char *buf)
 {
@@ -143,6 +186,17 @@ dtime_format(dtime t, char *buf)
 			 d % 100, rem / 3600 % 100, rem / 60 % 60, rem % 60);
 }
 
+/* A Go-style duration for flags and config: a sequence of number+unit
+ * with units h, m, s, ms, and a bare trailing number meaning seconds
+ * (Go's time.ParseDuration would refuse that; drover accepts it so
+ * that a plain number of seconds works). Each number may have a
+ * fraction: "1.5h" is 5,400,000 ms, "1m30s" 90,000 ms, "250ms" 250,
+ * "90" 90,000. "us" and "ns" are not supported ("1us" fails on the
+ * 'u'). Fractions of a millisecond are truncated.
+ *
+ * The numbers are read with strtod, so what strtod accepts gets through:
+ * leading blanks, a sign ("-5s" is -5000, which the caller must refuse
+ * if it matters), exponents ("1e3ms"), hexadecimal. */
 int64_t
 dtime_parse_duration(const char *s)
 {
@@ -157,6 +211,7 @@ dtime_parse_duration(const char *s)
 		if (end == s)
 			return -1;
 		s = end;
+		/* "ms" before "m": "5ms" is 5, not 5 minutes and an "s". */
 		if (!strncmp(s, "ms", 2)) {
 			total += (int64_t)v;
 			s += 2;

@@ -1,4 +1,20 @@
-/* expand.c - $(VAR) expansion with Kubernetes' exact rules. */
+/* expand.c - $(VAR) expansion with Kubernetes' exact rules.
+ *
+ * The rules of third_party/forked/golang/expansion (expand.go), used by
+ * the kubelet for command, args and env values: with VAR=x defined and
+ * UNSET undefined,
+ *
+ *   "$(VAR)"        -> "x"
+ *   "$$(VAR)"       -> "$(VAR)"   ($$ is an escaped $)
+ *   "$(UNSET)"      -> "$(UNSET)" (kept as written, not emptied)
+ *   "$VAR", "$x"    -> unchanged  (only the parenthesized form expands)
+ *   "a$"            -> "a$"       (a trailing $ is literal)
+ *   "$()"           -> "$()"      (an empty name never expands)
+ *
+ * Expansion is one pass: a value that itself contains "$(OTHER)" is not
+ * expanded again. The caller owns out (appended to) and builds vars in
+ * the order Kubernetes does (earlier env entries visible to later
+ * ones). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +53,10 @@ expand_vars(const char *s, const struct strmap *vars, struct strbuf *out)
 				p = close + 1;
 				continue;
 			}
+			/* Kubernetes emits "$(" and scans on, so a "$$"
+			 * further on would still become "$"; here the whole
+			 * rest is copied, "$$" included (an edge no real
+			 * manifest relies on). */
 			/* no closing paren: the rest is literal */
 			strbuf_addstr(out, p);
 			return;

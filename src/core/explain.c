@@ -1,10 +1,18 @@
-/* explain.c - planner results as readable text. */
+/* explain.c - planner results as readable text: the `-o text` forms of
+ * `drover plan --once` and `--simulate` (README, "drover plan"). The
+ * figures come from the same functions the planners use (max_surge,
+ * max_unavailable, intstr_scaled), never recomputed here, so the text
+ * cannot disagree with the plan it explains. Output is deterministic:
+ * no clock, no locale; the golden tests compare it byte for byte. */
 #include <stdbool.h>
 #include <string.h>
 
 #include "deploy_util.h"
 #include "explain.h"
 
+/* Milliseconds as seconds: 2000 -> "2s", 610001 -> "610.001s", 250 ->
+ * "0.250s". For durations and offsets from the start, which are never
+ * negative. */
 void
 explain_seconds(int64_t ms, struct strbuf *sb)
 {
@@ -15,6 +23,8 @@ explain_seconds(int64_t ms, struct strbuf *sb)
 			    (long long)(ms % 1000));
 }
 
+/* "<what> <raw> → <result>": "maxSurge 3 → 3", "maxSurge 25% of 10 → 3,
+ * rounded up", or "unset → 0" when the field is absent. */
 static void
 explain_one(const char *what, const struct intstr *v, int64_t total,
 	    int64_t result, bool up, const char *indent, struct strbuf *sb)
@@ -32,6 +42,18 @@ explain_one(const char *what, const struct intstr *v, int64_t total,
 	strbuf_addch(sb, '\n');
 }
 
+/* The budget lines of the header, e.g. for 10 replicas at 25% / 25%:
+ *
+ *   maxSurge 25% of 10 → 3, rounded up
+ *   maxUnavailable 25% of 10 → 2, rounded down
+ *   so at most 13 pods and at least 8 available
+ *
+ * The per-field lines show the raw resolution (intstr_scaled); the last
+ * line uses the clamped values (ResolveFenceposts: both 0 makes
+ * unavailable 1; unavailable above replicas is capped), with a line
+ * saying which adjustment applied. For 1 replica at 10% / 10%: surge
+ * 10% of 1 → 1 (up), unavailable 10% of 1 → 0 (down): 2 pods at most,
+ * 1 available at least. */
 void
 explain_budget(const struct deployment *d, const char *indent,
 	       struct strbuf *sb)
@@ -68,6 +90,8 @@ explain_budget(const struct deployment *d, const char *indent,
 		    indent, (long long)(r + s), (long long)(r - u));
 }
 
+/* One action as the timeline's "actions" column shows it, e.g.
+ * "scale ReplicaSet web-v1 10 → 8" (the arrow is UTF-8). */
 void
 explain_action(const struct action *a, struct strbuf *sb)
 {
@@ -95,6 +119,7 @@ explain_action(const struct action *a, struct strbuf *sb)
 	}
 }
 
+/* "Deployment web: RollingUpdate, 10 replicas" and the budget. */
 static void
 header(const struct deployment *d, struct strbuf *sb)
 {
@@ -104,6 +129,9 @@ header(const struct deployment *d, struct strbuf *sb)
 	explain_budget(d, "  ", sb);
 }
 
+/* `drover plan --once -o text`: header, the ordered actions, the events
+ * (type, reason, message), the collision error if any, and the requeue
+ * ("none", or the delay; "0s" is "now, with back-off"). */
 void
 explain_step(const struct deployment *d, const struct plan_deploy_out *o,
 	     struct strbuf *sb)
@@ -136,6 +164,11 @@ explain_step(const struct deployment *d, const struct plan_deploy_out *o,
 	strbuf_addch(sb, '\n');
 }
 
+/* `drover plan --simulate -o text`: header, the readiness assumption,
+ * then one row per step that changed pods, with the pod counts sampled
+ * after the ReplicaSet controller reacted (sim.c), and the result line.
+ * Example row: "        1s     8      8     3     5  scale ReplicaSet
+ * web-v1 8 → 3". */
 void
 explain_sim(const struct deployment *d, const struct sim_opts *opts,
 	    const struct sim_result *r, struct strbuf *sb)

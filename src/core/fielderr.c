@@ -1,4 +1,18 @@
-/* fielderr.c - field error lists and their Kubernetes rendering. */
+/* fielderr.c - field error lists and their Kubernetes rendering.
+ *
+ * The model of k8s.io/apimachinery/pkg/util/validation/field (errors.go):
+ * an error is a type, a field path, the bad value and a detail. The value
+ * is stored already rendered the way Go prints it in Error(): strings
+ * quoted (fielderr_addf_str: "1.5" prints as "\"1.5\""), numbers bare
+ * (fielderr_addf_int), anything else as the caller renders it (a map as
+ * Go's %#v, see validate.c). So
+ *
+ *   spec.replicas: Invalid value: -1: must be greater than or equal to 0
+ *   spec.strategy.rollingUpdate.maxSurge: Invalid value: "1.5": ...
+ *   spec.template.spec.containers[0].image: Required value
+ *
+ * come out byte for byte as kubectl shows them. The list owns every
+ * string (copied in); fielderr_list_release frees them. */
 #include <stdlib.h>
 
 #include "fielderr.h"
@@ -19,6 +33,8 @@ fielderr_list_release(struct fielderr_list *l)
 	l->n = l->alloc = 0;
 }
 
+/* value is the rendered value or NULL (printed "null" for the types that
+ * show one); detail may be NULL or "" for none. */
 void
 fielderr_add(struct fielderr_list *l, enum fielderr_type type,
 	     const char *field, const char *value, const char *detail)
@@ -33,6 +49,8 @@ fielderr_add(struct fielderr_list *l, enum fielderr_type type,
 	e->detail = xstrdup(detail);
 }
 
+/* A string value, quoted and escaped as Go's %q prints it for plain
+ * ASCII; NULL is taken as "" (Go strings have no nil). */
 void
 fielderr_addf_str(struct fielderr_list *l, enum fielderr_type type,
 		  const char *field, const char *value, const char *detail)
@@ -55,6 +73,11 @@ fielderr_addf_int(struct fielderr_list *l, enum fielderr_type type,
 	strbuf_release(&sb);
 }
 
+/* field.Error.Error(): "<path>: <type>[: <value>][: <detail>]". Required,
+ * Forbidden and Too long print no value (Go's ErrorBody omits it for
+ * them); Invalid, Unsupported and Duplicate do. The detail is appended
+ * only when non-empty: a Required error with detail "" is just
+ * "spec.selector: Required value". */
 void
 fielderr_format(const struct fielderr *e, struct strbuf *sb)
 {
@@ -88,6 +111,8 @@ fielderr_format(const struct fielderr *e, struct strbuf *sb)
 		strbuf_addf(sb, ": %s", e->detail);
 }
 
+/* The CauseType string of each error type, as it appears in the
+ * "details.causes[].reason" of the API's 422 Status. */
 const char *
 fielderr_reason(enum fielderr_type type)
 {

@@ -1,4 +1,48 @@
-/* kinds.c - the kind registry (see kinds.h). */
+/* kinds.c - the kind registry (see kinds.h): one row per kind drover
+ * serves, and the lookups over it.
+ *
+ * What each column means and who reads it:
+ *
+ *   group, version, api_version   the API path (/apis/apps/v1/... or
+ *                                 /api/v1/...) and the apiVersion of
+ *                                 manifests: api.c routes a URL with
+ *                                 kind_by_resource(group, version,
+ *                                 plural); codec/object.c and `drover
+ *                                 apply` decode a document with
+ *                                 kind_lookup(apiVersion, kind). Only
+ *                                 these exact versions are served (no
+ *                                 extensions/v1beta1 conversion).
+ *   kind, plural, singular,       names: the resource in URLs and
+ *   short_names                   discovery (h_read.c lists them, so
+ *                                 kubectl's discovery finds "deploy"),
+ *                                 and what the CLI accepts in `drover get
+ *                                 deploy` / `deployments` /
+ *                                 `deployment.apps` (cli/common.c).
+ *   namespaced                    whether the path carries
+ *                                 /namespaces/NS and metadata.namespace
+ *                                 is kept; Node is cluster scoped.
+ *   subresources                  which of /status, /scale, /binding,
+ *                                 /log the router accepts.
+ *   rules                         the registry strategy's write rules
+ *                                 (h_write.c): generation bumps,
+ *                                 annotations through /status, status
+ *                                 kept on create.
+ *   schema, meta_off              the field table (model.c) and where
+ *                                 metadata sits, so generic code can
+ *                                 encode, copy and read names of any
+ *                                 kind.
+ *   field_labels                  the field selectors `?fieldSelector=`
+ *                                 accepts beyond metadata.name and
+ *                                 metadata.namespace (api.c).
+ *   replicas, selector            accessors for /scale and for the
+ *                                 immutable selector check.
+ *   initial_status, grace_period  create and delete hooks (h_write.c).
+ *   defaults, validate            run on every create and update,
+ *                                 defaults first (defaults.c,
+ *                                 validate.c).
+ *
+ * The hooks are small adapters from void * to the typed functions, so
+ * the table stays data and the typed functions keep their types. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +71,8 @@ def_pod(void *o)
 	defaults_pod(o);
 }
 
+/* Nodes are registered by agents with every field they need; drover has
+ * no Node defaults. */
 static void
 def_node(void *o)
 {
@@ -81,7 +127,9 @@ selector_replicaset(const void *o)
 	return ((const struct replicaset *)o)->spec.selector;
 }
 
-/* A pod is Pending until a node runs it (the kubelet's first status). */
+/* A pod is Pending until a node runs it (the kubelet's first status).
+ * Whatever status a client sent on create is dropped first (the status
+ * belongs to the /status writer), then this is applied. */
 static void
 initial_status_pod(void *o)
 {
@@ -90,7 +138,17 @@ initial_status_pod(void *o)
 
 /* A pod on a node is stopped by its agent, within the grace period
  * asked for, else its terminationGracePeriodSeconds, else 30 s; a pod
- * no node runs goes at once. */
+ * no node runs goes at once.
+ *
+ * Kubernetes' pod strategy (CheckGracefulDeleteStrategy): the grace is
+ * the DELETE's gracePeriodSeconds if given, else the pod's
+ * terminationGracePeriodSeconds, else 30; an unscheduled pod is deleted
+ * at once. Example: `kubectl delete pod web-x` on a pod with
+ * terminationGracePeriodSeconds 10 sets deletionTimestamp now + 10 s,
+ * deletionGracePeriodSeconds 10, and the node's agent sends SIGTERM,
+ * then SIGKILL after 10 s, then removes the object. Kubernetes also
+ * deletes a Succeeded or Failed pod at once; drover still hands it to
+ * its agent (which has nothing left to stop). */
 static bool
 grace_period_pod(const void *o, int64_t requested, int64_t *grace)
 {
@@ -106,7 +164,10 @@ grace_period_pod(const void *o, int64_t requested, int64_t *grace)
 }
 
 /* The field labels of each kind (its GetAttrs and
- * AddFieldLabelConversionFunc in Kubernetes). */
+ * AddFieldLabelConversionFunc in Kubernetes; pkg/registry/core/pod
+ * ToSelectableFields for pods). The most used: `spec.nodeName=node-1`,
+ * how an agent watches only its own pods. A label not listed is refused
+ * with Kubernetes' "field label not supported" error. */
 static const char *const pod_fields[] = {"spec.nodeName",
 					 "spec.restartPolicy",
 					 "spec.schedulerName",
@@ -120,7 +181,8 @@ static const char *const pod_fields[] = {"spec.nodeName",
 static const char *const replicaset_fields[] = {"status.replicas", NULL};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
 
-/* Indexed by enum kind_id. */
+/* Indexed by enum kind_id: kinds[KIND_POD].id == KIND_POD, which
+ * kind_by_id relies on. Keep the order of the enum. */
 static const struct kind_info kinds[] = {
     {
 	.id = KIND_DEPLOYMENT,
@@ -201,6 +263,8 @@ static const struct kind_info kinds[] = {
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
+/* The lookups are linear scans: four kinds. All return pointers into the
+ * static table (never freed) or NULL. */
 const struct kind_info *
 kind_lookup(const char *api_version, const char *kind)
 {
@@ -239,12 +303,16 @@ kinds_all(size_t *n)
 	return kinds;
 }
 
+/* The resource as kubectl and error messages name it: "deployments.apps"
+ * ('deployments.apps "web" not found'), "pods" for the core group. */
 void
 kind_qualified_plural(const struct kind_info *k, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s", k->plural, *k->group ? "." : "", k->group);
 }
 
+/* metadata.name and metadata.namespace are selectable on every kind
+ * (DefaultClusterScopedAttr / DefaultNamespaceScopedAttr). */
 bool
 kind_field_label(const struct kind_info *k, const char *label)
 {
@@ -259,6 +327,8 @@ kind_field_label(const struct kind_info *k, const char *label)
 	return false;
 }
 
+/* The status is found by name in the schema rather than stored in the
+ * table, so a kind's status is defined once (in model.c). */
 const struct field *
 kind_status_field(const struct kind_info *k)
 {
@@ -281,12 +351,14 @@ kind_status(const struct kind_info *k, void *obj)
 	return f ? (char *)obj + f->off : NULL;
 }
 
+/* metadata lives at a per-kind offset; every model struct has one. */
 struct object_meta *
 object_meta(const struct object *o)
 {
 	return (struct object_meta *)((char *)o->obj + o->k->meta_off);
 }
 
+/* Frees the object and what it owns; o is left empty, the kind kept. */
 void
 object_release(struct object *o)
 {
@@ -309,6 +381,7 @@ object_list_release(struct object_list *l)
 	l->n = l->alloc = 0;
 }
 
+/* The list takes ownership of o.obj. */
 void
 object_list_push(struct object_list *l, struct object o)
 {

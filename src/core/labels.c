@@ -124,6 +124,20 @@ add_req(struct label_selector *sel, const char *key, const char *op)
 	return r;
 }
 
+/* The `-l` / `?labelSelector=` syntax of labels.Parse, turned into
+ * matchExpressions (every term becomes a requirement, none goes to
+ * matchLabels):
+ *
+ *   "app=web", "app==web"     app In (web)
+ *   "tier!=db"                tier NotIn (db)
+ *   "env in (prod, stage)"    env In (prod, stage)
+ *   "env notin (dev)"         env NotIn (dev)
+ *   "canary", "!canary"       canary Exists / DoesNotExist
+ *
+ * Terms are separated by commas outside parentheses; spaces around
+ * tokens are skipped. Kubernetes' numeric "gt"/"lt" forms are not
+ * supported. On -1, err holds "invalid selector <s>..." and sel may hold
+ * the terms parsed so far: the caller releases it either way. */
 int
 selector_parse(const char *s, struct label_selector *sel, char *err,
 	       size_t errlen)
@@ -332,6 +346,9 @@ validate_label_value(const char *value, const char *path,
 		    "?')");
 }
 
+/* ValidateLabels: every key (IsQualifiedName) and value
+ * (IsValidLabelValue); the errors are reported on the map's path, with
+ * the key or value as the bad value, as Kubernetes does. */
 void
 validate_labels(const struct strmap *m, const char *path,
 		struct fielderr_list *errs)
@@ -344,6 +361,11 @@ validate_labels(const struct strmap *m, const char *path,
 	}
 }
 
+/* ValidateLabelSelector (apimachinery meta/v1/validation): matchLabels
+ * as labels; per expression, In/NotIn need values, Exists/DoesNotExist
+ * forbid them, any other operator is invalid, and the key must be a
+ * qualified name. Kubernetes (1.27 and later) also checks the values of
+ * In/NotIn as label values; drover does not. */
 void
 validate_selector(const struct label_selector *sel, const char *path,
 		  struct fielderr_list *errs)

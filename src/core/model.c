@@ -1,5 +1,43 @@
 /* model.c - the field tables that describe every model struct (see
- * schema.h), in Kubernetes' field order, and small object helpers. */
+ * schema.h), in Kubernetes' field order, and small object helpers.
+ *
+ * One table per Go type, one row per field drover models: F(struct,
+ * "jsonName", type, member, flags, sub). The rows follow the order of
+ * the fields in Kubernetes' Go types (k8s.io/api/core/v1 and apps/v1
+ * types.go), so encoded objects list members in the order `kubectl get
+ * -o json` shows them. The order also feeds the pod-template-hash,
+ * computed over schema_dump() of the template, which walks these rows
+ * in order: reordering, adding or removing a row under pod_template
+ * (object_meta, pod_spec, container and below) renames every ReplicaSet
+ * a Deployment creates afterwards (existing ones are still found: the
+ * new-RS test compares templates, not hashes).
+ *
+ * Flags: O (omitempty) matches the Go json tag: a field tagged
+ * `json:"replicas"` without omitempty (ReplicaSetStatus.replicas,
+ * ContainerStatus.ready, exitCode) is always encoded, 0 included.
+ * I32/I64 are the Go integer widths, so that `replicas: 3000000000` is
+ * refused as Kubernetes refuses it. creationTimestamp is FF_NULLTIME:
+ * Kubernetes prints an unset one as null rather than leaving it out.
+ *
+ * Merge keys (FK rows): the lists a strategic merge patch merges element
+ * by element, with Kubernetes' patchMergeKey tags:
+ *
+ *   containers, env                     by "name"
+ *   ports (container)                   by "containerPort"
+ *   conditions (all statuses)           by "type"
+ *   node addresses                      by "type"
+ *   ownerReferences                     by "uid"
+ *   podIPs                              by "ip"
+ *
+ * Why it matters: `kubectl set image` and `kubectl apply` send patches
+ * like {"spec":{"template":{"spec":{"containers":[{"name":"web",
+ * "image":"web:2"}]}}}}; merging by name changes only that container's
+ * image and keeps its ports, probes and env, where replacing the list
+ * would leave a container with nothing but a name and an image. Lists
+ * without a key (tolerations, httpHeaders, a container status's ports,
+ * matchExpressions) are replaced whole, as Kubernetes does for lists
+ * without a patch strategy. finalizers (a set merge in Kubernetes) is a
+ * string list here and is replaced. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +45,7 @@
 #include "model.h"
 #include "xalloc.h"
 
+/* A plain row: no merge key. */
 #define F(st, name, ty, member, fl, sub)                                       \
 	{                                                                      \
 		name, ty, offsetof(struct st, member), fl, sub, NULL           \
@@ -21,6 +60,9 @@
 #define I32 FF_INT32
 #define I64 FF_INT64
 
+/* metav1.OwnerReference. controller/blockOwnerDeletion are *bool: unset
+ * and false are different values (meta_controller_ref needs set && true).
+ */
 static const struct field owner_ref_f[] = {
     F(owner_ref, "apiVersion", FT_STR, api_version, 0, NULL),
     F(owner_ref, "kind", FT_STR, kind, 0, NULL),
@@ -32,6 +74,8 @@ static const struct field owner_ref_f[] = {
 };
 static const struct schema owner_ref_s = SCHEMA(owner_ref, owner_ref_f);
 
+/* metav1.ObjectMeta, the fields drover stores. generation is int64;
+ * deletionTimestamp set means "being deleted" (pod_is_active). */
 static const struct field meta_f[] = {
     F(object_meta, "name", FT_STR, name, O, NULL),
     F(object_meta, "generateName", FT_STR, generate_name, O, NULL),
@@ -52,6 +96,8 @@ static const struct field meta_f[] = {
 };
 const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
 
+/* metav1.LabelSelectorRequirement and LabelSelector (labels.c
+ * evaluates them). */
 static const struct field selector_req_f[] = {
     F(selector_req, "key", FT_STR, key, 0, NULL),
     F(selector_req, "operator", FT_STR, operator, 0, NULL),
@@ -68,6 +114,9 @@ static const struct field label_selector_f[] = {
 const struct schema schema_label_selector =
     SCHEMA(label_selector, label_selector_f);
 
+/* The downward API's env source: only fieldRef is modelled
+ * (downward.c); configMapKeyRef, secretKeyRef and resourceFieldRef are
+ * not modelled. */
 static const struct field field_ref_f[] = {
     F(field_ref, "apiVersion", FT_STR, api_version, O, NULL),
     F(field_ref, "fieldPath", FT_STR, field_path, 0, NULL),
@@ -86,6 +135,8 @@ static const struct field env_var_f[] = {
 };
 static const struct schema env_var_s = SCHEMA(env_var, env_var_f);
 
+/* v1.ContainerPort. containerPort has no omitempty in Go and is
+ * required (validate.c); hostPort 0 means "none" and is left out. */
 static const struct field container_port_f[] = {
     F(container_port, "name", FT_STR, name, O, NULL),
     F(container_port, "hostPort", FT_INT, host_port, O | I32, NULL),
@@ -96,6 +147,9 @@ static const struct field container_port_f[] = {
 static const struct schema container_port_s =
     SCHEMA(container_port, container_port_f);
 
+/* The probe and lifecycle handlers the node agent runs: exec, httpGet,
+ * tcpSocket (grpc and sleep are not modelled). port is an IntOrString: a
+ * number or a container port's name. */
 static const struct field exec_action_f[] = {
     F(exec_action, "command", FT_STRLIST, command, O, NULL),
 };
@@ -123,6 +177,11 @@ static const struct field tcp_socket_f[] = {
 static const struct schema tcp_socket_s =
     SCHEMA(tcp_socket_action, tcp_socket_f);
 
+/* v1.Probe. The timing fields are plain int32 in Go but opt_int here, so
+ * the decoder records whether they were written and defaulting
+ * (defaults.c) fills only unwritten ones (Kubernetes fills zeros, see
+ * defaults_probe). The probe-level terminationGracePeriodSeconds is
+ * *int64, as in Go. */
 static const struct field probe_f[] = {
     F(probe, "exec", FT_PTR, exec, O, &exec_action_s),
     F(probe, "httpGet", FT_PTR, http_get, O, &http_get_s),
@@ -138,6 +197,8 @@ static const struct field probe_f[] = {
 };
 static const struct schema probe_s = SCHEMA(probe, probe_f);
 
+/* Quantities are kept as the strings written ("500m", "1Gi"):
+ * drover does not schedule on resources, so it never parses them. */
 static const struct field resources_f[] = {
     F(resources, "limits", FT_STRMAP, limits, O, NULL),
     F(resources, "requests", FT_STRMAP, requests, O, NULL),
@@ -157,6 +218,13 @@ static const struct field lifecycle_f[] = {
 };
 static const struct schema lifecycle_s = SCHEMA(lifecycle, lifecycle_f);
 
+/* The security contexts. The parts drover's process runtime applies
+ * (users, groups, runAsNonRoot, capabilities, privileged,
+ * allowPrivilegeEscalation) are interpreted; the rest (SELinux,
+ * Windows, seccomp, AppArmor, sysctls) are FT_RAW: kept as canonical
+ * JSON, round-tripped and compared, never acted on. The two context
+ * pointers are FF_HASHRAW because they were FT_RAW once (schema.c,
+ * FT_PTR in schema_dump). */
 static const struct field capabilities_f[] = {
     F(capabilities, "add", FT_STRLIST, add, O, NULL),
     F(capabilities, "drop", FT_STRLIST, drop, O, NULL),
@@ -210,6 +278,9 @@ static const struct field pod_security_context_f[] = {
 const struct schema schema_pod_security_context =
     SCHEMA(pod_security_context, pod_security_context_f);
 
+/* v1.Container: containers and env merge by name, ports by
+ * containerPort (see the top of the file). resources is an inline struct
+ * (a Go value, not a pointer), so it is never nil. */
 static const struct field container_f[] = {
     F(container, "name", FT_STR, name, 0, NULL),
     F(container, "image", FT_STR, image, O, NULL),
@@ -243,6 +314,9 @@ static const struct field toleration_f[] = {
 };
 static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
 
+/* v1.PodSpec. containers has no omitempty in Go (it is required);
+ * affinity is FT_RAW, accepted and kept, not acted on (placement.c
+ * reads nodeSelector and tolerations). */
 static const struct field pod_spec_f[] = {
     FK(pod_spec, "containers", containers, 0, &container_s, "name"),
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
@@ -263,12 +337,19 @@ static const struct field pod_spec_f[] = {
 };
 const struct schema schema_pod_spec = SCHEMA(pod_spec, pod_spec_f);
 
+/* v1.PodTemplateSpec: what tmplhash dumps and what rs_matches_template
+ * compares (ignoring the pod-template-hash label). */
 static const struct field pod_template_f[] = {
     F(pod_template, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
     F(pod_template, "spec", FT_STRUCT, spec, 0, &schema_pod_spec),
 };
 const struct schema schema_pod_template = SCHEMA(pod_template, pod_template_f);
 
+/* One table for every kind's conditions: Deployment conditions use
+ * lastUpdateTime (the progress deadline's clock) and
+ * lastTransitionTime; pod conditions lastProbeTime and
+ * lastTransitionTime; node conditions add lastHeartbeatTime. Unused
+ * time members stay 0 and are omitted. */
 static const struct field condition_f[] = {
     F(condition, "type", FT_STR, type, 0, NULL),
     F(condition, "status", FT_STR, status, 0, NULL),
@@ -283,6 +364,8 @@ const struct schema schema_condition = SCHEMA(condition, condition_f);
 
 /* apps/v1 Deployment */
 
+/* maxUnavailable and maxSurge are *IntOrString in Go; here an intstr
+ * whose INTSTR_UNSET is the nil, which defaulting replaces by "25%". */
 static const struct field rolling_update_f[] = {
     F(rolling_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
     F(rolling_update, "maxSurge", FT_INTSTR, max_surge, O, NULL),
@@ -297,6 +380,10 @@ static const struct field strategy_f[] = {
 };
 static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
 
+/* apps/v1 DeploymentSpec. replicas, revisionHistoryLimit and
+ * progressDeadlineSeconds are *int32 (unset means the default, 1, 10
+ * and 600: defaults.c); minReadySeconds is a plain int32 (0 if absent);
+ * template is required and inline. */
 static const struct field dspec_f[] = {
     F(deployment_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
     F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
@@ -313,6 +400,9 @@ static const struct field dspec_f[] = {
 };
 static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
 
+/* apps/v1 DeploymentStatus. collisionCount is *int32: it is nil until
+ * the first pod-template-hash collision, and it feeds the hash
+ * (tmplhash.c), so nil and 0 must stay distinguishable. */
 static const struct field dstatus_f[] = {
     F(deployment_status, "observedGeneration", FT_INT, observed_generation,
       O | I64, NULL),
@@ -343,6 +433,8 @@ const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
 
 /* apps/v1 ReplicaSet */
 
+/* apps/v1 ReplicaSetSpec and ReplicaSetStatus. status.replicas has no
+ * omitempty in Go, so a scaled-to-zero RS prints "replicas": 0. */
 static const struct field rsspec_f[] = {
     F(replicaset_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
     F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
@@ -379,6 +471,9 @@ const struct schema schema_replicaset = SCHEMA(replicaset, replicaset_f);
 
 /* v1 Pod */
 
+/* v1.ContainerState: exactly one of waiting/running/terminated is set
+ * by the agent; all three are pointers so the encoder prints only that
+ * one. */
 static const struct field waiting_f[] = {
     F(state_waiting, "reason", FT_STR, reason, O, NULL),
     F(state_waiting, "message", FT_STR, message, O, NULL),
@@ -409,6 +504,11 @@ static const struct field cstate_f[] = {
 };
 static const struct schema cstate_s = SCHEMA(container_state, cstate_f);
 
+/* v1.ContainerStatus. ready, restartCount, image and imageID have no
+ * omitempty in Go. ports is drover's (Kubernetes has no such field):
+ * the host port the agent allocated for each container port
+ * (portalloc.c), reported so that a restarted container gets the same
+ * one back. */
 static const struct field cstatus_f[] = {
     F(container_status, "name", FT_STR, name, 0, NULL),
     F(container_status, "state", FT_STRUCT, state, 0, &cstate_s),
@@ -429,6 +529,8 @@ static const struct field pod_ip_f[] = {
 };
 static const struct schema pod_ip_s = SCHEMA(pod_ip, pod_ip_f);
 
+/* v1.PodStatus. phase and the Ready condition are what the controllers
+ * read (pod_facts.c); podIPs merge by ip. */
 static const struct field pstatus_f[] = {
     F(pod_status, "phase", FT_STR, phase, O, NULL),
     FK(pod_status, "conditions", conditions, O, &schema_condition, "type"),
@@ -454,6 +556,8 @@ const struct schema schema_pod = SCHEMA(pod, pod_f);
 
 /* v1 Node */
 
+/* v1 Node: the taints placement.c checks, the addresses and conditions
+ * the agent reports. nodeInfo is inline (a Go value). */
 static const struct field taint_f[] = {
     F(taint, "key", FT_STR, key, 0, NULL),
     F(taint, "value", FT_STR, value, O, NULL),
@@ -505,6 +609,9 @@ static const struct field node_f[] = {
 };
 const struct schema schema_node = SCHEMA(node, node_f);
 
+/* Typed wrappers, so callers need not name the schema: release frees
+ * what the object owns (not the object), copy deep-copies into an
+ * uninitialized (or released) destination. */
 void
 deployment_release(struct deployment *d)
 {
@@ -553,6 +660,10 @@ pod_template_copy(struct pod_template *dst, const struct pod_template *src)
 	schema_copy(&schema_pod_template, dst, src);
 }
 
+/* The first condition of that type, or NULL. Kubernetes keeps at most
+ * one per type (SetDeploymentCondition replaces); condition_remove
+ * removes all, in case an input carried duplicates. The pointer is into
+ * the list: valid until it next grows or shrinks. */
 struct condition *
 condition_find(struct condition_list *l, const char *type)
 {
@@ -587,6 +698,10 @@ condition_remove(struct condition_list *l, const char *type)
 	}
 }
 
+/* Appends a deep copy of c; the caller keeps c. To replace a condition
+ * (SetDeploymentCondition), remove then append: the replaced one moves
+ * to the end, which is where Kubernetes puts it too (it filters the old
+ * one out and appends). */
 void
 condition_append(struct condition_list *l, const struct condition *c)
 {
@@ -596,6 +711,8 @@ condition_append(struct condition_list *l, const struct condition *c)
 	schema_copy(&schema_condition, n, c);
 }
 
+/* metav1.GetControllerOf: the first owner reference with controller:
+ * true, or NULL. Validation in Kubernetes allows only one. */
 const struct owner_ref *
 meta_controller_ref(const struct object_meta *m)
 {
@@ -610,6 +727,12 @@ meta_controller_ref(const struct object_meta *m)
 	return NULL;
 }
 
+/* Removes every reference to the owner (releasing an object, as the
+ * controller's ClaimObject does on a selector mismatch). A reference
+ * matches by uid when both sides have one, by name otherwise (manifests
+ * written by hand often carry no uid); a reference without a kind
+ * matches any kind. Example: removing kind ReplicaSet, uid "u1" from
+ * [{ReplicaSet web-1 u1}, {ReplicaSet web-2 u2}] leaves web-2. */
 void
 meta_remove_owner_refs(struct object_meta *m, const char *kind, const char *uid,
 		       const char *name)

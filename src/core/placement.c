@@ -1,15 +1,56 @@
-/* placement.c - node filters and scores for one pod (see placement.h). */
+/* placement.c - node filters and scores for one pod (see placement.h):
+ * the part of kube-scheduler's default profile that means something for
+ * processes on hosts (NodeUnschedulable, NodeAffinity's nodeSelector,
+ * TaintToleration filter and score, and a least-pods spread), with the
+ * scheduler's failure message.
+ *
+ * Worked example. A pod with nodeSelector {disk: ssd} and no
+ * tolerations, three Ready nodes:
+ *
+ *   a  labels {disk: ssd}  taint {dedicated=db: NoSchedule}  -> filtered
+ *   b  labels {disk: ssd}  taint {spot: PreferNoSchedule}, 1 pod
+ *   c  labels {disk: ssd}  no taints, 4 pods
+ *
+ * b and c pass; c wins, because fewer untolerated PreferNoSchedule
+ * taints (0 < 1) beats fewer pods. Without the taint on b, b would win
+ * (1 pod < 4), and with equal counts the smaller name would. If c were
+ * cordoned (unschedulable) and b had a's NoSchedule taint too, the pod
+ * would stay Pending with
+ *
+ *   0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s)
+ *   had untolerated taint {dedicated: db}.
+ *
+ * Differences from kube-scheduler: the reasons come in a fixed order
+ * (not ready, unschedulable, selector, taint) rather than sorted by
+ * text; all untolerated-taint nodes are counted under the first such
+ * taint seen; a node that is not Ready is its own reason (Kubernetes
+ * expresses it as the node.kubernetes.io/not-ready taint); node
+ * affinity rules (spec.affinity) are kept but not evaluated. */
 #include <string.h>
 
 #include "labels.h"
 #include "placement.h"
 
+/* NULL as "": absent and empty are the same value in Go. */
 static const char *
 s0(const char *s)
 {
 	return s ? s : "";
 }
 
+/* Toleration.ToleratesTaint (k8s.io/api/core/v1/toleration.go): an empty
+ * effect matches every effect, an empty key every key; operator Exists
+ * ignores the value, Equal (or empty) needs equal values, any other
+ * operator matches nothing. Examples against the taint {dedicated=db:
+ * NoSchedule}:
+ *   {key: dedicated, operator: Exists}                 tolerates
+ *   {key: dedicated, value: db}                        tolerates
+ *   {key: dedicated, value: web}                       does not
+ *   {operator: Exists}                                 tolerates all
+ *   {key: dedicated, operator: Exists, effect: NoExecute}  does not
+ * Kubernetes' validation requires Exists when the key is empty; drover's
+ * validation does not, and an empty key with Equal here matches every
+ * taint whose value equals the toleration's. */
 bool
 toleration_matches(const struct toleration *t, const struct taint *taint)
 {
@@ -26,6 +67,7 @@ toleration_matches(const struct toleration *t, const struct taint *taint)
 	return !strcmp(s0(t->value), s0(taint->value));
 }
 
+/* Any of the pod's tolerations tolerates the taint. */
 static bool
 tolerated(const struct pod *p, const struct taint *taint)
 {
@@ -37,6 +79,8 @@ tolerated(const struct pod *p, const struct taint *taint)
 	return false;
 }
 
+/* The node's Ready condition is True (the agent's heartbeat keeps it so;
+ * a missing condition is not ready). */
 bool
 node_is_ready(const struct node *n)
 {
@@ -46,6 +90,7 @@ node_is_ready(const struct node *n)
 	return c && c->status && !strcmp(c->status, "True");
 }
 
+/* Why a node was filtered out; counted per reason for the message. */
 enum why {
 	WHY_NOT_READY,
 	WHY_UNSCHEDULABLE,
@@ -54,9 +99,20 @@ enum why {
 	WHY_N,
 };
 
+/* One pass over the nodes: the filters in a fixed order (Ready,
+ * unschedulable, nodeSelector, taints; the first that fails is the
+ * node's one reason: kube-scheduler runs TaintToleration before
+ * NodeAffinity, so a node failing both is counted under the taint
+ * there and under the selector here), then a lexicographic score
+ * (PreferNoSchedule count, pods already on the node, name), keeping the
+ * best node seen so far. The ordering is total (names are unique), so
+ * the choice does not depend on the order of in->nodes. why is appended
+ * to only when no node fits, and only if the caller passed one. */
 const struct node *
 sched_pick(const struct sched_in *in, struct strbuf *why)
 {
+	/* A cordoned node behaves as if it carried this taint: the pods of
+	 * DaemonSet-like workloads tolerate it (NodeUnschedulable plugin). */
 	static const struct taint unsched = {
 	    .key = "node.kubernetes.io/unschedulable", .effect = "NoSchedule"};
 	const struct node *best = NULL;
@@ -87,8 +143,12 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 
 			if (tolerated(in->pod, t))
 				continue;
+			/* a preference, not a filter: counts against the
+			 * node in the score */
 			if (!strcmp(s0(t->effect), "PreferNoSchedule"))
 				pref++;
+			/* NoSchedule or NoExecute: the node is out;
+				 * keep the first such taint for the message */
 			else if (bad == NULL)
 				bad = t;
 		}
@@ -117,6 +177,8 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 		strbuf_addstr(why, ": no nodes registered");
 		return NULL;
 	}
+	/* j counts the reasons written so far: every one after the first
+	 * is preceded by a comma. */
 	strbuf_addch(why, ':');
 	j = 0;
 	if (counts[WHY_NOT_READY])

@@ -1,5 +1,20 @@
 /* pod_facts.c - the facts of a pod the ReplicaSet planner ranks and
- * counts by, derived once (see pod_facts.h for why). */
+ * counts by, derived once (see pod_facts.h for why).
+ *
+ * Each fact mirrors one input of Kubernetes' ReplicaSet controller
+ * (pkg/controller/controller_utils.go, ActivePodsWithRanks.Less, and
+ * replica_set_utils.go for the status counts): active (IsPodActive),
+ * ready and ready_time (IsPodReady, the Ready condition's
+ * lastTransitionTime), unassigned (no spec.nodeName), phase ordinal,
+ * creation time, deletion cost, the largest restart count, and the
+ * controller reference. The facts are a pure function of the pod, so
+ * the caller may cache them per pod version (resourceVersion) and reuse
+ * them across plans.
+ *
+ * Strings (uid, controller uid, node) are copied inline when shorter
+ * than POD_FACTS_INLINE, so ranking compares bytes inside the struct;
+ * longer ones are flagged and read from the pod on demand, which is why
+ * the pod must outlive its facts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +25,7 @@
 #define FNV64_OFFSET 14695981039346656037ULL
 #define FNV64_PRIME  1099511628211ULL
 
+/* FNV-1a, 64 bits, over s including its NUL. */
 static uint64_t
 fnv1a64(uint64_t h, const char *s)
 {
@@ -21,6 +37,11 @@ fnv1a64(uint64_t h, const char *s)
 	return h;
 }
 
+/* A 64-bit hash of the label map in key order (strmap is sorted), so
+ * equal maps give equal fingerprints whatever order they were written
+ * in. plan_rs compares it with the fingerprint of the template's labels
+ * to skip the label subset check for pods that carry exactly the
+ * template's labels, the usual case (see pod_facts.h on collisions). */
 uint64_t
 labels_fingerprint(const struct strmap *labels)
 {
@@ -34,7 +55,10 @@ labels_fingerprint(const struct strmap *labels)
 	return h;
 }
 
-/* Pending < Unknown < Running, the second key of the victim order. */
+/* Pending < Unknown < Running, the second key of the victim order
+ * (after unassigned): a pod not yet running is the cheapest to delete.
+ * Succeeded and Failed pods are not active and never ranked, so they
+ * fall in "anything else". */
 static int
 phase_ordinal(const struct pod *p)
 {
@@ -48,7 +72,10 @@ phase_ordinal(const struct pod *p)
 }
 
 /* The annotation's value when it is an int32, else 0 (Kubernetes ignores
- * a malformed cost). */
+ * a malformed cost). controller.kubernetes.io/pod-deletion-cost: lower
+ * cost is deleted first; "-100", "0", "2147483647" are costs, "1.5",
+ * "abc", "3000000000" count as 0. strtoll also takes leading blanks and
+ * a '+' (" +5" is 5) where Go's ParseInt would refuse them. */
 static int64_t
 deletion_cost(const struct pod *p)
 {
@@ -64,6 +91,8 @@ deletion_cost(const struct pod *p)
 	return x;
 }
 
+/* maxContainerRestarts: the most restarted container, not the sum. A pod
+ * whose containers restarted 3 and 4 times ranks as 4. */
 static int64_t
 max_restarts(const struct pod *p)
 {
@@ -90,6 +119,7 @@ inline_copy(char buf[POD_FACTS_INLINE], const char *s)
 	return true;
 }
 
+/* f is overwritten entirely; f->pod keeps a pointer to p (borrowed). */
 void
 pod_facts_init(struct pod_facts *f, const struct pod *p)
 {
@@ -118,6 +148,8 @@ pod_facts_init(struct pod_facts *f, const struct pod *p)
 	    !inline_copy(f->node, p->spec.node_name ? p->spec.node_name : "");
 }
 
+/* The three accessors give the string whether it was inlined or not;
+ * the result points into f or into the pod. */
 const char *
 pod_facts_uid(const struct pod_facts *f)
 {

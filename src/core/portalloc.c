@@ -1,10 +1,33 @@
 /* portalloc.c - host port allocation from an owned range (see
- * portalloc.h). */
+ * portalloc.h).
+ *
+ * Layout: two arrays indexed by port - lo, one byte "held" and one dtime
+ * "released at" per port of the range; the default range 30000-32767
+ * costs 2768 * 9 bytes, about 25 KB. A port is in one of three states:
+ *
+ *   held          held[i] = 1                   (some pod has it)
+ *   quarantined   held[i] = 0, now - released[i] < quarantine
+ *   free          held[i] = 0, released[i] = 0 or old enough
+ *
+ * Worked example, range 30000-30002, quarantine 60 s:
+ *   get at t=0   -> 30000 (next = 30001)
+ *   get at t=0   -> 30001 (next = 30002)
+ *   put 30000 at t=10
+ *   get at t=20  -> 30002 (next = 30000)
+ *   get at t=30  -> 0: 30000 is quarantined until t=70, 30001 and 30002
+ *                   are held
+ *   get at t=70  -> 30000 (70 - 10 >= 60)
+ * (t in seconds.) Round-robin rather than lowest-free spreads reuse over
+ * the range: a port given up is picked again only when the cursor comes
+ * back round to it, usually long after its quarantine, which protects
+ * clients still talking to the old holder. */
 #include <stdlib.h>
 
 #include "portalloc.h"
 #include "xalloc.h"
 
+/* pa needs no prior initialization; on -1 it is left untouched and must
+ * not be released. */
 int
 portalloc_init(struct portalloc *pa, int lo, int hi, dtime quarantine)
 {
@@ -23,6 +46,8 @@ portalloc_init(struct portalloc *pa, int lo, int hi, dtime quarantine)
 	return 0;
 }
 
+/* After release the allocator hands out nothing (held == NULL is the
+ * "not initialized" state every function checks). */
 void
 portalloc_release(struct portalloc *pa)
 {
@@ -33,6 +58,9 @@ portalloc_release(struct portalloc *pa)
 	pa->nheld = 0;
 }
 
+/* Strictly "A-B", digits only: "30000-32767" yes; " 1-2", "1-", "-5",
+ * "1-2x", "5-1", "0-10" no. strtol alone would accept leading spaces
+ * and signs, hence the digit checks first. */
 int
 portalloc_parse_range(const char *s, int *lo, int *hi)
 {
@@ -52,12 +80,16 @@ portalloc_parse_range(const char *s, int *lo, int *hi)
 	return 0;
 }
 
+/* Ports outside the range are not ours: declared hostPorts there are the
+ * user's business and are neither tracked nor refused. */
 static bool
 in_range(const struct portalloc *pa, int port)
 {
 	return pa->held && port >= pa->lo && port <= pa->hi;
 }
 
+/* Holding does not look at the quarantine: a pod that declares a
+ * hostPort, or a pod re-adopted at start, has it regardless. */
 bool
 portalloc_hold(struct portalloc *pa, int port)
 {
@@ -70,6 +102,8 @@ portalloc_hold(struct portalloc *pa, int port)
 	return true;
 }
 
+/* Releasing a port that was not held still starts its quarantine, so a
+ * double put is harmless. */
 void
 portalloc_put(struct portalloc *pa, int port, dtime now)
 {
@@ -89,6 +123,8 @@ portalloc_quarantine(struct portalloc *pa, int port, dtime now)
 		pa->released[port - pa->lo] = now;
 }
 
+/* Neither held nor quarantined. released 0 means "never released" (dtime
+ * 0 is no real time). */
 static bool
 usable(const struct portalloc *pa, int port, dtime now)
 {
@@ -98,6 +134,11 @@ usable(const struct portalloc *pa, int port, dtime now)
 				now - pa->released[i] >= pa->quarantine);
 }
 
+/* Tries each port of the range at most once, starting at next; next
+ * always moves past a port tried, so successive calls walk the range
+ * instead of hammering the same busy port. A busy port (another program
+ * has it) is quarantined as if released now: it is skipped for the
+ * quarantine and asked about again after. O(range) in the worst case. */
 int
 portalloc_get(struct portalloc *pa, dtime now,
 	      bool (*busy)(void *arg, int port), void *arg)
@@ -129,6 +170,7 @@ portalloc_held(const struct portalloc *pa)
 	return pa->nheld;
 }
 
+/* A scan of the range, for status and metrics, not the hot path. */
 size_t
 portalloc_available(const struct portalloc *pa, dtime now)
 {

@@ -1,5 +1,27 @@
 /* schema.c - generic release, copy, equality and canonical dump driven by
- * the field descriptors of schema.h. */
+ * the field descriptors of schema.h.
+ *
+ * How a table describes a type: a `struct schema` names a C struct and
+ * lists its fields; each `struct field` gives the JSON member name, the
+ * storage type (FT_*), the offset of the member, flags and, for nested
+ * structs, the sub-schema. For example the container port
+ *
+ *   struct container_port { char *name; int64_t container_port; ... };
+ *
+ * is a table with rows {"name", FT_STR, offsetof(..., name)},
+ * {"containerPort", FT_INT, offsetof(..., container_port), FF_INT32},
+ * and the container's "ports" row is {FT_LIST, sub = that table,
+ * merge_key "containerPort"}. Every walker below is one loop over the
+ * rows with a switch on the type, recursing through `sub`; no walker
+ * knows a concrete type. The tables are in model.c; the JSON encoder and
+ * decoder that use the same rows are in src/codec.
+ *
+ * Ownership: an object described by a schema owns everything it points
+ * to (strings, lists, maps, FT_PTR targets), and nothing is shared
+ * between two objects: copy duplicates, release frees. Values the codec
+ * decodes are owned by the object they were decoded into and go with its
+ * release. A zeroed struct is a valid empty object for every walker
+ * (the storage conventions in schema.h make "absent" all-zero bytes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,9 +31,11 @@
 #include "strmap.h"
 #include "xalloc.h"
 
+/* The address of field f's member inside obj. */
 #define AT(obj, f)  ((char *)(obj) + (f)->off)
 #define CAT(obj, f) ((const char *)(obj) + (f)->off)
 
+/* Frees the strings and the array and leaves l empty (reusable). */
 void
 strlist_release(struct strlist *l)
 {
@@ -24,6 +48,8 @@ strlist_release(struct strlist *l)
 	l->n = l->alloc = 0;
 }
 
+/* dst is overwritten, not released first: it must be uninitialized or
+ * already released. */
 void
 strlist_copy(struct strlist *dst, const struct strlist *src)
 {
@@ -35,6 +61,7 @@ strlist_copy(struct strlist *dst, const struct strlist *src)
 		dst->v[i] = xstrdup(src->v[i]);
 }
 
+/* Appends a copy of s; l owns it. */
 void
 strlist_push(struct strlist *l, const char *s)
 {
@@ -49,6 +76,9 @@ intlist_push(struct intlist *l, int64_t v)
 	l->v[l->n++] = v;
 }
 
+/* Capacity doubles from 4 (4, 8, 16, ...), so n pushes cost O(n) copies.
+ * The returned element, and every earlier one, moves when the array
+ * grows: pointers into l->v are valid only until the next push. */
 void *
 anylist_push(struct anylist *l, size_t elem_size)
 {
@@ -64,6 +94,7 @@ anylist_push(struct anylist *l, size_t elem_size)
 	return p;
 }
 
+/* A linear search: tables have at most a few dozen rows. */
 const struct field *
 schema_field(const struct schema *s, const char *json)
 {
@@ -75,6 +106,10 @@ schema_field(const struct schema *s, const char *json)
 	return NULL;
 }
 
+/* Depth first: a field's sub-objects are released before the field's own
+ * storage (list array, FT_PTR target) is freed. Scalars own nothing. The
+ * final memset leaves obj a valid empty object, so releasing twice is
+ * harmless. */
 void
 schema_release(const struct schema *s, void *obj)
 {
@@ -111,6 +146,8 @@ schema_release(const struct schema *s, void *obj)
 			}
 			break;
 		case FT_LIST: {
+			/* Elements are stored inline, sub->size bytes
+			 * apart; each owns its own pointers. */
 			struct anylist *l = p;
 
 			for (j = 0; j < l->n; j++)
@@ -120,12 +157,18 @@ schema_release(const struct schema *s, void *obj)
 			break;
 		}
 		default:
+			/* ints, bools, times, opt_*: nothing to free */
 			break;
 		}
 	}
 	memset(obj, 0, s->size);
 }
 
+/* The memcpy takes every scalar (ints, bools, times, opt_* values) in
+ * one go and, for a moment, aliases every pointer of src; the loop then
+ * replaces each pointer-bearing member with its own deep copy. Lists get
+ * alloc == n (no spare capacity). dst must not own anything: it is
+ * overwritten, not released. */
 void
 schema_copy(const struct schema *s, void *dst, const void *src)
 {
@@ -152,6 +195,8 @@ schema_copy(const struct schema *s, void *dst, const void *src)
 			strlist_copy(d, p);
 			break;
 		case FT_INTLIST: {
+			/* Pushed one by one, so alloc may exceed n here,
+			 * unlike the other lists' copies. */
 			const struct intlist *x = p;
 			struct intlist *y = d;
 
@@ -162,6 +207,8 @@ schema_copy(const struct schema *s, void *dst, const void *src)
 			break;
 		}
 		case FT_STRUCT:
+			/* d already holds the memcpy'd bytes; the recursion
+			 * replaces its pointers in place. */
 			schema_copy(f->sub, d, p);
 			break;
 		case FT_PTR:
@@ -190,6 +237,7 @@ schema_copy(const struct schema *s, void *dst, const void *src)
 	}
 }
 
+/* String equality with NULL treated as "". */
 static bool
 str_eq(const char *a, const char *b)
 {
@@ -197,6 +245,15 @@ str_eq(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* Field by field, in table order, stopping at the first difference.
+ * Where absent and empty are the same value in Go they compare equal
+ * here: a NULL string and "" (Go strings cannot be nil), a zero-length
+ * list or map whatever its storage. Where Go distinguishes them, so does
+ * this: an unset opt_int differs from a set 0 (*int32 nil vs &0), a NULL
+ * FT_PTR differs from a pointer to an empty struct. Lists compare in
+ * order (the API treats them as ordered). FT_RAW texts are canonical
+ * JSON, so comparing the text compares the values. Times compare to the
+ * millisecond, the precision dtime keeps. */
 bool
 schema_equal(const struct schema *s, const void *a, const void *b)
 {
@@ -252,6 +309,8 @@ schema_equal(const struct schema *s, const void *a, const void *b)
 			break;
 		}
 		case FT_STRLIST: {
+			/* Order matters: command ["a", "b"] and ["b", "a"]
+			 * are different programs. */
 			const struct strlist *x = pa, *y = pb;
 
 			if (x->n != y->n)
@@ -269,6 +328,7 @@ schema_equal(const struct schema *s, const void *a, const void *b)
 			const void *x = *(void *const *)pa;
 			const void *y = *(void *const *)pb;
 
+			/* nil vs &T{} differ, as with Go pointers */
 			if (!x != !y)
 				return false;
 			if (x && !schema_equal(f->sub, x, y))
@@ -293,6 +353,9 @@ schema_equal(const struct schema *s, const void *a, const void *b)
 	return true;
 }
 
+/* Compared with a calloc'd zero object rather than field by field, so
+ * "empty" means exactly "equal to the zero value" under schema_equal's
+ * rules (a NULL string and "" both empty). */
 bool
 schema_is_empty(const struct schema *s, const void *obj)
 {
@@ -303,6 +366,27 @@ schema_is_empty(const struct schema *s, const void *obj)
 	return r;
 }
 
+/* The canonical text the pod-template-hash is computed over
+ * (tmplhash.c). Not JSON: `{` then, for every field in table order that
+ * is not FF_SKIPHASH, `json=value;`, then `}`. Strings are JSON-quoted,
+ * lists are `[a,b,]` (each element followed by a comma), maps
+ * `{"k":"v",}` in key order, nested structs recurse. An absent optional
+ * prints nothing after the `=`, so a container port might dump as
+ *
+ *   {name=;hostPort=0;containerPort=8080;protocol="TCP";hostIP=;}
+ *
+ * Every field appears, absent or not, so the text only depends on the
+ * values and the table; changing a table (adding, renaming or reordering
+ * rows) changes every hash and therefore the name of every new
+ * ReplicaSet; FF_HASHRAW exists to avoid that when a field changes type
+ * (FF_SKIPHASH, to leave a new field out, no table uses yet).
+ *
+ * Not Kubernetes' bytes: Kubernetes hashes a spew dump of the Go struct,
+ * which C cannot reproduce, so hashes (and RS names) differ from a real
+ * cluster's for the same template; only their stability matters.
+ *
+ * Note: unlike schema_equal, the dump tells a NULL string (nothing) from
+ * "" (""). */
 void
 schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 {
@@ -328,12 +412,16 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 			strbuf_addf(sb, "%lld", (long long)*(const int64_t *)p);
 			break;
 		case FT_TIME:
+			/* RFC 3339 as the API prints it: "05Z" and
+			 * "05.000Z" in a manifest dump alike. */
 			if (*(const dtime *)p) {
 				dtime_format(*(const dtime *)p, tb);
 				strbuf_addstr(sb, tb);
 			}
 			break;
 		case FT_OPTINT: {
+			/* unset prints nothing, a set 0 prints 0: they
+			 * hash differently, as they are different values */
 			const struct opt_int *x = p;
 
 			if (x->set)
@@ -396,6 +484,12 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 			schema_dump(f->sub, p, sb);
 			break;
 		case FT_PTR:
+			/* FF_HASHRAW: the member used to be an FT_RAW string,
+			 * which dumped nothing when absent and "{}" (quoted)
+			 * when given as an empty object. An interpreted but
+			 * empty struct dumps the same, so templates written
+			 * before the change keep their hash. Other pointers
+			 * dump "nil" when absent, the struct otherwise. */
 			if ((f->flags & FF_HASHRAW) &&
 			    (*(void *const *)p == NULL ||
 			     schema_is_empty(f->sub, *(void *const *)p))) {

@@ -6,7 +6,36 @@
  * ReplicaSet sync and apply it (create and delete pods, write status).
  * Then the clock jumps to the next moment something can change: a pod
  * becoming ready, a pod becoming available after minReadySeconds, or the
- * Deployment's progress-deadline requeue. */
+ * Deployment's progress-deadline requeue.
+ *
+ * The event model, and what it assumes:
+ *
+ *  - One node ("node-1"), no scheduler, no image pulls, no crashes: a pod
+ *    is created Pending and becomes Ready exactly pod_ready_ms after its
+ *    creation (sim_opts; < 0: never). Its Ready condition's
+ *    lastTransitionTime is that instant, so minReadySeconds counts from it.
+ *  - Deleted pods vanish at once: no terminating phase, no grace period.
+ *    Deleting a ReplicaSet takes its pods with it (the garbage collector,
+ *    done synchronously).
+ *  - The API server's bookkeeping is modelled (apply_deploy): uids,
+ *    generation 1 on create, generation bumps on spec changes (and, for
+ *    the Deployment, annotation changes), the RS status subresource kept
+ *    apart from spec writes (spec §1).
+ *  - Controllers are level-triggered and instantaneous: within one instant
+ *    the Deployment and ReplicaSet syncs run to a fixed point; no watch
+ *    latency, no informer staleness, no rate-limited requeue.
+ *
+ * Time only advances between settles, and only to an instant where
+ * something is scheduled: the earliest pod ready_at, the earliest
+ * plan_rs requeue (a pod that becomes available after minReadySeconds),
+ * or the Deployment's requeue. Nothing happens in between, so a rollout
+ * of 10 pods with a 1 s readiness delay takes a handful of settles, not
+ * thousands of ticks (README: "complete after 2s" in 3 instants: 0 s,
+ * 1 s, 2 s).
+ *
+ * Ownership: the world owns every object (copies of the inputs); at the
+ * end the Deployment and ReplicaSets move into the sim_result and the
+ * pods are freed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +46,23 @@
 #include "tmplhash.h"
 #include "xalloc.h"
 
+/* A pod of the world plus what the simulation alone knows about it. The
+ * planners see only &spod->p; victims they return are cast back.
+ *
+ * ready_at is an absolute virtual time. Edge case: with start 0 and
+ * pod_ready_ms 0, a pod created at t=0 gets ready_at 0, which reads as
+ * "never"; sim_run is always given a real start. dead: deleted in this
+ * pass, freed by compact_pods() (the planners may still hold pointers
+ * until the pass ends). */
 struct spod {
 	struct pod p;   /* first: a struct pod * is a struct spod * */
 	dtime ready_at; /* when it becomes ready; 0 never / already */
 	bool dead;
 };
 
+/* The simulated cluster: one Deployment, its namespace's ReplicaSets and
+ * pods. `counter` feeds every uid and pod name, so names are a function of
+ * the order of creation alone (the determinism sim.h promises). */
 struct world {
 	struct deployment d;
 	struct replicaset **rs;
@@ -32,6 +72,8 @@ struct world {
 	uint64_t counter;
 	dtime now;
 	int64_t ready_ms;
+	/* rs_wake is reset at the start of each RS pass: 0 means no RS
+	 * asked to be woken. */
 	dtime rs_wake; /* earliest availability change reported by plan_rs */
 };
 
@@ -51,6 +93,9 @@ sim_result_name(enum sim_result_kind k)
 	return "?";
 }
 
+/* "rs-00000001", "pod-00000002", ...: uids are opaque to the planners
+ * (they compare them for equality and use them as the last tiebreak of
+ * victim ranking), so a counter gives a stable, readable order. */
 static void
 new_uid(struct world *w, const char *prefix, char *buf, size_t len)
 {
@@ -58,7 +103,15 @@ new_uid(struct world *w, const char *prefix, char *buf, size_t len)
 		 (unsigned long long)++w->counter);
 }
 
-/* A 5-character pod name suffix from the counter, like generateName. */
+/* A 5-character pod name suffix from the counter, like generateName.
+ * The alphabet is Kubernetes' rand.SafeEncodeString one (27 characters:
+ * no vowels, so no words, and no 0, 1 or 3); the API server picks the
+ * characters at random, the simulator derives them from FNV-1a of the RS
+ * name and the counter, taking base-27 digits of the 32-bit hash (27^5 =
+ * 14,348,907 < 2^32, so the five digits are well defined). Collisions are
+ * possible in principle and not checked: the uid, not the name, is what
+ * the planners key on. The counter is hashed as its in-memory bytes, so
+ * the names are the same on every little-endian host. */
 static void
 pod_suffix(struct world *w, const char *base, char *out)
 {
@@ -75,6 +128,7 @@ pod_suffix(struct world *w, const char *base, char *out)
 	out[5] = '\0';
 }
 
+/* The world takes ownership of sp. */
 static void
 add_pod(struct world *w, struct spod *sp)
 {
@@ -101,6 +155,8 @@ new_pod(struct world *w, const struct replicaset *rs, dtime created)
 	return sp;
 }
 
+/* The world takes ownership of rs (heap-allocated, freed by remove_rs or
+ * sim_result_release). */
 static void
 add_rs(struct world *w, struct replicaset *rs)
 {
@@ -108,6 +164,9 @@ add_rs(struct world *w, struct replicaset *rs)
 	w->rs[w->nrs++] = rs;
 }
 
+/* What the kubelet reports when readiness probes pass: phase Running and
+ * a Ready=True condition whose lastTransitionTime is `at` (replacing any
+ * earlier Ready condition). */
 static void
 set_ready(struct pod *p, dtime at)
 {
@@ -122,7 +181,20 @@ set_ready(struct pod *p, dtime at)
 
 /* Gives every input RS a uid and, when the input has no pods for it, the
  * pods its status describes: available ones ready long ago, the other
- * ready ones ready now, the rest pending. */
+ * ready ones ready now, the rest pending.
+ *
+ * Example: an RS with status {replicas 4, readyReplicas 3,
+ * availableReplicas 2} and no pods in the input gets pods 0-1 Ready since
+ * its creation (available whatever minReadySeconds is, once that much
+ * time has passed since creation), pod 2 Ready since now (ready, not yet
+ * available if minReadySeconds > 0), pod 3 Pending and ready
+ * pod_ready_ms from now. This lets `drover plan --simulate` start from a
+ * Deployment and RS list alone (a `kubectl get -o yaml` of them), as most
+ * inputs are. When the input does carry pods of an RS, they are taken
+ * as they are and none are invented for it.
+ *
+ * Input pods that are not ready become ready pod_ready_ms after the start,
+ * whatever their age. */
 static void
 synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 		const struct pod *const *pods, size_t npods)
@@ -183,6 +255,8 @@ synthesize_pods(struct world *w, const struct replicaset *const *rs, size_t nrs,
 	}
 }
 
+/* The world's RS of that name, or NULL. Names are unique in the
+ * namespace, as in the API server. */
 static struct replicaset *
 world_rs(struct world *w, const char *name)
 {
@@ -194,6 +268,8 @@ world_rs(struct world *w, const char *name)
 	return NULL;
 }
 
+/* Deletes an RS and marks the pods it controls dead (background
+ * cascading deletion collapsed into one instant). */
 static void
 remove_rs(struct world *w, const char *name)
 {
@@ -222,6 +298,9 @@ remove_rs(struct world *w, const char *name)
 	}
 }
 
+/* Frees the pods marked dead and closes the gaps, keeping the order of
+ * the others (creation order, which the victim tiebreaks never depend on
+ * but the output's object list does). */
 static void
 compact_pods(struct world *w)
 {
@@ -238,6 +317,8 @@ compact_pods(struct world *w)
 	w->npods = k;
 }
 
+/* The sub-schema of a top-level struct field by its JSON name ("spec",
+ * "status"), to compare or release just that part of an object. */
 static const struct schema *
 sub(const struct schema *s, const char *json)
 {
@@ -249,7 +330,24 @@ sub(const struct schema *s, const char *json)
 	return NULL;
 }
 
-/* Applies a Deployment step the way the API server stores it. */
+/* Applies a Deployment step the way the API server stores it.
+ *
+ * - The Deployment: out->d replaces the stored one; the generation is
+ *   bumped once when the step wrote the object (ACT_UPDATE, not only
+ *   /status) and its spec or annotations changed (spec §1: annotations
+ *   are copied to ReplicaSets, so they count as spec for this purpose).
+ *   Status writes never bump it.
+ * - A new RS (not in the world by name): stored with a fresh uid,
+ *   generation 1 and creationTimestamp now, whatever the planner put
+ *   there.
+ * - An existing RS: its spec, labels and annotations are replaced; the
+ *   generation bumps when the spec changed; the status and uid stay the
+ *   stored ones, because status belongs to the ReplicaSet controller and
+ *   reaches the world only through run_rs_controllers().
+ * - Deleted RSes go first, with their pods.
+ *
+ * out->released (RSes whose controller reference the sync removed) are
+ * stored like out->rs. */
 static void
 apply_deploy(struct world *w, struct plan_deploy_out *out)
 {
@@ -274,6 +372,7 @@ apply_deploy(struct world *w, struct plan_deploy_out *out)
 	deployment_copy(&w->d, &out->d);
 	w->d.metadata.generation = gen + (updated && spec_changed ? 1 : 0);
 	for (i = 0; i < out->nrs + out->nreleased; i++) {
+		/* i indexes out->rs, then out->released. */
 		const struct replicaset *n =
 		    i < out->nrs ? out->rs[i] : out->released[i - out->nrs];
 		struct replicaset *cur = world_rs(w, n->metadata.name);
@@ -290,6 +389,7 @@ apply_deploy(struct world *w, struct plan_deploy_out *out)
 			add_rs(w, cur);
 			continue;
 		}
+		/* ReplicaSet: generation bumps on a spec change only. */
 		gen = cur->metadata.generation;
 		if (!schema_equal(rsspec, &cur->spec, &n->spec))
 			gen++;
@@ -312,6 +412,8 @@ apply_deploy(struct world *w, struct plan_deploy_out *out)
 	compact_pods(w);
 }
 
+/* The planners' view of the pods: a fresh array (caller frees) of
+ * pointers into the world, valid until the next compact_pods(). */
 static const struct pod **
 pod_ptrs(struct world *w)
 {
@@ -324,7 +426,19 @@ pod_ptrs(struct world *w)
 }
 
 /* One ReplicaSet controller pass over every RS. Returns true if anything
- * changed. */
+ * changed.
+ *
+ * Every RS sees the same snapshot of pods, taken before the pass: pods an
+ * earlier RS created or deleted in this pass are not (or still) in it.
+ * That is harmless because each plan_rs counts only the pods it controls
+ * or may adopt, and an adoption is written into the pod at once, so a
+ * later RS sees the controller reference and leaves the pod alone.
+ *
+ * Applying the plan: adopted pods get the RS's controller reference,
+ * victims die, `create` pods are made Pending with creationTimestamp now
+ * (ready pod_ready_ms later), and a changed status replaces the stored
+ * one (ownership of out.status moves into the RS). A requeue (the
+ * earliest moment a ready pod passes minReadySeconds) becomes rs_wake. */
 static bool
 run_rs_controllers(struct world *w)
 {
@@ -384,6 +498,10 @@ run_rs_controllers(struct world *w)
 	return changed;
 }
 
+/* The kubelet's side: every pod whose ready_at has come becomes Ready as
+ * of ready_at. The clock never jumps past a ready_at (it jumps to the
+ * earliest one), so ready_at is now itself here. Returns true if any
+ * did. */
 static bool
 mark_ready(struct world *w)
 {
@@ -402,6 +520,9 @@ mark_ready(struct world *w)
 	return changed;
 }
 
+/* The RS whose template equals the Deployment's, ignoring the
+ * pod-template-hash label; the first such in world order (for counting
+ * only: the planner chooses the new RS itself, oldest first). */
 static const struct replicaset *
 new_rs_of(struct world *w)
 {
@@ -413,6 +534,9 @@ new_rs_of(struct world *w)
 	return NULL;
 }
 
+/* Counts the live pods (not Succeeded, not Failed, not being deleted) by
+ * new and old RS, and the available ones with their own RS's
+ * minReadySeconds. A pod with no RS owner counts as old. */
 static struct sim_sample
 sample(struct world *w)
 {
@@ -445,6 +569,7 @@ sample(struct world *w)
 	return s;
 }
 
+/* Appends a step; the step takes the actions (acts is left empty). */
 static void
 push_step(struct sim_result *r, int64_t t, struct action_list *acts,
 	  struct sim_sample s)
@@ -459,6 +584,9 @@ push_step(struct sim_result *r, int64_t t, struct action_list *acts,
 	st->pods = s;
 }
 
+/* Whether the Deployment step shrank some RS: availability right after
+ * such a step is what the safety property (min available >= replicas -
+ * maxUnavailable) is checked against. */
 static bool
 has_scale_down(const struct action_list *l)
 {
@@ -470,6 +598,8 @@ has_scale_down(const struct action_list *l)
 	return false;
 }
 
+/* Keeps the extremes over every sample: peak total pods, minimum
+ * available. */
 static void
 observe(struct sim_result *r, struct sim_sample s)
 {
@@ -479,6 +609,15 @@ observe(struct sim_result *r, struct sim_sample s)
 		r->min_available = s.available;
 }
 
+/* The main loop. Invariant at the top of each outer iteration: the world
+ * is settled for the instants before w.now, and w.now is either the start
+ * or an instant something was scheduled for. Inner loop (one settle):
+ * mark ready, Deployment sync + apply, ReplicaSet pass + apply, repeated
+ * while anything changed. A settle takes a few rounds (each Deployment
+ * step does one thing, as in Kubernetes: the README's t=0 has two
+ * steps, then a round where nothing changes); 10000 is a guard
+ * against a planner that never reaches a fixed point, not a limit that
+ * real inputs meet. */
 int
 sim_run(const struct deployment *d, const struct replicaset *const *rs,
 	size_t nrs, const struct pod *const *pods, size_t npods,
@@ -503,11 +642,14 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 		const struct condition *c0 =
 		    condition_get(&w.d.status.conditions, "Progressing");
 
+		/* Remember a TimedOut condition the input already had, so
+		 * that it alone does not end the run. */
 		if (c0 && c0->reason && !strcmp(c0->reason, REASON_TIMED_OUT))
 			input_timeout = c0->last_update_time;
 	}
 	r->min_available = INT64_MAX;
 	r->min_available_after_scale_down = INT64_MAX;
+	/* Stays SIM_LIMIT if the loop ends on max_steps or max_ms. */
 	r->result = SIM_LIMIT;
 
 	for (;;) {
@@ -533,6 +675,8 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 			free(rsp);
 			free(pp);
 			r->budget = out.budget;
+			/* requeue_after_ms: -1 none, 0 "now, rate limited"
+			 * (handled below), else after that long. */
 			deploy_wake = out.requeue_after_ms < 0
 					  ? 0
 					  : w.now + out.requeue_after_ms;
@@ -545,6 +689,9 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 			if (scaled_down &&
 			    s.available < r->min_available_after_scale_down)
 				r->min_available_after_scale_down = s.available;
+			/* Only steps where the Deployment planner acted are
+			 * recorded; pods becoming ready or the RS controller
+			 * alone changing things make no row. */
 			if (out.actions.n) {
 				changed = true;
 				push_step(r, w.now - o->start, &out.actions, s);
@@ -561,6 +708,12 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 			r->result = SIM_DEADLINE_EXCEEDED;
 			break;
 		}
+		/* Complete: DeploymentComplete (updated = replicas = available
+		 * = spec.replicas, generation observed), no old pod left
+		 * (status counts could be complete while old pods are still
+		 * terminating in Kubernetes; here old pods vanish at once, so
+		 * this is only a guard), and, when there is a deadline, the
+		 * Progressing reason NewReplicaSetAvailable written. */
 		if (deployment_complete(&w.d, &w.d.status) &&
 		    sample(&w).old == 0 &&
 		    (!deploy_has_progress_deadline(&w.d) ||
@@ -571,7 +724,19 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 		}
 		if (r->nsteps >= o->max_steps)
 			break;
-		/* The next moment something can change. */
+		/* The next moment something can change: the earliest of
+		 * a pod's ready_at, rs_wake and deploy_wake.
+		 *
+		 * A requeue "now" (0, Kubernetes' rate-limited retry) is
+		 * what the deadline code returns when the deadline is less
+		 * than 1 s away (spec §11.5); Kubernetes retries with
+		 * back-off until it passes. The simulator
+		 * jumps to the first millisecond past it: lastUpdateTime +
+		 * progressDeadlineSeconds + 1 ms (the deadline test is
+		 * strict). Example: lastUpdateTime 10.000 s, deadline 600
+		 * s: next = 610.001 s, where the sync writes TimedOut. If
+		 * that too is not in the future, one millisecond later, so
+		 * the clock always moves. */
 		{
 			dtime next = 0;
 
@@ -596,6 +761,10 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 				if (next == 0 || at < next)
 					next = at;
 			}
+			/* Nothing scheduled: the rollout cannot move without
+			 * an outside change. That is "stalled", unless a
+			 * TimedOut condition stands (even the input's own),
+			 * which is reported as exceeded. */
 			if (next == 0) {
 				r->result =
 				    c && c->reason &&
@@ -612,6 +781,8 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 	r->duration_ms = w.now - o->start;
 	if (r->min_available == INT64_MAX)
 		r->min_available = 0;
+	/* The result takes the Deployment and the RS array; the pods are
+	 * the world's alone and go here. */
 	r->d = w.d;
 	r->rs = w.rs;
 	r->nrs = w.nrs;
@@ -623,6 +794,8 @@ sim_run(const struct deployment *d, const struct replicaset *const *rs,
 	return 0;
 }
 
+/* Frees what sim_run put in r and zeroes it, so a second release is a
+ * no-op. */
 void
 sim_result_release(struct sim_result *r)
 {

@@ -1,4 +1,17 @@
-/* strmap.c - sorted string map (binary search, insertion by shifting). */
+/* strmap.c - sorted string map (binary search, insertion by shifting).
+ *
+ * Invariant: v[0..n) is sorted by strcmp of the keys (byte order, so
+ * "B" < "a") with no duplicate key. Everything relies on it: lookups are
+ * O(log n), equality is one parallel walk, and iteration order is the
+ * key order, which makes labels and annotations print, encode and hash
+ * (schema_dump) the same whatever order a manifest wrote them in, the
+ * way Go's encoding/json sorts map keys. Inserting is O(n) for the
+ * shift; maps here are labels and annotations, a handful of entries.
+ *
+ * Ownership: the map owns every key and value (copied in, freed by
+ * strmap_release); strmap_get returns a pointer into the map, valid
+ * until the next set or del of that map. Values must not be NULL
+ * (strmap_equal compares them with strcmp). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +32,8 @@ strmap_release(struct strmap *m)
 	m->n = m->alloc = 0;
 }
 
+/* dst is overwritten (not released first); the copy is sorted because
+ * the source is. */
 void
 strmap_copy(struct strmap *dst, const struct strmap *src)
 {
@@ -32,7 +47,11 @@ strmap_copy(struct strmap *dst, const struct strmap *src)
 	}
 }
 
-/* Index of key, or -(insertion point)-1. */
+/* Index of key, or -(insertion point)-1 (the java.util.Arrays
+ * convention, so one search serves get, set and del). Example on keys
+ * [app, env, tier]: "env" -> 1; "rel" -> -(2)-1 = -3 (goes before
+ * tier); "zone" -> -4 (at the end). Invariant of the loop: every key
+ * before lo is smaller than key, every key from hi on is larger. */
 static long
 find(const struct strmap *m, const char *key)
 {
@@ -60,6 +79,10 @@ strmap_get(const struct strmap *m, const char *key)
 	return i >= 0 ? m->v[i].value : NULL;
 }
 
+/* Insert or replace. On replace the key keeps its place and only the
+ * value changes; the new value is copied before the old one is freed, so
+ * setting a key to its own current value (a pointer into the map) is
+ * safe. */
 void
 strmap_set(struct strmap *m, const char *key, const char *value)
 {
@@ -81,6 +104,7 @@ strmap_set(struct strmap *m, const char *key, const char *value)
 	m->n++;
 }
 
+/* Returns whether the key was there; the rest stays sorted. */
 bool
 strmap_del(struct strmap *m, const char *key)
 {
@@ -95,6 +119,9 @@ strmap_del(struct strmap *m, const char *key)
 	return true;
 }
 
+/* Both sorted: equal iff the same pairs at the same indexes, O(n). An
+ * absent map and an empty one are equal (n == 0 both), as Kubernetes'
+ * semantic equality treats nil and empty maps. */
 bool
 strmap_equal(const struct strmap *a, const struct strmap *b)
 {

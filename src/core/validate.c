@@ -1,5 +1,37 @@
 /* validate.c - ValidateDeployment, ValidateReplicaSet, ValidatePod and the
- * pieces they share, with Kubernetes' field paths and messages. */
+ * pieces they share, with Kubernetes' field paths and messages.
+ *
+ * Where each rule comes from (Go function names):
+ *
+ *   k8s.io/apimachinery/pkg/api/validation (objectmeta.go)
+ *       ValidateObjectMeta, ValidateAnnotations -> validate_object_meta,
+ *       validate_annotations
+ *   k8s.io/apimachinery/pkg/util/validation (validation.go)
+ *       IsDNS1123Label, IsDNS1123Subdomain, IsValidPortName,
+ *       IsQualifiedName (labels.c), IsValidUserID/IsValidGroupID
+ *   k8s.io/apimachinery/pkg/apis/meta/v1/validation
+ *       ValidateLabelSelector, ValidateLabels (labels.c)
+ *   pkg/apis/core/validation/validation.go
+ *       ValidatePodSpec, validateContainers, validateContainerPorts,
+ *       validateEnv / validateEnvVarValueFrom, validateProbe,
+ *       ValidateSecurityContext, ValidatePodSecurityContext,
+ *       ValidateTolerations, ValidatePodTemplateSpec
+ *   pkg/apis/apps/validation/validation.go
+ *       ValidateDeploymentSpec, ValidateDeploymentStrategy,
+ *       ValidateRollingUpdateDeployment, ValidatePositiveIntOrPercent,
+ *       IsNotMoreThan100Percent, ValidateReplicaSetSpec,
+ *       ValidatePodTemplateSpecForReplicaSet
+ *
+ * Errors are appended in Kubernetes' order, because `kubectl` and drover
+ * print them in list order and tests compare the whole list. Paths are
+ * Kubernetes' field.Path strings ("spec.template.spec.containers[0].
+ * ports[1].name"). Rules Kubernetes has for fields drover does not model
+ * are absent; rules drover adds are marked as drover's.
+ *
+ * Defaulting (defaults.c) runs first, so an empty restartPolicy, protocol
+ * or strategy type never reaches here on the API path; empty values of
+ * such fields are therefore accepted here, where Kubernetes would say
+ * Required. The caller owns errs; every call only appends to it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +51,8 @@
 	"'[0-9]+%')"
 
 /* A path builder: p(sb, "%s.spec", base) without repeating strbuf calls. */
+/* The returned pointer is sb's buffer: valid until the next pathf on sb,
+ * which is enough because fielderr_add* copy the path. */
 static const char *pathf(struct strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -34,6 +68,8 @@ pathf(struct strbuf *sb, const char *fmt, ...)
 	return sb->buf;
 }
 
+/* ValidateNonnegativeField: "must be greater than or equal to 0", the
+ * value printed as a number. */
 static void
 nonneg(int64_t v, const char *path, struct fielderr_list *errs)
 {
@@ -41,6 +77,7 @@ nonneg(int64_t v, const char *path, struct fielderr_list *errs)
 		fielderr_addf_int(errs, FE_INVALID, path, v, MSG_GE0);
 }
 
+/* The same for an optional field (a Go *int32): unset is valid. */
 static void
 nonneg_opt(const struct opt_int *o, const char *path,
 	   struct fielderr_list *errs)
@@ -49,7 +86,9 @@ nonneg_opt(const struct opt_int *o, const char *path,
 		nonneg(o->v, path, errs);
 }
 
-/* The RFC 1123 label regex alone, with no length limit. */
+/* The RFC 1123 label regex alone, with no length limit:
+ * [a-z0-9]([-a-z0-9]*[a-z0-9])?  ("a", "web-1" yes; "", "-a", "a-",
+ * "Web" no). */
 static bool
 dns1123_label_syntax(const char *s, size_t n)
 {
@@ -68,7 +107,11 @@ dns1123_label_syntax(const char *s, size_t n)
 }
 
 /* IsDNS1123Subdomain / IsDNS1123Label: the length error and the syntax
- * error are separate, as in Kubernetes. */
+ * error are separate, as in Kubernetes. A subdomain is 1..253 characters
+ * of dot-separated labels, each matching the label regex ("a.b-c.d");
+ * the 63-character limit applies to each label only in the label case
+ * (Kubernetes' subdomain regex has no per-label limit either). A name of
+ * 300 'a's gets one error (too long), "A" one (syntax), 300 'A's both. */
 static void
 validate_dns1123(const char *s, bool label, const char *path,
 		 struct fielderr_list *errs)
@@ -99,7 +142,14 @@ validate_dns1123(const char *s, bool label, const char *path,
 }
 
 /* ValidateAnnotations: keys are qualified names compared in lower case,
- * and the total size is limited to 256 KiB. */
+ * and the total size is limited to 256 KiB.
+ *
+ * Keys are lowered before the check, so "Example.com/Key" is accepted
+ * where a label key of that spelling would be refused (Kubernetes does the
+ * same; annotations are not selectable, so case does not matter). The
+ * size is Σ len(key) + len(value) in bytes (ValidateAnnotationsSize,
+ * TotalAnnotationSizeLimitB = 256 << 10 = 262144); one error on the
+ * annotations path as a whole, not per key. */
 static void
 validate_annotations(const struct strmap *a, const char *path,
 		     struct fielderr_list *errs)
@@ -127,6 +177,12 @@ validate_annotations(const struct strmap *a, const char *path,
 			     "must have at most 262144 bytes");
 }
 
+/* ValidateObjectMeta with NameIsDNSSubdomain as the name function (what
+ * Deployment, ReplicaSet and Pod use), and ValidateNamespaceName (a DNS
+ * label) for the namespace. Differences: generateName itself is not
+ * checked (the name generated from it is, on create), and an empty
+ * namespace is not reported (Kubernetes' Required for namespaced kinds):
+ * drover's callers supply the namespace. */
 void
 validate_object_meta(const struct object_meta *m, bool namespaced,
 		     const char *path, struct fielderr_list *errs)
@@ -150,7 +206,11 @@ validate_object_meta(const struct object_meta *m, bool namespaced,
 	strbuf_release(&p);
 }
 
-/* IsValidPortName: one error per broken rule. */
+/* IsValidPortName: one error per broken rule, in Kubernetes' order.
+ * An IANA service name: at most 15 characters of [-a-z0-9], at least one
+ * letter, no "--", no hyphen at either end. "http" and "web-8080" pass;
+ * "8080" fails once (no letter); "-Web--" fails three times (charset,
+ * "--", leading hyphen). */
 static void
 validate_port_name(const char *s, const char *path, struct fielderr_list *errs)
 {
@@ -181,6 +241,10 @@ validate_port_name(const char *s, const char *path, struct fielderr_list *errs)
 				  "must not begin or end with a hyphen");
 }
 
+/* A probe's port: a number 1..65535 or a port name (which the runtime
+ * resolves against the container's ports). An intstr that is neither
+ * (absent in the manifest) is Required with an empty detail, as
+ * Kubernetes prints it. */
 static void
 validate_port_ref(const struct intstr *port, const char *path,
 		  struct fielderr_list *errs)
@@ -197,6 +261,15 @@ validate_port_ref(const struct intstr *port, const char *path,
 	}
 }
 
+/* validateProbe and validateHandler for exec, httpGet and tcpSocket (the
+ * handlers drover's agent runs; grpc is not modelled). liveness_like is
+ * true for liveness and startup probes, whose successThreshold must be 1
+ * (a probe that decides a restart cannot ask for several successes).
+ *
+ * Difference: Kubernetes reports a second handler as Forbidden on that
+ * handler's own path ("livenessProbe.httpGet") and skips validating it;
+ * drover validates every handler present and reports the count on the
+ * probe's path. A NULL probe (not configured) is valid. */
 static void
 validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 	       struct fielderr_list *errs)
@@ -266,7 +339,10 @@ validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 
 #define MSG_ID_RANGE "must be between 0 and 2147483647, inclusive"
 
-/* The Linux capabilities, as Kubernetes writes them (without "CAP_"). */
+/* The Linux capabilities, as Kubernetes writes them (without "CAP_").
+ * The index is the kernel's capability number (CAP_CHOWN = 0 ...
+ * CAP_CHECKPOINT_RESTORE = 40, linux/capability.h), which is what the
+ * agent passes to capset: keep the order, append new ones at the end. */
 static const char *const capability_names[] = {
     "CHOWN",
     "DAC_OVERRIDE",
@@ -311,6 +387,12 @@ static const char *const capability_names[] = {
     "CHECKPOINT_RESTORE",
 };
 
+/* The capability number of name, CAPABILITY_ALL for "ALL", -1 if it is
+ * not one. "NET_ADMIN" and "CAP_NET_ADMIN" both give 12. This check is
+ * drover's: Kubernetes passes capability names through to the container
+ * runtime unchecked, but drover's process runtime must turn each into a
+ * number, and an unknown one is better refused at apply time than at
+ * pod start. Names are case sensitive, as the runtimes treat them. */
 int
 validate_capability(const char *name)
 {
@@ -329,7 +411,8 @@ validate_capability(const char *name)
 	return -1;
 }
 
-/* IsValidUserID / IsValidGroupID */
+/* IsValidUserID / IsValidGroupID: 0..2147483647 (math.MaxInt32) in the
+ * int64 fields. */
 static void
 valid_id(const struct opt_int *o, const char *path, struct fielderr_list *errs)
 {
@@ -337,6 +420,8 @@ valid_id(const struct opt_int *o, const char *path, struct fielderr_list *errs)
 		fielderr_addf_int(errs, FE_INVALID, path, o->v, MSG_ID_RANGE);
 }
 
+/* Every entry of capabilities.add or .drop, each error on its own index
+ * ("securityContext.capabilities.add[1]"). */
 static void
 valid_caps(const struct strlist *l, const char *path,
 	   struct fielderr_list *errs)
@@ -355,7 +440,14 @@ valid_caps(const struct strlist *l, const char *path,
 	strbuf_release(&p);
 }
 
-/* ValidateSecurityContext (a container's). */
+/* ValidateSecurityContext (a container's): ids, procMount, capability
+ * names (drover's rule, see validate_capability), and the two
+ * combinations that contradict allowPrivilegeEscalation: false
+ * (privileged, and adding SYS_ADMIN). The value printed for those is the
+ * offending part of the context as JSON, not Go's %#v of the whole
+ * struct. Kubernetes compares the added capability with the literal
+ * "CAP_SYS_ADMIN"; drover refuses "SYS_ADMIN" as well, because its
+ * runtime treats both spellings as the same capability. */
 static void
 validate_security_context(const struct security_context *sc, const char *path,
 			  struct fielderr_list *errs)
@@ -399,7 +491,8 @@ validate_security_context(const struct security_context *sc, const char *path,
 	strbuf_release(&p);
 }
 
-/* ValidatePodSecurityContext */
+/* ValidatePodSecurityContext: the ids, every supplemental group with its
+ * index, and supplementalGroupsPolicy (Merge or Strict). */
 static void
 validate_pod_security_context(const struct pod_security_context *sc,
 			      const char *path, struct fielderr_list *errs)
@@ -427,6 +520,14 @@ validate_pod_security_context(const struct pod_security_context *sc,
 	strbuf_release(&p);
 }
 
+/* validateContainers for one container (common fields only: name, image,
+ * ports, env, probes, securityContext, imagePullPolicy).
+ *
+ * Port names: a name that fails IsValidPortName gets those errors and is
+ * not checked for duplicates; a valid one that equals an earlier port's
+ * name is Duplicate on the later port (ports[0] and ports[2] both "http":
+ * the error is on ports[2].name). containerPort 0 is "missing" (the Go
+ * zero value), hence Required, not Invalid. hostPort 0 means "none". */
 static void
 validate_container(const struct container *c, const char *path,
 		   struct fielderr_list *errs)
@@ -498,7 +599,12 @@ validate_container(const struct container *c, const char *path,
 			    errs, FE_INVALID,
 			    pathf(&p, "%s.env[%zu].name", path, i), e->name,
 			    MSG_ENV_VAR);
-		/* validateEnvVarValueFrom: no source, else a value too. */
+		/* validateEnvVarValueFrom: no source, else a value too.
+		 * Only fieldRef is modelled, so a valueFrom without one has
+		 * no source as far as drover is concerned (a manifest with
+		 * only a configMapKeyRef is refused here with Kubernetes'
+		 * message). The value "" printed is what Kubernetes prints:
+		 * it passes "" as the bad value. */
 		if (e->value_from && e->value_from->field_ref == NULL)
 			fielderr_add(
 			    errs, FE_INVALID,
@@ -519,6 +625,9 @@ validate_container(const struct container *c, const char *path,
 				  i),
 			    errs);
 	}
+	/* validateLivenessProbe / validateReadinessProbe /
+	 * validateStartupProbe: a readiness probe never kills, so a
+	 * probe-level terminationGracePeriodSeconds makes no sense there. */
 	validate_probe(c->liveness_probe, pathf(&p, "%s.livenessProbe", path),
 		       true, errs);
 	validate_probe(c->readiness_probe, pathf(&p, "%s.readinessProbe", path),
@@ -548,6 +657,15 @@ validate_container(const struct container *c, const char *path,
 	strbuf_release(&p);
 }
 
+/* ValidatePodSpec for the fields drover models. path is where the spec
+ * sits ("spec" for a Pod, "spec.template.spec" for a template), so the
+ * same rules print the right paths for both.
+ *
+ * Container names must be unique: the second "web" is Duplicate on its
+ * own containers[i].name. activeDeadlineSeconds must be 1..2^31-1 (only
+ * the lower bound is checked here). nodeSelector follows the label rules.
+ * Tolerations: operator "" means Equal and effect "" means all effects,
+ * so both are accepted empty. */
 void
 validate_pod_spec(const struct pod_spec *s, const char *path,
 		  struct fielderr_list *errs)
@@ -598,7 +716,8 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 
-		/* an empty operator means Equal */
+		/* an empty operator means Equal (clang-format spaces
+		 * `operator` oddly: it is a C++ keyword) */
 		if (t->operator&& * t->operator&&
 		    strcmp(t->operator, "Equal") &&
 		    strcmp(t->operator, "Exists"))
@@ -622,7 +741,11 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 }
 
 /* Renders a label map like Go's %#v of map[string]string, as Kubernetes
- * prints it in the selector-mismatch error. */
+ * prints it in the selector-mismatch error. Keys come out in the strmap's
+ * order (sorted), as Go's fmt sorts map keys:
+ *   map[string]string{"app":"web", "tier":"front"}
+ * strbuf_addjsonstr quotes the way Go's %q does for plain printable
+ * ASCII, which valid label keys and values are. */
 static void
 render_map(const struct strmap *m, struct strbuf *sb)
 {
@@ -640,7 +763,13 @@ render_map(const struct strmap *m, struct strbuf *sb)
 }
 
 /* Go's %#v of a v1.LabelSelector, the value Kubernetes prints for a bad
- * selector; absent and empty collections print as nil. */
+ * selector; absent and empty collections print as nil. Example, for
+ * matchLabels {app: web} and no expressions:
+ *   v1.LabelSelector{MatchLabels:map[string]string{"app":"web"},
+ *   MatchExpressions:[]v1.LabelSelectorRequirement(nil)}
+ * (on one line). Go would print an empty but non-nil map as
+ * map[string]string{}; the decoder does not keep that distinction, and
+ * a selector whose matchLabels is {} prints as nil here. */
 static void
 render_selector(const struct label_selector *sel, struct strbuf *sb)
 {
@@ -684,7 +813,28 @@ render_selector(const struct label_selector *sel, struct strbuf *sb)
 
 /* Selector and template shared by Deployment and ReplicaSet
  * (ValidateDeploymentSpec, ValidateReplicaSetSpec and
- * ValidatePodTemplateSpecForReplicaSet). */
+ * ValidatePodTemplateSpecForReplicaSet).
+ *
+ * The order of the errors, as Kubernetes appends them:
+ *   1. selector missing (Required), else ValidateLabelSelector's errors,
+ *      then "empty selector is invalid for deployment" (a selector with
+ *      neither matchLabels nor matchExpressions), then "invalid label
+ *      selector" when the selector could not be converted;
+ *   2. the template's labels must match the selector, unless the
+ *      selector is empty (matches everything) or invalid (not compared);
+ *   3. ValidatePodTemplateSpec: labels, annotations, pod spec;
+ *   4. restartPolicy must be Always (a ReplicaSet's pods must keep
+ *      running) and activeDeadlineSeconds is forbidden (it would kill
+ *      them all at a fixed age).
+ *
+ * Example: selector {app: web}, template labels {app: api}:
+ *   spec.template.metadata.labels: Invalid value:
+ *   map[string]string{"app":"api"}: `selector` does not match template
+ *   `labels`
+ *
+ * Difference: when the selector is invalid Kubernetes skips the whole
+ * template (3 and 4 included); drover still reports the template's own
+ * errors. rs_always is true for both callers today. */
 static void
 validate_selector_template(const struct label_selector *sel,
 			   const struct pod_template *t,
@@ -741,6 +891,10 @@ validate_selector_template(const struct label_selector *sel,
 	strbuf_release(&p);
 }
 
+/* ValidatePositiveIntOrPercent (despite the name, 0 is allowed): an int
+ * must be >= 0, a string must match ^[0-9]+%$ ("25%" yes; "25", "-5%",
+ * "1.5%", "%" no). An absent value is not an error here: defaulting put
+ * 25% there, and the both-zero rule below treats absent as 0. */
 static void
 validate_intstr_nonneg(const struct intstr *v, const char *path,
 		       struct fielderr_list *errs)
@@ -754,6 +908,15 @@ validate_intstr_nonneg(const struct intstr *v, const char *path,
 	}
 }
 
+/* ValidateRollingUpdateDeployment. The both-zero rule looks at the raw
+ * numbers, not the resolved counts (getIntOrPercentValue: 0 and "0%" are
+ * zero, and so is a malformed string): maxSurge "1%" with 1 replica
+ * resolves to 0 surge yet is accepted, and ResolveFenceposts then makes
+ * maxUnavailable 1 so the rollout still moves. The error is on
+ * maxUnavailable with its value as written: 0 prints as 0, "0%" as
+ * "0%". maxSurge may exceed 100% (200% of 4 = 8 extra pods);
+ * maxUnavailable may not (more than every pod unavailable is
+ * meaningless). */
 static void
 validate_rolling_update(const struct rolling_update *ru,
 			struct fielderr_list *errs)
@@ -785,6 +948,11 @@ validate_rolling_update(const struct rolling_update *ru,
 				  "must not be greater than 100%");
 }
 
+/* ValidateDeployment = ValidateObjectMeta + ValidateDeploymentSpec, in
+ * Kubernetes' order: replicas, selector and template, strategy,
+ * minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds. The
+ * spec's rollbackTo (extensions/v1beta1) is not modelled. Status is not
+ * validated (it is the controller's). */
 void
 validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 {
@@ -821,6 +989,10 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 	if (s->progress_deadline_seconds.set) {
 		nonneg(s->progress_deadline_seconds.v,
 		       "spec.progressDeadlineSeconds", errs);
+		/* A deadline no longer than minReadySeconds would fire
+		 * before a single pod could count as available: with
+		 * minReadySeconds 30, progressDeadlineSeconds 30 is
+		 * refused and 31 accepted. */
 		if (s->progress_deadline_seconds.v <= s->min_ready_seconds)
 			fielderr_addf_int(errs, FE_INVALID,
 					  "spec.progressDeadlineSeconds",
@@ -830,6 +1002,10 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 	}
 }
 
+/* ValidateReplicaSet = ValidateObjectMeta + ValidateReplicaSetSpec:
+ * replicas, minReadySeconds, then the selector and template rules the
+ * Deployment uses (the "for deployment" message included, as Kubernetes
+ * reuses it). */
 void
 validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
 {
@@ -840,6 +1016,7 @@ validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
 				   true);
 }
 
+/* ValidatePodCreate, restricted to metadata and the pod spec. */
 void
 validate_pod(const struct pod *p, struct fielderr_list *errs)
 {
@@ -847,6 +1024,10 @@ validate_pod(const struct pod *p, struct fielderr_list *errs)
 	validate_pod_spec(&p->spec, "spec", errs);
 }
 
+/* ValidateNode, for what drover's nodes carry: metadata (cluster scoped,
+ * so no namespace) and taints, whose key follows the label-key rules and
+ * whose effect is required and one of the three taint effects
+ * (validateNodeTaints). */
 void
 validate_node(const struct node *n, struct fielderr_list *errs)
 {
