@@ -1,6 +1,7 @@
 /* client_local.h - the in-process client over an api (drover serve).
  * Requests and watches reach the API handlers directly; a watch's events
- * come during the write that makes them.
+ * come from the loop, when the store delivers a turn's writes after their
+ * commit (store_deliver), never inside the write that makes them.
  *
  * client_local_new_on_loop adds request_async (the request made at once,
  * the answer handed to the callback from the loop) and reports a refused

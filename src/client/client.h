@@ -17,8 +17,9 @@
  *   request could not be started at all (a client without a loop, no
  *   libcurl): cb is then never called, as with libuv. A server that
  *   cannot be reached is an answer: status 0 and error set.
- * - watch: the events come to cb (in-process during the write that makes
- *   them, over HTTP from the loop as the stream arrives). A refusal that
+ * - watch: the events come to cb from the loop, never inside a request
+ *   (in-process after the loop turn's commit, store.h; over HTTP as the
+ *   stream arrives). A refusal that
  *   a client made on a loop learns of (410 Gone from a resourceVersion
  *   older than the history, 400 on a bad selector) comes to cb as one
  *   ERROR event whose object is the server's Status ({"type":"ERROR",
