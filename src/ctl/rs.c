@@ -330,6 +330,38 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 	return 0;
 }
 
+/* Writes status into the ReplicaSet rso (the cache's copy, which may be
+ * behind a write of this turn: the Deployment controller's scale, our own
+ * last status): on a 409, once more on the API's copy, as Kubernetes'
+ * updateReplicaSetStatus does. Takes status. 0 or the HTTP status. */
+static int
+write_status(struct ctl_rs *c, struct object *rso,
+	     struct replicaset_status *status)
+{
+	const struct schema *sch =
+	    kind_status_schema(kind_by_id(KIND_REPLICASET));
+	struct replicaset *rs = rso->obj;
+	const struct object_meta *m = object_meta(rso);
+	struct object fresh;
+	int st;
+
+	schema_release(sch, &rs->status);
+	schema_copy(sch, &rs->status, status);
+	st = kube_update(c->cfg.client, rso, "status");
+	if (st == 409 && kube_get(c->cfg.client, KIND_REPLICASET, m->namespace,
+				  m->name, &fresh) == 0) {
+		struct replicaset *f = fresh.obj;
+
+		schema_release(sch, &f->status);
+		schema_copy(sch, &f->status, status);
+		st = kube_update(c->cfg.client, &fresh, "status");
+		object_release(&fresh);
+	}
+	schema_release(sch, status);
+	memset(status, 0, sizeof(*status));
+	return st == 200 ? 0 : st;
+}
+
 static void
 on_rs(void *arg, json_t *ev)
 {
@@ -441,7 +473,7 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	struct carried *cp;
 	char ns[256], name[256];
 	uint64_t started;
-	int st, fail = 0;
+	int fail = 0;
 
 	if (queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
 		return 0;
@@ -489,14 +521,8 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 		else
 			*requeue = 0;
 	}
-	if (!fail && out.status_changed) {
-		schema_release(kind_status_schema(kind_by_id(KIND_REPLICASET)),
-			       &rs->status);
-		rs->status = out.status;
-		memset(&out.status, 0, sizeof(out.status));
-		if ((st = kube_update(c->cfg.client, &rso, "status")) != 200)
-			fail = st;
-	}
+	if (!fail && out.status_changed)
+		fail = write_status(c, &rso, &out.status);
 	if (fail)
 		log_warn("replicaset %s: HTTP %d", key, fail);
 	else if (out.create || out.nvictims)
