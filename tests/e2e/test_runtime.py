@@ -6,6 +6,7 @@ restarts with CrashLoopBackOff, and no process left behind."""
 import os
 import sys
 import subprocess
+import signal
 import tempfile
 import time
 
@@ -162,6 +163,15 @@ def test_processes_env_logs_and_rolling_update(rt):
     assert len(logs()) == 3
 
 
+def catches_sigterm(pid):
+    """The process has a handler for SIGTERM (SigCgt in /proc/PID/status)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return False
+
+
 def test_graceful_stop_then_sigkill(rt):
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "stubborn"},
            "spec": {"terminationGracePeriodSeconds": 1,
@@ -172,6 +182,10 @@ def test_graceful_stop_then_sigkill(rt):
     p = wait_for(lambda: (lambda x: x if pids_of(x) else None)(
         rt.req("GET", CORE + "/pods/stubborn").json()), what="the pod to run")
     pid = pids_of(p)[0]
+    # The service catches SIGTERM once it has started: before that, the
+    # signal's default action would end it at once (a slow start, as under
+    # the sanitizers).
+    wait_for(lambda: catches_sigterm(pid), what="the service to catch SIGTERM")
     t0 = time.monotonic()
     assert rt.req("DELETE", CORE + "/pods/stubborn").status_code == 200
     wait_for(lambda: rt.req("GET", CORE + "/pods/stubborn").status_code == 404,
