@@ -464,7 +464,9 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 	}
 	if (!st->start_time)
 		st->start_time = p->start_time;
-	pod_status_derive(st, r, p->n, rt->cfg.now());
+	pod_status_derive(st, r, p->n,
+			  restart_policy_parse(p->pod.spec.restart_policy),
+			  rt->cfg.now());
 	free(r);
 	return true;
 }

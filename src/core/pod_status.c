@@ -446,35 +446,61 @@ pod_phase_name(enum pod_phase p)
 	}
 }
 
-/* Examples (r = running, w = waiting, t0/t1 = terminated with exit 0/1):
+/* The kubelet's getPhase (pkg/kubelet/kubelet_pods.go), for pods without
+ * init containers. Each container counts as running, stopped (terminated,
+ * or waiting to restart after a run: back-off) or waiting (never run
+ * yet); then:
  *
- *   containers     phase
- *   r              Running
- *   r t1           Running     (Never: one failed, the other still runs)
- *   w              Pending     (creating, back-off, port wait)
- *   w t0           Pending
- *   t0 t0          Succeeded   (OnFailure or Never, all exited 0)
- *   t0 t1          Failed
+ *   any waiting                       Pending
+ *   any running                       Running
+ *   all stopped, restartPolicy Always Running (all are restarting)
+ *   all stopped and all exited 0      Succeeded
+ *   all stopped, restartPolicy Never  Failed
+ *   all stopped, OnFailure            Running (the failed ones restart)
+ *   no containers                     Pending
  *
- * NEEDSWORK: Kubernetes shows Running for a restartPolicy Always pod
- * whose only container is in back-off; drover has shown Pending. */
+ * Examples (r = running, w = never run yet, b = back-off after a run,
+ * t0/t1 = terminated with exit 0/1):
+ *
+ *   containers  policy     phase
+ *   r           any        Running
+ *   r w         any        Pending     (one has not started yet)
+ *   b           Always     Running     (a crash loop: restarting)
+ *   r b         Always     Running
+ *   t1 r        Never      Running     (one failed, the other runs)
+ *   t0 t0       OnFailure  Succeeded
+ *   t0 t1       Never      Failed
+ *   t1          OnFailure  Running     (it restarts) */
 enum pod_phase
-pod_phase_of(const struct ctr_report *r, size_t n)
+pod_phase_of(const struct ctr_report *r, size_t n, enum restart_policy policy)
 {
-	bool waiting = false, failed = false;
-	size_t i;
+	size_t i, running = 0, stopped = 0, succeeded = 0, waiting = 0;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].shown == SHOW_RUNNING)
-			return POD_RUNNING;
-		if (r[i].shown == SHOW_WAITING)
-			waiting = true;
-		else if (r[i].exit_code != 0)
-			failed = true;
+		if (r[i].shown == SHOW_RUNNING) {
+			running++;
+		} else if (r[i].shown == SHOW_WAITING) {
+			if (r[i].last_state)
+				stopped++;
+			else
+				waiting++;
+		} else {
+			stopped++;
+			if (r[i].exit_code == 0)
+				succeeded++;
+		}
 	}
-	if (waiting)
+	if (waiting > 0)
 		return POD_PENDING;
-	return failed ? POD_FAILED : POD_SUCCEEDED;
+	if (running > 0)
+		return POD_RUNNING;
+	if (stopped == 0)
+		return POD_PENDING;
+	if (policy == RESTART_ALWAYS)
+		return POD_RUNNING;
+	if (stopped == succeeded)
+		return POD_SUCCEEDED;
+	return policy == RESTART_NEVER ? POD_FAILED : POD_RUNNING;
 }
 
 bool
@@ -517,12 +543,12 @@ pod_condition_set(struct condition_list *l, const char *type, bool ok,
  * readiness gates). */
 void
 pod_status_derive(struct pod_status *st, const struct ctr_report *r, size_t n,
-		  dtime now)
+		  enum restart_policy policy, dtime now)
 {
 	bool ready = pod_containers_ready(r, n);
 
 	free(st->phase);
-	st->phase = xstrdup(pod_phase_name(pod_phase_of(r, n)));
+	st->phase = xstrdup(pod_phase_name(pod_phase_of(r, n, policy)));
 	pod_condition_set(&st->conditions, "PodScheduled", true, now);
 	pod_condition_set(&st->conditions, "Initialized", true, now);
 	pod_condition_set(&st->conditions, "ContainersReady", ready, now);

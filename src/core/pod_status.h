@@ -301,9 +301,11 @@ const char *ctr_terminated_reason(const struct ctr *c);
 
 enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED };
 const char *pod_phase_name(enum pod_phase p);
-/* Running if any container runs; once none runs and none waits,
- * Succeeded if every one exited 0, else Failed; else Pending. */
-enum pod_phase pod_phase_of(const struct ctr_report *r, size_t n);
+/* The phase as the kubelet's getPhase gives it (pod_status.c): Pending
+ * while a container has never run, Running while one runs or all are
+ * restarting, Succeeded or Failed once all have stopped for good. */
+enum pod_phase pod_phase_of(const struct ctr_report *r, size_t n,
+			    enum restart_policy policy);
 /* ContainersReady: there are containers and each one is ready. */
 bool pod_containers_ready(const struct ctr_report *r, size_t n);
 /* Sets one condition to True or False. lastTransitionTime is kept when
@@ -312,9 +314,10 @@ bool pod_containers_ready(const struct ctr_report *r, size_t n);
 void pod_condition_set(struct condition_list *l, const char *type, bool ok,
 		       dtime now);
 /* The phase (st->phase, replaced) and the four conditions PodScheduled,
- * Initialized, ContainersReady and Ready of a pod whose containers
- * report r[0..n). Allocates through xalloc; st owns the result. */
+ * Initialized, ContainersReady and Ready of a pod with restartPolicy
+ * policy whose containers report r[0..n). Allocates through xalloc; st
+ * owns the result. */
 void pod_status_derive(struct pod_status *st, const struct ctr_report *r,
-		       size_t n, dtime now);
+		       size_t n, enum restart_policy policy, dtime now);
 
 #endif

@@ -562,39 +562,77 @@ test_phase_and_conditions(void **state)
 	static const struct {
 		const char *name;
 		enum who c[3];
+		enum restart_policy policy;
 		const char *phase;
 		bool ready;
 	} cases[] = {
-	    {"one ready", {RUN_READY, NONE}, "Running", true},
-	    {"two ready", {RUN_READY, RUN_READY, NONE}, "Running", true},
-	    {"readiness failing", {RUN_UNREADY, NONE}, "Running", false},
+	    {"one ready", {RUN_READY, NONE}, RESTART_ALWAYS, "Running", true},
+	    {"two ready",
+	     {RUN_READY, RUN_READY, NONE},
+	     RESTART_ALWAYS,
+	     "Running",
+	     true},
+	    {"readiness failing",
+	     {RUN_UNREADY, NONE},
+	     RESTART_ALWAYS,
+	     "Running",
+	     false},
 	    {"one of two not ready",
 	     {RUN_READY, RUN_UNREADY, NONE},
+	     RESTART_ALWAYS,
 	     "Running",
 	     false},
-	    {"startup pending", {STARTING, NONE}, "Running", false},
-	    {"being killed", {KILLED, NONE}, "Running", false},
-	    {"not started yet", {CREATING, NONE}, "Pending", false},
-	    {"crash loop", {BACKOFF, NONE}, "Pending", false},
+	    {"startup pending",
+	     {STARTING, NONE},
+	     RESTART_ALWAYS,
+	     "Running",
+	     false},
+	    {"being killed", {KILLED, NONE}, RESTART_ALWAYS, "Running", false},
+	    {"not started yet",
+	     {CREATING, NONE},
+	     RESTART_ALWAYS,
+	     "Pending",
+	     false},
+	    /* the kubelet: every container is restarting */
+	    {"crash loop", {BACKOFF, NONE}, RESTART_ALWAYS, "Running", false},
 	    {"crash loop beside a ready one",
 	     {BACKOFF, RUN_READY, NONE},
+	     RESTART_ALWAYS,
 	     "Running",
 	     false},
-	    {"OnFailure, exit 0", {DONE_0, NONE}, "Succeeded", false},
-	    {"Never, exit 1", {DONE_1, NONE}, "Failed", false},
+	    /* the kubelet: a container that has not started yet */
+	    {"one runs, one not started yet",
+	     {RUN_READY, CREATING, NONE},
+	     RESTART_ALWAYS,
+	     "Pending",
+	     false},
+	    {"OnFailure, exit 0",
+	     {DONE_0, NONE},
+	     RESTART_ON_FAILURE,
+	     "Succeeded",
+	     false},
+	    {"OnFailure, exit 1: restarting",
+	     {DONE_1, NONE},
+	     RESTART_ON_FAILURE,
+	     "Running",
+	     false},
+	    {"Never, exit 1", {DONE_1, NONE}, RESTART_NEVER, "Failed", false},
 	    {"Never, one failed, one ok",
 	     {DONE_0, DONE_1, NONE},
+	     RESTART_NEVER,
 	     "Failed",
 	     false},
 	    {"Never, one failed, one runs",
 	     {DONE_1, RUN_READY, NONE},
+	     RESTART_NEVER,
 	     "Running",
 	     false},
 	    {"one done, one waiting",
 	     {DONE_0, CREATING, NONE},
+	     RESTART_ON_FAILURE,
 	     "Pending",
 	     false},
-	    {"no containers", {NONE}, "Succeeded", false},
+	    {"no containers", {NONE}, RESTART_ALWAYS, "Pending", false},
 	};
 	size_t i, k, n;
 
@@ -610,7 +648,7 @@ test_phase_and_conditions(void **state)
 			make(&c[n], cases[i].c[n]);
 			ctr_report(&c[n], &r[n]);
 		}
-		pod_status_derive(&st, r, n, T0);
+		pod_status_derive(&st, r, n, cases[i].policy, T0);
 		if (strcmp(st.phase, cases[i].phase))
 			fail_msg("%s: phase %s, want %s", cases[i].name,
 				 st.phase, cases[i].phase);
@@ -648,8 +686,9 @@ test_transition_times(void **state)
 	(void)state;
 	put_in(&c, &spec_a, CTR_RUNNING);
 	ctr_report(&c, &r);
-	pod_status_derive(&st, &r, 1, T0);
-	pod_status_derive(&st, &r, 1, T0 + 5000); /* unchanged */
+	pod_status_derive(&st, &r, 1, RESTART_ALWAYS, T0);
+	pod_status_derive(&st, &r, 1, RESTART_ALWAYS,
+			  T0 + 5000); /* unchanged */
 	cd = condition_get(&st.conditions, "Ready");
 	assert_string_equal(cd->status, "True");
 	assert_int_equal(cd->last_transition_time, T0);
@@ -657,7 +696,7 @@ test_transition_times(void **state)
 
 	assert_int_equal(ctr_step(&c, &spec_r, &unready, T0, &out), 0);
 	ctr_report(&c, &r);
-	pod_status_derive(&st, &r, 1, T0 + 9000);
+	pod_status_derive(&st, &r, 1, RESTART_ALWAYS, T0 + 9000);
 	cd = condition_get(&st.conditions, "Ready");
 	assert_string_equal(cd->status, "False");
 	assert_int_equal(cd->last_transition_time, T0 + 9000);
