@@ -206,10 +206,20 @@ dtime_parse_duration(const char *s)
 	if (*s == '\0')
 		return -1;
 	while (*s) {
-		double v = strtod(s, &end);
+		/* Digits and one point only: strtod alone would take a sign,
+		 * hex, an exponent, "nan" and "inf", and converting those to
+		 * int64_t is undefined. */
+		size_t digits = strspn(s, "0123456789.");
+		const char *point = memchr(s, '.', digits);
+		double v;
 
-		if (end == s)
+		if (digits == 0 ||
+		    (point &&
+		     memchr(point + 1, '.', digits - (size_t)(point - s) - 1)))
 			return -1;
+		v = strtod(s, &end);
+		if (end != s + digits || v > 1e12)
+			return -1; /* not a plain number, or past 30,000 years */
 		s = end;
 		/* "ms" before "m": "5ms" is 5, not 5 minutes and an "s". */
 		if (!strncmp(s, "ms", 2)) {
@@ -227,6 +237,8 @@ dtime_parse_duration(const char *s)
 		} else {
 			return -1;
 		}
+		if (total > (int64_t)1e15) /* 30,000 years: no sum overflows */
+			return -1;
 	}
 	return total;
 }

@@ -1,0 +1,60 @@
+/* test_dtime.c - Go-style durations (--resync-period): what parses, to
+ * how many milliseconds, and what is refused, including the forms strtod
+ * alone would take (a sign, hex, an exponent, nan, inf). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "dtime.h"
+
+static void
+test_parse_duration(void **state)
+{
+	static const struct {
+		const char *in;
+		int64_t ms; /* -1: refused */
+	} cases[] = {
+	    {"5s", 5000},
+	    {"1m30s", 90000},
+	    {"250ms", 250},
+	    {"1.5h", 5400000},
+	    {"0", 0},
+	    {"30", 30000}, /* a bare number is seconds */
+	    {"0.5s", 500},
+	    {"", -1},
+	    {"nan", -1},
+	    {"inf", -1},
+	    {"-5s", -1},
+	    {"+5s", -1},
+	    {"0x10s", -1},
+	    {"1e3s", -1},
+	    {"5x", -1},
+	    {"1..2s", -1},
+	    {"1.2.3s", -1},
+	    {"s", -1},
+	    {"99999999999999h", -1},
+	    {"999999999999h999999999999h999999999999h", -1},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t got = dtime_parse_duration(cases[i].in);
+
+		if (got != cases[i].ms)
+			fail_msg("\"%s\": %lld, want %lld", cases[i].in,
+				 (long long)got, (long long)cases[i].ms);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_duration),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
