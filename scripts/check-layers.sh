@@ -60,7 +60,7 @@ if [ -z "$lib" ]; then
 	echo "check-layers: libdrover_core.a not found under $build" >&2
 	exit 1
 fi
-allow='^(malloc|calloc|realloc|free|abort|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strchr|strrchr|strstr|strtoll|strtol|strtod|strtoull|snprintf|vsnprintf|qsort|__assert_fail|__stack_chk_fail|__ubsan_.*|__asan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
+allow='^(malloc|calloc|realloc|free|abort|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strchr|strrchr|memchr|strspn|strstr|strtoll|strtol|strtod|strtoull|snprintf|vsnprintf|qsort|__assert_fail|__stack_chk_fail|__ubsan_.*|__asan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
 defined=$(mktemp)
 nm --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | sort -u >"$defined"
 bad=$(nm -u "$lib" | awk '{print $2}' | grep -v '^$' | sort -u |

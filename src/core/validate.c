@@ -570,14 +570,18 @@ validate_container(const struct container *c, const char *path,
 			    cp->name, pathf(&p, "%s.ports[%zu].name", path, i),
 			    errs);
 		} else if (cp->name && *cp->name) {
+			/* One error a port, however many share its name
+			 * (Kubernetes checks a set of the names seen). */
 			for (j = 0; j < i; j++)
 				if (c->ports.v[j].name &&
-				    !strcmp(c->ports.v[j].name, cp->name))
+				    !strcmp(c->ports.v[j].name, cp->name)) {
 					fielderr_addf_str(
 					    errs, FE_DUPLICATE,
 					    pathf(&p, "%s.ports[%zu].name",
 						  path, i),
 					    cp->name, "");
+					break;
+				}
 		}
 		if (cp->protocol && strcmp(cp->protocol, "TCP") &&
 		    strcmp(cp->protocol, "UDP") && strcmp(cp->protocol, "SCTP"))
@@ -662,8 +666,8 @@ validate_container(const struct container *c, const char *path,
  * same rules print the right paths for both.
  *
  * Container names must be unique: the second "web" is Duplicate on its
- * own containers[i].name. activeDeadlineSeconds must be 1..2^31-1 (only
- * the lower bound is checked here). nodeSelector follows the label rules.
+ * own containers[i].name (a third "web" gets one error too, not one per
+ * earlier "web"). activeDeadlineSeconds must be 1..2^31-1. nodeSelector follows the label rules.
  * Tolerations: operator "" means Equal and effect "" means all effects,
  * so both are accepted empty. */
 void
@@ -684,12 +688,14 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 				   errs);
 		for (j = 0; ni && j < i; j++)
 			if (s->containers.v[j].name &&
-			    !strcmp(s->containers.v[j].name, ni))
+			    !strcmp(s->containers.v[j].name, ni)) {
 				fielderr_addf_str(
 				    errs, FE_DUPLICATE,
 				    pathf(&p, "%s.containers[%zu].name", path,
 					  i),
 				    ni, "");
+				break; /* one error a container */
+			}
 	}
 	if (s->restart_policy && strcmp(s->restart_policy, "Always") &&
 	    strcmp(s->restart_policy, "OnFailure") &&
@@ -701,7 +707,9 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 				  "\"OnFailure\", \"Never\"");
 	nonneg_opt(&s->termination_grace_period_seconds,
 		   pathf(&p, "%s.terminationGracePeriodSeconds", path), errs);
-	if (s->active_deadline_seconds.set && s->active_deadline_seconds.v <= 0)
+	if (s->active_deadline_seconds.set &&
+	    (s->active_deadline_seconds.v <= 0 ||
+	     s->active_deadline_seconds.v > 2147483647))
 		fielderr_addf_int(errs, FE_INVALID,
 				  pathf(&p, "%s.activeDeadlineSeconds", path),
 				  s->active_deadline_seconds.v,
