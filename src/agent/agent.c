@@ -289,32 +289,41 @@ start(struct agent *a, const struct pod *p)
 		runtime_ensure(a->rt, p);
 }
 
-/* Writes the runtime's view of a pod into its status (if it changed);
- * with starting, first starts what should run and does not yet. */
+/* Writes the runtime's view of a pod into its status, if it changed:
+ * a strategic merge patch from the status the informer holds (the last
+ * the agent knew) to the new one, with the pod's uid as its precondition
+ * (kube_patch_status). It carries no resourceVersion, so a cache behind
+ * the agent's own write of this turn does not make it conflict; a 409
+ * means the pod was re-created under the same name. With starting,
+ * first starts what should run and does not yet. */
 static void
 write_status(struct agent *a, const char *ns, const char *name, bool starting,
 	     bool fresh)
 {
-	struct object o;
-	struct pod *p;
-	struct pod_status before;
+	const struct schema *s = kind_status_schema(kind_by_id(KIND_POD));
+	struct object got = {0};
+	const struct object *o = NULL;
+	const struct pod *p;
+	struct pod_status st;
 
-	if (get_pod(a, ns, name, fresh, &o))
-		return;
-	p = o.obj;
+	if (!fresh && a->pods)
+		o = informer_find(a->pods, ns, name);
+	if (o == NULL) {
+		if (kube_get(a->cfg.client, KIND_POD, ns, name, &got))
+			return;
+		o = &got;
+	}
+	p = o->obj;
 	if (starting)
 		start(a, p);
-	schema_copy(kind_status_schema(kind_by_id(KIND_POD)), &before,
-		    &p->status);
-	if (runtime_status(a->rt, p, &p->status) &&
-	    !schema_equal(kind_status_schema(kind_by_id(KIND_POD)), &before,
-			  &p->status) &&
-	    kube_update(a->cfg.client, &o, "status") == 409)
-		/* Raced with a writer: again, from the API's copy (op
-		 * 'R'), which the watch may not have delivered yet. */
+	schema_copy(s, &st, &p->status);
+	if (runtime_status(a->rt, p, &st) &&
+	    kube_patch_status(a->cfg.client, o, &st) == 409)
+		/* Another pod of that name: again, from the API's copy
+		 * (op 'R'), which the watch may not have delivered yet. */
 		defer(a, 'R', ns, name);
-	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &before);
-	object_release(&o);
+	schema_release(s, &st);
+	object_release(&got);
 }
 
 /* A pod being deleted: its Ready=False status first, then the stop

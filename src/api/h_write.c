@@ -2,7 +2,7 @@
  * delete, with the API server's bookkeeping: uid, creationTimestamp,
  * generation (bumped on spec changes, and on annotation changes for
  * Deployments), status kept out of main-resource writes and spec out of
- * status writes, resourceVersion preconditions, graceful pod deletion,
+ * status writes, uid and resourceVersion preconditions, graceful pod deletion,
  * finalizers and the three propagation policies. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,7 +458,7 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 	struct store_item old_it;
 	struct object old = {0}, nw = {0};
 	struct object_meta *om, *nm;
-	const char *body_rv;
+	const char *body_rv, *body_uid;
 	char msg[300];
 	bool is_status = rt->sub && !strcmp(rt->sub, "status");
 	bool is_scale = rt->sub && !strcmp(rt->sub, "scale");
@@ -467,6 +467,19 @@ do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
 		return;
 	s = old.k->schema;
 	om = object_meta(&old);
+	/* A uid in the body is a precondition (the store's
+	 * Preconditions.Check, before the resourceVersion's): a status
+	 * patch of a pod re-created under the same name is refused. */
+	body_uid = json_string_value(
+	    json_object_get(json_object_get(body, "metadata"), "uid"));
+	if (body_uid && *body_uid && strcmp(body_uid, om->uid ? om->uid : "")) {
+		snprintf(msg, sizeof(msg),
+			 "Precondition failed: UID in precondition: %s, UID in "
+			 "object meta: %s",
+			 body_uid, om->uid ? om->uid : "");
+		resp_status(resp, 409, "Conflict", msg, res, rt->name, NULL);
+		goto out;
+	}
 	body_rv = json_string_value(json_object_get(
 	    json_object_get(body, "metadata"), "resourceVersion"));
 	if (body_rv && *body_rv && strtoll(body_rv, NULL, 10) != old_it.rv) {
