@@ -1,5 +1,6 @@
 /* agent.c - node registration, heartbeat, and the pod watch of one node
  * (see agent.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +20,39 @@
 #include "runtime.h"
 #include "xalloc.h"
 
-/* An op waiting in agent.todo, hashed so that adding one already there
- * costs the same with ten waiting or a hundred thousand. */
+/* What an op of the agent's to-do does. */
+enum agent_op {
+	/* Start what should run of the pod and write its status. */
+	AGENT_OP_STATUS,
+	/* The same from the API's copy of the pod, which the watch may not
+	 * have delivered yet: after a 409 (another pod of that name). */
+	AGENT_OP_STATUS_FRESH,
+	/* A pod being deleted: its Ready=False status, the stop (SIGTERM,
+	 * SIGKILL after the grace period), then the deletion. */
+	AGENT_OP_TERMINATE,
+	/* Finish the deletion of a pod whose processes are gone. */
+	AGENT_OP_FINISH_DELETE,
+	/* Kill the processes of a pod deleted at once (by uid). */
+	AGENT_OP_KILL,
+};
+
+/* An op waiting in agent.todo, hashed by (kind, key) so that adding one
+ * already there costs the same with ten waiting or a hundred thousand.
+ * One allocation, the key in it; agent.todo owns it. */
 struct queued_op {
-	char *op;
 	uint64_t seq;                  /* order of arrival */
 	bool deferred;                 /* put off once by a kick (on_kick) */
 	struct queued_op *prev, *next; /* in agent.todo, oldest first */
-	UT_hash_handle hh;             /* in agent.queued, by op */
+	UT_hash_handle hh;             /* in agent.queued, by (kind, key) */
+	const char *name;              /* in key: the pod's; NULL for a kill */
+	/* Hashed together, as laid out here: uthash's multi-field key, the
+	 * kind's bytes then key's, without padding (see the assert). */
+	enum agent_op kind;
+	char key[]; /* "ns\0name" (each NUL-terminated), or the uid */
 };
+_Static_assert(offsetof(struct queued_op, key) ==
+		   offsetof(struct queued_op, kind) + sizeof(enum agent_op),
+	       "the hashed kind and key must be contiguous");
 
 /* A kick runs ops for at most this long, then lets the loop poll for
  * I/O and goes on at the next turn: a burst of ten thousand deletions
@@ -46,19 +71,16 @@ struct agent {
 	 * instead of reading the pod back. */
 	struct informer *pods;
 	struct runtime *rt;
-	/* Work deferred out of callbacks, run once the writes behind it are
-	 * durable: "S ns/name" start what should run and write the status,
-	 * "R ns/name" the same from the API's copy of the pod (after a
-	 * conflict), "T ns/name" terminate (a pod being deleted), "D
-	 * ns/name" finish a deletion, "K uid" kill the processes of a pod
-	 * deleted at once. It
-	 * runs in the loop's check phase, right after the group commit of
-	 * the turn (store.h), so that it seldom has to commit itself; an
-	 * idle handle keeps the poll from waiting meanwhile. */
+	/* Work deferred out of callbacks (enum agent_op), run once the
+	 * writes behind it are durable. It runs in the loop's check phase,
+	 * right after the group commit of the turn (store.h), so that it
+	 * seldom has to commit itself; an idle handle keeps the poll from
+	 * waiting meanwhile. Not the shared work queue (queue.h): see
+	 * README.md. */
 	struct queued_op *todo;   /* first in, first out */
-	struct queued_op *queued; /* the same ops, by op */
+	struct queued_op *queued; /* the same ops, by (kind, key) */
 	uint64_t seq;             /* of the last op queued */
-	size_t nstatus;           /* "S" ops in todo */
+	size_t nstatus;           /* AGENT_OP_STATUS ops in todo */
 	uv_check_t kick;
 	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
@@ -189,46 +211,39 @@ kick(struct agent *a)
 	uv_idle_start(&a->kick_idle, on_kick_idle);
 }
 
+/* Queues op kind of the pod key/name (key: its namespace), or, name
+ * NULL, of the pod whose uid is key, unless it waits already. */
 static void
-push_todo(struct agent *a, const char *op)
+defer(struct agent *a, enum agent_op kind, const char *key, const char *name)
 {
-	struct queued_op *q;
+	size_t klen = strlen(key), len = klen + (name ? 1 + strlen(name) : 0);
+	struct queued_op *q = xcalloc(1, sizeof(*q) + len + 1), *old;
 
-	HASH_FIND_STR(a->queued, op, q);
-	if (q)
+	q->kind = kind;
+	memcpy(q->key, key, klen);
+	if (name) {
+		q->name = q->key + klen + 1;
+		memcpy(q->key + klen + 1, name, len - klen - 1);
+	}
+	HASH_FIND(hh, a->queued, &q->kind, sizeof(q->kind) + len, old);
+	if (old) {
+		free(q);
 		return;
-	q = xcalloc(1, sizeof(*q));
-	q->op = xstrdup(op);
+	}
 	q->seq = ++a->seq;
-	a->nstatus += op[0] == 'S';
-	HASH_ADD_KEYPTR(hh, a->queued, q->op, strlen(q->op), q);
+	a->nstatus += kind == AGENT_OP_STATUS;
+	HASH_ADD(hh, a->queued, kind, sizeof(q->kind) + len, q);
 	DL_APPEND(a->todo, q);
 	kick(a);
 }
 
-/* Takes q out of todo; the caller frees it (queued_op_free). */
+/* Takes q out of todo; the caller frees it. */
 static void
 unqueue(struct agent *a, struct queued_op *q)
 {
 	HASH_DEL(a->queued, q);
 	DL_DELETE(a->todo, q);
-	a->nstatus -= q->op[0] == 'S';
-}
-
-static void
-queued_op_free(struct queued_op *q)
-{
-	free(q->op);
-	free(q);
-}
-
-static void
-defer(struct agent *a, char op, const char *ns, const char *name)
-{
-	char key[600];
-
-	snprintf(key, sizeof(key), "%c %s/%s", op, ns, name);
-	push_todo(a, key);
+	a->nstatus -= q->kind == AGENT_OP_STATUS;
 }
 
 static void
@@ -246,16 +261,13 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 	client_resp_release(&r);
 }
 
-/* This node's pod of key "ns/name" in the informer, or NULL. */
+/* This node's pod of op q in the informer, or NULL. */
 static const struct object *
-cache_find(struct agent *a, const char *key)
+cache_find(struct agent *a, const struct queued_op *q)
 {
-	char ns[256], name[300];
-
-	if (a->pods == NULL ||
-	    queue_split_key(key, ns, sizeof(ns), name, sizeof(name)))
+	if (a->pods == NULL || q->name == NULL)
 		return NULL;
-	return informer_find(a->pods, ns, name);
+	return informer_find(a->pods, q->key, q->name);
 }
 
 /* A copy of the pod as the watch last delivered it, or else (or with
@@ -289,32 +301,41 @@ start(struct agent *a, const struct pod *p)
 		runtime_ensure(a->rt, p);
 }
 
-/* Writes the runtime's view of a pod into its status (if it changed);
- * with starting, first starts what should run and does not yet. */
+/* Writes the runtime's view of a pod into its status, if it changed:
+ * a strategic merge patch from the status the informer holds (the last
+ * the agent knew) to the new one, with the pod's uid as its precondition
+ * (kube_patch_status). It carries no resourceVersion, so a cache behind
+ * the agent's own write of this turn does not make it conflict; a 409
+ * means the pod was re-created under the same name. With starting,
+ * first starts what should run and does not yet. */
 static void
 write_status(struct agent *a, const char *ns, const char *name, bool starting,
 	     bool fresh)
 {
-	struct object o;
-	struct pod *p;
-	struct pod_status before;
+	const struct schema *s = kind_status_schema(kind_by_id(KIND_POD));
+	struct object got = {0};
+	const struct object *o = NULL;
+	const struct pod *p;
+	struct pod_status st;
 
-	if (get_pod(a, ns, name, fresh, &o))
-		return;
-	p = o.obj;
+	if (!fresh && a->pods)
+		o = informer_find(a->pods, ns, name);
+	if (o == NULL) {
+		if (kube_get(a->cfg.client, KIND_POD, ns, name, &got))
+			return;
+		o = &got;
+	}
+	p = o->obj;
 	if (starting)
 		start(a, p);
-	schema_copy(kind_status_schema(kind_by_id(KIND_POD)), &before,
-		    &p->status);
-	if (runtime_status(a->rt, p, &p->status) &&
-	    !schema_equal(kind_status_schema(kind_by_id(KIND_POD)), &before,
-			  &p->status) &&
-	    kube_update(a->cfg.client, &o, "status") == 409)
-		/* Raced with a writer: again, from the API's copy (op
-		 * 'R'), which the watch may not have delivered yet. */
-		defer(a, 'R', ns, name);
-	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &before);
-	object_release(&o);
+	schema_copy(s, &st, &p->status);
+	if (runtime_status(a->rt, p, &st) &&
+	    kube_patch_status(a->cfg.client, o, &st) == 409)
+		/* Another pod of that name: again, from the API's copy,
+		 * which the watch may not have delivered yet. */
+		defer(a, AGENT_OP_STATUS_FRESH, ns, name);
+	schema_release(s, &st);
+	object_release(&got);
 }
 
 /* A pod being deleted: its Ready=False status first, then the stop
@@ -338,26 +359,27 @@ terminate(struct agent *a, const char *ns, const char *name)
 	object_release(&o);
 }
 
-/* One deferred op (see struct agent). */
+/* One deferred op (enum agent_op). */
 static void
-run_op(struct agent *a, const char *op)
+run_op(struct agent *a, const struct queued_op *q)
 {
-	const char *k = op + 2, *slash = strchr(k, '/');
-	char ns[256], name[300];
-
-	if (op[0] == 'K') {
+	switch (q->kind) {
+	case AGENT_OP_KILL:
 		if (durable(a)) /* force-deleted: kill */
-			runtime_stop(a->rt, k, 0);
-		return;
+			runtime_stop(a->rt, q->key, 0);
+		break;
+	case AGENT_OP_FINISH_DELETE:
+		finish_delete(a, q->key, q->name);
+		break;
+	case AGENT_OP_TERMINATE:
+		terminate(a, q->key, q->name);
+		break;
+	case AGENT_OP_STATUS:
+	case AGENT_OP_STATUS_FRESH:
+		write_status(a, q->key, q->name, true,
+			     q->kind == AGENT_OP_STATUS_FRESH);
+		break;
 	}
-	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
-	snprintf(name, sizeof(name), "%s", slash + 1);
-	if (op[0] == 'D')
-		finish_delete(a, ns, name);
-	else if (op[0] == 'T')
-		terminate(a, ns, name);
-	else /* 'S', or 'R' after a conflict */
-		write_status(a, ns, name, true, op[0] == 'R');
 }
 
 /* Runs q's op, taken out of todo first: an op the run adds again
@@ -366,8 +388,8 @@ static void
 run_queued(struct agent *a, struct queued_op *q)
 {
 	unqueue(a, q);
-	run_op(a, q->op);
-	queued_op_free(q);
+	run_op(a, q);
+	free(q);
 }
 
 /* The kick first does what moves rollouts on: the statuses of pods that
@@ -397,7 +419,8 @@ on_kick(uv_check_t *h)
 		const char *uid;
 
 		next = q->next;
-		if (q->op[0] != 'S' || (c = cache_find(a, q->op + 2)) == NULL)
+		if (q->kind != AGENT_OP_STATUS ||
+		    (c = cache_find(a, q)) == NULL)
 			continue;
 		uid = ((const struct pod *)c->obj)->metadata.uid;
 		if (a->rt && !runtime_knows(a->rt, uid))
@@ -411,7 +434,8 @@ on_kick(uv_check_t *h)
 	     q = q->next) {
 		const struct object *c;
 
-		if (q->op[0] == 'S' && (c = cache_find(a, q->op + 2)) != NULL &&
+		if (q->kind == AGENT_OP_STATUS &&
+		    (c = cache_find(a, q)) != NULL &&
 		    !runtime_knows(
 			a->rt, ((const struct pod *)c->obj)->metadata.uid)) {
 			start(a, c->obj);
@@ -436,7 +460,7 @@ on_runtime_change(void *arg, const char *ns, const char *name, bool stopped)
 {
 	struct agent *a = arg;
 
-	defer(a, stopped ? 'D' : 'S', ns, name);
+	defer(a, stopped ? AGENT_OP_FINISH_DELETE : AGENT_OP_STATUS, ns, name);
 }
 
 /* A pod of this node as the informer has it now. */
@@ -455,11 +479,12 @@ pod_seen(struct agent *a, const struct object *o)
 		runtime_adopt(a->rt, p);
 	if (p->metadata.deletion_timestamp) {
 		/* First out of the endpoints (Ready=False is written), then
-		 * SIGTERM: on the next loop turn (op 'T'). */
+		 * SIGTERM: on the next loop turn. */
 		runtime_unready(a->rt, uid);
-		defer(a, 'T', ns, name);
+		defer(a, AGENT_OP_TERMINATE, ns, name);
 	} else {
-		defer(a, 'S', ns, name); /* starts what should run */
+		defer(a, AGENT_OP_STATUS, ns,
+		      name); /* starts what should run */
 	}
 }
 
@@ -484,14 +509,11 @@ on_pod(void *arg, json_t *ev)
 		return;
 	if (a->rt == NULL) {
 		if (deleting && strcmp(type, "DELETED"))
-			defer(a, 'D', ns, name);
+			defer(a, AGENT_OP_FINISH_DELETE, ns, name);
 		return;
 	}
 	if (!strcmp(type, "DELETED")) {
-		char op[300];
-
-		snprintf(op, sizeof(op), "K %s", uid);
-		push_todo(a, op);
+		defer(a, AGENT_OP_KILL, uid, NULL);
 		return;
 	}
 	if ((o = informer_find(a->pods, ns, name)) != NULL)
@@ -512,8 +534,10 @@ on_resync(uv_timer_t *t)
 	for (i = 0; i < n; i++) {
 		const struct object_meta *m = object_meta(v[i]);
 
-		defer(a, m->deletion_timestamp ? 'T' : 'S', m->namespace,
-		      m->name);
+		defer(a,
+		      m->deletion_timestamp ? AGENT_OP_TERMINATE
+					    : AGENT_OP_STATUS,
+		      m->namespace, m->name);
 	}
 	free(v);
 }
@@ -640,7 +664,7 @@ on_closed(uv_handle_t *h)
 		struct queued_op *q = a->todo;
 
 		unqueue(a, q);
-		queued_op_free(q);
+		free(q);
 	}
 	free(a->node);
 	free(a);

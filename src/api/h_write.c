@@ -2,7 +2,7 @@
  * delete, with the API server's bookkeeping: uid, creationTimestamp,
  * generation (bumped on spec changes, and on annotation changes for
  * Deployments), status kept out of main-resource writes and spec out of
- * status writes, resourceVersion preconditions, graceful pod deletion,
+ * status writes, uid and resourceVersion preconditions, graceful pod deletion,
  * finalizers and the three propagation policies. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,31 +357,60 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 }
 
 /* Loads the stored object as a typed object; 404 / 500 otherwise. */
+/* The stored object of the route: it, and *j its text parsed (the
+ * caller's reference). -1 with the answer in resp (it released). */
 static int
-load(struct api *a, struct route *rt, struct store_item *it, struct object *o,
-     struct api_resp *resp)
+load_json(struct api *a, struct route *rt, struct store_item *it, json_t **j,
+	  struct api_resp *resp)
 {
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
-	struct fielderr_list errs = {0};
-	json_t *j;
 	int r = store_get(a->cfg.store, &k, it);
 
 	if (r) {
 		resp_store_error(resp, r, rt->res, rt->name);
 		return -1;
 	}
-	j = json_loads(it->value, 0, NULL);
-	if (j == NULL || object_decode(j, false, o, &errs)) {
+	if ((*j = json_loads(it->value, 0, NULL)) == NULL) {
 		resp_status(resp, 500, "InternalError",
 			    "stored object cannot be decoded", rt->res,
 			    rt->name, NULL);
-		json_decref(j);
+		store_item_release(it);
+		return -1;
+	}
+	return 0;
+}
+
+/* o decoded from j, the parsed text of the stored it; on failure 500,
+ * it released, -1. */
+static int
+decode_stored(struct route *rt, json_t *j, struct store_item *it,
+	      struct object *o, struct api_resp *resp)
+{
+	struct fielderr_list errs = {0};
+
+	if (object_decode(j, false, o, &errs)) {
+		resp_status(resp, 500, "InternalError",
+			    "stored object cannot be decoded", rt->res,
+			    rt->name, NULL);
 		fielderr_list_release(&errs);
 		store_item_release(it);
 		return -1;
 	}
-	json_decref(j);
 	return 0;
+}
+
+static int
+load(struct api *a, struct route *rt, struct store_item *it, struct object *o,
+     struct api_resp *resp)
+{
+	json_t *j;
+	int r;
+
+	if (load_json(a, rt, it, &j, resp))
+		return -1;
+	r = decode_stored(rt, j, it, o, resp);
+	json_decref(j);
+	return r;
 }
 
 /* Writes `o` over the stored `old` (CAS on its rv), or deletes it when it
@@ -449,24 +478,46 @@ selector_changed(const struct object *a, const struct object *b)
 }
 
 /* The update path shared by PUT and PATCH: body is the whole new object
- * (or a Scale for the scale subresource). */
+ * (or a Scale for the scale subresource). stored: the stored object as
+ * the caller read it (stored_it) and parsed it (PATCH: read and parsed
+ * once per request), which do_update takes (the item; the reference
+ * stays the caller's); NULL to read it here. */
 static void
-do_update(struct api *a, struct route *rt, json_t *body, struct api_resp *resp)
+do_update(struct api *a, struct route *rt, json_t *body,
+	  struct store_item *stored_it, json_t *stored, struct api_resp *resp)
 {
 	const struct kind_info *res = rt->res;
 	const struct schema *s;
 	struct store_item old_it;
 	struct object old = {0}, nw = {0};
 	struct object_meta *om, *nm;
-	const char *body_rv;
+	const char *body_rv, *body_uid;
 	char msg[300];
 	bool is_status = rt->sub && !strcmp(rt->sub, "status");
 	bool is_scale = rt->sub && !strcmp(rt->sub, "scale");
 
-	if (load(a, rt, &old_it, &old, resp))
+	if (stored) {
+		old_it = *stored_it;
+		if (decode_stored(rt, stored, &old_it, &old, resp))
+			return;
+	} else if (load(a, rt, &old_it, &old, resp)) {
 		return;
+	}
 	s = old.k->schema;
 	om = object_meta(&old);
+	/* A uid in the body is a precondition (the store's
+	 * Preconditions.Check, before the resourceVersion's): a status
+	 * patch of a pod re-created under the same name is refused. */
+	body_uid = json_string_value(
+	    json_object_get(json_object_get(body, "metadata"), "uid"));
+	if (body_uid && *body_uid && strcmp(body_uid, om->uid ? om->uid : "")) {
+		snprintf(msg, sizeof(msg),
+			 "Precondition failed: UID in precondition: %s, UID in "
+			 "object meta: %s",
+			 body_uid, om->uid ? om->uid : "");
+		resp_status(resp, 409, "Conflict", msg, res, rt->name, NULL);
+		goto out;
+	}
 	body_rv = json_string_value(json_object_get(
 	    json_object_get(body, "metadata"), "resourceVersion"));
 	if (body_rv && *body_rv && strtoll(body_rv, NULL, 10) != old_it.rv) {
@@ -601,7 +652,7 @@ h_update(struct api *a, struct route *rt, const struct api_req *req,
 
 	if (body == NULL)
 		return;
-	do_update(a, rt, body, resp);
+	do_update(a, rt, body, NULL, NULL, resp);
 	json_decref(body);
 }
 
@@ -614,11 +665,9 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	bool merge = media_type_is(ct, "application/merge-patch+json");
 	bool strategic =
 	    media_type_is(ct, "application/strategic-merge-patch+json");
-	struct store_key k = {rt->res->plural, rt->ns, rt->name};
 	struct store_item it;
-	json_t *patch, *target, *result = NULL;
-	char err[512] = "";
-	int r;
+	json_t *patch, *stored, *target, *result = NULL, *md;
+	char err[512] = "", rv[32];
 
 	/* The patch handler's NewUnsupportedMediaTypeError(patchTypes). */
 	if (!json_patch && !merge && !strategic) {
@@ -634,13 +683,20 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	}
 	if ((patch = parse_body(req, resp)) == NULL)
 		return;
-	if ((r = store_get(a->cfg.store, &k, &it))) {
-		resp_store_error(resp, r, rt->res, rt->name);
+	/* Read and parsed once: the patch's target (as served, with its
+	 * resourceVersion) and the old object of the update. */
+	if (load_json(a, rt, &it, &stored, resp)) {
 		json_decref(patch);
 		return;
 	}
-	target = served_object(&it);
-	store_item_release(&it);
+	md = json_object_get(stored, "metadata");
+	if (!json_is_object(md)) {
+		md = json_object();
+		json_object_set_new(stored, "metadata", md);
+	}
+	snprintf(rv, sizeof(rv), "%lld", (long long)it.rv);
+	json_object_set_new(md, "resourceVersion", json_string(rv));
+	target = json_incref(stored);
 	if (rt->sub && !strcmp(rt->sub, "scale")) {
 		struct api_resp tmp = {0};
 		struct route base = *rt;
@@ -663,31 +719,33 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 					     : rt->res->schema,
 					 err, sizeof(err));
 	json_decref(patch);
-	if (result == NULL && strategic) {
-		/* A bad $patch directive: the patch itself is wrong. */
-		json_decref(target);
-		bad_request(resp, err);
-		return;
-	}
 	if (result == NULL) {
 		json_decref(target);
-		resp_status(resp, 422, "Invalid", err, rt->res, rt->name, NULL);
+		json_decref(stored);
+		store_item_release(&it);
+		if (strategic) /* a bad $patch directive: the patch is wrong */
+			bad_request(resp, err);
+		else
+			resp_status(resp, 422, "Invalid", err, rt->res,
+				    rt->name, NULL);
 		return;
 	}
 	/* A patch that does not mention resourceVersion carries the current
 	 * one: it is not a precondition. */
 	{
-		json_t *md = json_object_get(result, "metadata");
+		json_t *rmd = json_object_get(result, "metadata");
 		const char *prv = json_string_value(json_object_get(
 		    json_object_get(target, "metadata"), "resourceVersion"));
 		const char *nrv =
-		    json_string_value(json_object_get(md, "resourceVersion"));
+		    json_string_value(json_object_get(rmd, "resourceVersion"));
 
-		if (json_is_object(md) && (!nrv || (prv && !strcmp(prv, nrv))))
-			json_object_del(md, "resourceVersion");
+		if (json_is_object(rmd) && (!nrv || (prv && !strcmp(prv, nrv))))
+			json_object_del(rmd, "resourceVersion");
 	}
 	json_decref(target);
-	do_update(a, rt, result, resp);
+	json_object_del(md, "resourceVersion"); /* as stored */
+	do_update(a, rt, result, &it, stored, resp);
+	json_decref(stored);
 	json_decref(result);
 }
 

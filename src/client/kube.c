@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
+#include "json.h"
 #include "kube.h"
 #include "log.h"
 #include "object.h"
@@ -159,4 +161,37 @@ kube_delete(struct client *c, enum kind_id k, const char *ns, const char *name)
 	st = r.status;
 	client_resp_release(&r);
 	return st;
+}
+
+int
+kube_patch_status(struct client *c, const struct object *o, const void *st)
+{
+	const struct schema *s = kind_status_schema(o->k);
+	const struct object_meta *m = object_meta(o);
+	json_t *before, *after, *diff, *body;
+	struct client_resp r;
+	char path[512];
+	int status;
+
+	if (s == NULL)
+		return -1;
+	before = codec_encode(s, kind_status(o->k, o->obj));
+	after = codec_encode(s, st);
+	diff = codec_two_way_patch(before, after, s);
+	json_decref(before);
+	json_decref(after);
+	if (json_object_size(diff) == 0) {
+		json_decref(diff);
+		return -1;
+	}
+	body = json_pack("{s{ss}so}", "metadata", "uid", m->uid ? m->uid : "",
+			 "status", diff);
+	kube_path(path, sizeof(path), o->k->id, m->namespace, m->name,
+		  "status");
+	client_request(c, "PATCH", path, NULL,
+		       "application/strategic-merge-patch+json", body, &r);
+	json_decref(body);
+	status = r.status;
+	client_resp_release(&r);
+	return status;
 }

@@ -23,5 +23,15 @@ int kube_create(struct client *c, struct object *o);
 int kube_update(struct client *c, struct object *o, const char *sub);
 int kube_delete(struct client *c, enum kind_id k, const char *ns,
 		const char *name);
+/* PATCH the status subresource of o from o's status to st (a struct of
+ * the kind's status schema), as the kubelet's PatchPodStatus does: a
+ * strategic merge patch of what changed (codec_two_way_patch, diff.h)
+ * with o's uid as a precondition ({"metadata":{"uid":...}}), and no
+ * resourceVersion, so that it does not conflict with writes of other
+ * fields; an object re-created under the same name refuses it with 409
+ * Conflict. Returns the HTTP status (0 on transport failure), or -1 if
+ * the statuses are equal (nothing is sent). o and st are not modified:
+ * o keeps the resourceVersion it had. */
+int kube_patch_status(struct client *c, const struct object *o, const void *st);
 
 #endif

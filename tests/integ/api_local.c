@@ -6,7 +6,8 @@
  * with a stale resourceVersion is 409; a strategic merge patch merges
  * lists by their merge keys; /scale answers a Scale of the object (it
  * read the answer's text, absent in-process); a watch delivers the events of later writes;
- * a delete is 200 and the next get 404. */
+ * a delete is 200 and the next get 404; a status patch with another
+ * pod's uid is 409. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,83 @@ test_watch_sees_later_writes(void **state)
 	w->c->ops->unwatch(w->c, cw);
 }
 
+#define POD "/api/v1/namespaces/default/pods"
+#define SMP "application/strategic-merge-patch+json"
+
+/* The agent's status write (kube_patch_status): PATCH pods/NAME/status
+ * with a strategic merge patch and the pod's uid as a precondition.
+ * Conditions merge by type; another uid (a pod re-created under the same
+ * name) is 409 Conflict and changes nothing, with PATCH and with PUT. */
+static void
+test_status_patch_with_uid_precondition(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *st, *conds, *body;
+	char uid[64];
+
+	assert_int_equal(
+	    request(w, "POST", POD, NULL,
+		    json_pack("{sssss{ss}s{s[{ssss}]}}", "apiVersion", "v1",
+			      "kind", "Pod", "metadata", "name", "p", "spec",
+			      "containers", "name", "c", "image", "x"),
+		    &r),
+	    201);
+	snprintf(uid, sizeof(uid), "%s",
+		 json_string_value(json_object_get(
+		     json_object_get(r.body, "metadata"), "uid")));
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PATCH", POD "/p/status", SMP,
+		    json_pack("{s{ss}s{sss[{ssss}{ssss}]}}", "metadata", "uid",
+			      uid, "status", "phase", "Running", "conditions",
+			      "type", "Ready", "status", "False", "type",
+			      "Initialized", "status", "True"),
+		    &r),
+	    200);
+	client_resp_release(&r);
+	/* one condition changes; the other stays */
+	assert_int_equal(request(w, "PATCH", POD "/p/status", SMP,
+				 json_pack("{s{ss}s{s[{ssss}]}}", "metadata",
+					   "uid", uid, "status", "conditions",
+					   "type", "Ready", "status", "True"),
+				 &r),
+			 200);
+	st = json_object_get(r.body, "status");
+	assert_string_equal(json_string_value(json_object_get(st, "phase")),
+			    "Running");
+	conds = json_object_get(st, "conditions");
+	assert_int_equal(json_array_size(conds), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(conds, 0), "status")),
+			    "True");
+	client_resp_release(&r);
+	/* another pod's uid */
+	assert_int_equal(
+	    request(w, "PATCH", POD "/p/status", SMP,
+		    json_pack("{s{ss}s{ss}}", "metadata", "uid",
+			      "00000000-0000-0000-0000-000000000000", "status",
+			      "phase", "Failed"),
+		    &r),
+	    409);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "reason")), "Conflict");
+	client_resp_release(&r);
+	assert_int_equal(request(w, "GET", POD "/p", NULL, NULL, &r), 200);
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(r.body, "status"), "phase")),
+			    "Running");
+	/* the same precondition on a PUT of the status */
+	body = json_deep_copy(r.body);
+	client_resp_release(&r);
+	json_object_set_new(
+	    json_object_get(body, "metadata"), "uid",
+	    json_string("00000000-0000-0000-0000-000000000001"));
+	assert_int_equal(request(w, "PUT", POD "/p/status", NULL, body, &r),
+			 409);
+	client_resp_release(&r);
+}
+
 int
 main(void)
 {
@@ -276,6 +354,8 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_watch_sees_later_writes, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_status_patch_with_uid_precondition, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

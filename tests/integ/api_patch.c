@@ -2,7 +2,8 @@
  * key its schema declares (containers and env by name, ports by
  * containerPort, conditions by type), replaces lists without one
  * (tolerations), honours {"$patch": "delete"} and "replace", and leaves
- * a merge patch (RFC 7386) replacing every list. */
+ * a merge patch (RFC 7386) replacing every list; the two-way patch the
+ * agent makes of a status gives the new status back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "diff.h"
 #include "kinds.h"
 #include "patch.h"
 
@@ -125,6 +127,54 @@ test_merge_patch_replaces_lists(void **state)
 	json_decref(got);
 }
 
+/* The agent's status patches (codec_two_way_patch) applied by the
+ * server's strategic merge give back the new status: for each pair,
+ * patch_strategic(orig, diff(orig, mod)) == mod. */
+static void
+test_two_way_patch_round_trips(void **state)
+{
+	static const char *const pairs[][2] = {
+	    {"{\"phase\":\"Pending\",\"conditions\":[{\"type\":"
+	     "\"Initialized\",\"status\":\"True\"},{\"type\":\"Ready\","
+	     "\"status\":\"False\",\"reason\":\"ContainersNotReady\"}]}",
+	     "{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+	     "\"Initialized\",\"status\":\"True\"},{\"type\":\"Ready\","
+	     "\"status\":\"True\"},{\"type\":\"ContainersReady\","
+	     "\"status\":\"True\"}],\"containerStatuses\":[{\"name\":"
+	     "\"web\",\"ready\":true,\"restartCount\":0}]}"},
+	    {"{\"conditions\":[{\"type\":\"A\"},{\"type\":\"B\"},"
+	     "{\"type\":\"C\"}],\"message\":\"m\"}",
+	     "{\"conditions\":[{\"type\":\"C\"},{\"type\":\"A\"}]}"},
+	    {"{\"conditions\":[{\"type\":\"A\",\"status\":\"True\"},"
+	     "{\"type\":\"B\"}]}",
+	     "{\"conditions\":[{\"type\":\"B\"},{\"type\":\"D\"}]}"},
+	    {"{}", "{\"podIPs\":[{\"ip\":\"127.0.0.1\"}]}"},
+	};
+	const struct schema *s = kind_by_id(KIND_POD)->schema;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		json_t *o = json_pack("{so}", "status", parse(pairs[i][0]));
+		json_t *m = json_pack("{so}", "status", parse(pairs[i][1]));
+		json_t *d = codec_two_way_patch(o, m, s), *got;
+		char err[256] = "";
+
+		got = patch_strategic(o, d, s, err, sizeof(err));
+		assert_non_null(got);
+		if (!json_equal(got, m)) {
+			char *g = json_dumps(got, JSON_COMPACT);
+			char *p = json_dumps(d, JSON_COMPACT);
+
+			fail_msg("pair %zu: patch %s gives %s", i, p, g);
+		}
+		json_decref(o);
+		json_decref(m);
+		json_decref(d);
+		json_decref(got);
+	}
+}
+
 int
 main(void)
 {
@@ -134,6 +184,7 @@ main(void)
 	    cmocka_unit_test(test_conditions_by_type),
 	    cmocka_unit_test(test_lists_without_a_key_are_replaced),
 	    cmocka_unit_test(test_merge_patch_replaces_lists),
+	    cmocka_unit_test(test_two_way_patch_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
