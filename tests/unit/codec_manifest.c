@@ -288,8 +288,8 @@ static const struct accept_case accept_cases[] = {
      "  strategy:\n    rollingUpdate:\n      maxSurge: 2147483647\n"},
     {"int64 fields beyond int32",
      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-     "spec:\n  terminationGracePeriodSeconds: 2147483648\n"
-     "  activeDeadlineSeconds: 9223372036854775807\n"
+     "spec:\n  terminationGracePeriodSeconds: 9223372036854775807\n"
+     "  activeDeadlineSeconds: 2147483647\n"
      "  containers: [{name: app, image: nginx}]\n",
      NULL},
     {"downward API env paths",
@@ -763,6 +763,16 @@ static const struct reject_case reject_cases[] = {
       "spec.containers[0].env[3].valueFrom.fieldRef.fieldPath: Required "
       "value"},
      4},
+    {"a port name three times: one error each for the second and third",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers:\n  - name: app\n    image: nginx\n    ports:\n"
+     "    - {name: http, containerPort: 8080}\n"
+     "    - {name: http, containerPort: 8081}\n"
+     "    - {name: http, containerPort: 8082}\n",
+     NULL,
+     {"spec.containers[0].ports[1].name: Duplicate value: \"http\"",
+      "spec.containers[0].ports[2].name: Duplicate value: \"http\""},
+     2},
     {"maxSurge as a YAML float",
      NULL,
      "  strategy:\n    rollingUpdate:\n      maxSurge: 1.5\n",
