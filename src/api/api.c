@@ -620,6 +620,30 @@ filter_release(struct filter *f)
 
 /* ---- dispatch ---- */
 
+void
+api_serve_node_logs(struct api *a, const char *node, podlog_read_fn read,
+		    void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlogs; i++)
+		if (!strcmp(a->logs[i].node, node))
+			break;
+	if (read == NULL) {
+		if (i < a->nlogs) {
+			free(a->logs[i].node);
+			a->logs[i] = a->logs[--a->nlogs];
+		}
+		return;
+	}
+	if (i == a->nlogs) {
+		a->logs = xrealloc(a->logs, (a->nlogs + 1) * sizeof(*a->logs));
+		a->logs[a->nlogs++].node = xstrdup(node);
+	}
+	a->logs[i].read = read;
+	a->logs[i].arg = arg;
+}
+
 static void *
 ref_json(void *j)
 {
@@ -648,6 +672,9 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
+		while (a->nlogs)
+			free(a->logs[--a->nlogs].node);
+		free(a->logs);
 	}
 	free(a);
 }

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "dtime.h"
+#include "podlog.h"
 #include "strbuf.h"
 #include "store.h"
 
@@ -36,9 +37,6 @@ struct api_config {
 	/* Fills buf with n random bytes (uids, generated names). */
 	void (*random)(void *arg, unsigned char *buf, size_t n);
 	void *arg;
-	/* Where the agent of this host keeps pod logs (pods/NAME/log), or
-	 * NULL. */
-	const char *pod_dir;
 };
 
 struct api_req {
@@ -97,6 +95,14 @@ typedef int (*api_watch_cb)(void *arg, const char *line, size_t len);
 typedef int (*api_watch_obj_cb)(void *arg, json_t *ev);
 
 struct api *api_new(const struct api_config *cfg);
+
+/* pods/NAME/log reaches the agent of the pod's node, as the API server
+ * reaches the kubelet: an agent that serves its node's logs is registered
+ * here under the node's name (in `drover serve`, its own agent; read
+ * NULL removes it). The API checks the pod and the container, then asks
+ * it (podlog.h); a node with no agent registered answers 404. */
+void api_serve_node_logs(struct api *a, const char *node, podlog_read_fn read,
+			 void *arg);
 void api_free(struct api *a);
 void api_handle(struct api *a, const struct api_req *req,
 		struct api_resp *resp);

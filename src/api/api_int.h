@@ -16,6 +16,13 @@ struct api {
 	 * that get it (an rv names one event): see event_object(). */
 	json_t *ev_obj;
 	int64_t ev_rv;
+	/* The agents that serve their node's logs (api_serve_node_logs). */
+	struct node_logs {
+		char *node;
+		podlog_read_fn read;
+		void *arg;
+	} * logs;
+	size_t nlogs;
 };
 
 /* A request after routing. */

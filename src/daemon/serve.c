@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "ctl.h"
 #include "log.h"
+#include "logs.h"
 #include "portalloc.h"
 #include "rand.h"
 #include "dtime.h"
@@ -302,12 +303,19 @@ start_consumers(struct serve *s)
 		s->ctl = NULL;
 		return -1;
 	}
+	/* The agent serves its pods' logs to the API (as the kubelet
+	 * does), while it runs. */
+	if (s->agc.pod_dir)
+		api_serve_node_logs(s->api, s->agc.node_name, logs_read,
+				    (void *)s->agc.pod_dir);
 	return 0;
 }
 
 static void
 stop_consumers(struct serve *s)
 {
+	if (s->agent && s->agc.pod_dir)
+		api_serve_node_logs(s->api, s->agc.node_name, NULL, NULL);
 	agent_stop(s->agent);
 	s->agent = NULL;
 	ctl_stop(s->ctl);
@@ -731,7 +739,7 @@ serve_main(int argc, char **argv)
 			  "loop turn syncs its own writes");
 	if (!strcmp(runtime, "process")) {
 		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
-		ac.pod_dir = pod_dir;
+		s.agc.pod_dir = pod_dir;
 	}
 	ac.store = s.store;
 	ac.now = now_cb;
@@ -771,7 +779,7 @@ serve_main(int argc, char **argv)
 	s.agc.client = s.client;
 	s.agc.node_name = node_name;
 	s.agc.now = now_plain;
-	s.agc.pod_dir = ac.pod_dir;
+
 	s.agc.resync_ms = resync_ms;
 	if (store_readonly(s.store)) {
 		/* The operator can look (drover get) and delete; the

@@ -373,3 +373,23 @@ def test_field_refs_refused_and_expanded(rt):
         "SA": "default", "HOSTIP": "127.0.0.1", "HOSTIPS": "127.0.0.1",
         "PODIP": "127.0.0.1", "PODIPS": "127.0.0.1"}
     assert e["BOTH"] == "web/core"
+
+
+def test_pod_log_asks_the_agent_of_the_pods_node(api):
+    """pods/log is answered by the agent of the pod's node, as the kubelet
+    answers the API server: with --runtime none this host's agent keeps no
+    logs and does not serve them, so a bound pod's log is 404; an unbound
+    pod has no node to ask."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "quiet"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    assert api.req("POST", CORE + "/pods", pod).status_code == 201
+    wait_for(lambda: api.req("GET", CORE + "/pods/quiet").json()["spec"].get("nodeName"),
+             what="the pod to be bound")
+    r = api.req("GET", CORE + "/pods/quiet/log")
+    assert r.status_code == 404, r.text
+    assert r.json()["message"] == ("pod logs are kept by the agent of the pod's "
+                                   "node, which does not serve them to this server")
+    r = api.req("GET", CORE + "/pods/quiet/log", params={"container": "other"})
+    assert r.status_code == 400
+    assert r.json()["message"] == "container other is not valid for pod quiet"
+    assert api.req("DELETE", CORE + "/pods/quiet").status_code == 200
