@@ -53,6 +53,16 @@ def_int(struct opt_int *o, int64_t v)
 	}
 }
 
+/* Unset or 0 (a Go field whose zero value means "default"). */
+static void
+def_int_or_zero(struct opt_int *o, int64_t v)
+{
+	if (!o->set || o->v == 0) {
+		o->set = true;
+		o->v = v;
+	}
+}
+
 /* The image's tag is "latest" or absent: Kubernetes pulls Always.
  * A digest ("app@sha256:...") pins the image: IfNotPresent. The tag is
  * looked for after the last '/', so a registry port is not a tag:
@@ -81,10 +91,12 @@ defaults_probe(struct probe *p)
 {
 	if (p == NULL)
 		return;
-	def_int(&p->timeout_seconds, 1);
-	def_int(&p->period_seconds, 10);
-	def_int(&p->success_threshold, 1);
-	def_int(&p->failure_threshold, 3);
+	/* SetDefaults_Probe: Go's int32 has no "unset", so 0 is defaulted
+	 * too (periodSeconds: 0 would otherwise probe without pause). */
+	def_int_or_zero(&p->timeout_seconds, 1);
+	def_int_or_zero(&p->period_seconds, 10);
+	def_int_or_zero(&p->success_threshold, 1);
+	def_int_or_zero(&p->failure_threshold, 3);
 	if (p->http_get) {
 		def_str(&p->http_get->path, "/");
 		def_str(&p->http_get->scheme, "HTTP");

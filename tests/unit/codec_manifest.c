@@ -685,6 +685,25 @@ test_defaults_other_kinds(void **state)
 	assert_string_equal(p->status.phase, "Pending");
 	loaded_release(&l);
 
+	/* SetDefaults_Probe: 0 is defaulted too (Go's int32 has no unset) */
+	load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+	     "spec:\n  containers:\n  - name: c\n    image: x:1\n"
+	     "    readinessProbe: {exec: {command: [\"true\"]}, "
+	     "periodSeconds: 0, timeoutSeconds: 0, successThreshold: 0, "
+	     "failureThreshold: 0}\n",
+	     true, &l);
+	assert_int_equal(l.rc, 0);
+	p = l.objs.v[0].obj;
+	assert_int_equal(
+	    p->spec.containers.v[0].readiness_probe->period_seconds.v, 10);
+	assert_int_equal(
+	    p->spec.containers.v[0].readiness_probe->timeout_seconds.v, 1);
+	assert_int_equal(
+	    p->spec.containers.v[0].readiness_probe->success_threshold.v, 1);
+	assert_int_equal(
+	    p->spec.containers.v[0].readiness_probe->failure_threshold.v, 3);
+	loaded_release(&l);
+
 	/* Without `prepare` nothing is defaulted. */
 	load(pod_yaml, false, &l);
 	assert_int_equal(l.rc, 0);
