@@ -146,9 +146,9 @@ initial_status_pod(void *o)
  * at once. Example: `kubectl delete pod web-x` on a pod with
  * terminationGracePeriodSeconds 10 sets deletionTimestamp now + 10 s,
  * deletionGracePeriodSeconds 10, and the node's agent sends SIGTERM,
- * then SIGKILL after 10 s, then removes the object. Kubernetes also
- * deletes a Succeeded or Failed pod at once; drover still hands it to
- * its agent (which has nothing left to stop). */
+ * then SIGKILL after 10 s, then removes the object. A Succeeded or
+ * Failed pod is deleted at once too, as in Kubernetes: nothing of it
+ * runs any more. */
 static bool
 grace_period_pod(const void *o, int64_t requested, int64_t *grace)
 {
@@ -156,6 +156,9 @@ grace_period_pod(const void *o, int64_t requested, int64_t *grace)
 
 	if (p->spec.node_name == NULL || *p->spec.node_name == '\0')
 		return false;
+	if (p->status.phase && (!strcmp(p->status.phase, "Succeeded") ||
+				!strcmp(p->status.phase, "Failed")))
+		return false; /* nothing left to stop */
 	*grace = requested >= 0 ? requested
 		 : p->spec.termination_grace_period_seconds.set
 		     ? p->spec.termination_grace_period_seconds.v

@@ -260,3 +260,19 @@ def test_logs_current_previous_tail_follow(rt):
         p.terminate()
         p.wait(timeout=10)
         p.stdout.close()
+
+
+def test_a_finished_pod_is_deleted_at_once(rt):
+    """A Failed (or Succeeded) pod has nothing left to stop: its DELETE
+    removes it at once, as Kubernetes' pod strategy does, whatever its
+    grace period."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "done"},
+           "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 60,
+                    "containers": [{"name": "c", "image": "x", "command": [EXAMPLE],
+                                    "args": ["--port", "0"],
+                                    "env": [{"name": "CRASH_AFTER_MS", "value": "50"}]}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+    wait_for(lambda: rt.req("GET", CORE + "/pods/done").json()["status"].get("phase")
+             == "Failed", what="the pod to fail")
+    assert rt.req("DELETE", CORE + "/pods/done").status_code == 200
+    assert rt.req("GET", CORE + "/pods/done").status_code == 404
