@@ -319,10 +319,14 @@ list(struct informer *inf, char *rv, size_t rvlen)
 			e->listed = inf->lists; /* unchanged */
 			continue;
 		}
-		/* The list's items carry no kind; events do. */
-		json_object_set_new(item, "apiVersion",
-				    json_string(ki->api_version));
-		json_object_set_new(item, "kind", json_string(ki->kind));
+		/* Kubernetes' list items carry no kind (drover's do); the
+		 * answer may be shared in-process: only what is missing. */
+		if (!json_object_get(item, "kind")) {
+			json_object_set_new(item, "apiVersion",
+					    json_string(ki->api_version));
+			json_object_set_new(item, "kind",
+					    json_string(ki->kind));
+		}
 		ev = json_pack("{sssO}", "type", e ? "MODIFIED" : "ADDED",
 			       "object", item);
 		apply(inf, ev);
