@@ -4,36 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyed.h"
 #include "patch.h"
 
 static json_t *merge(json_t *target, json_t *patch, const struct schema *s,
 		     bool strategic);
-
-const struct field *
-patch_field(const struct schema *s, const char *member)
-{
-	return s ? schema_field(s, member) : NULL;
-}
-
-const char *
-patch_merge_key(const struct field *f)
-{
-	return f && f->type == FT_LIST && f->merge_key ? f->merge_key : NULL;
-}
-
-json_t *
-patch_find_keyed(json_t *list, const char *key, json_t *value)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(list, i, e)
-	{
-		if (json_equal(json_object_get(e, key), value))
-			return e;
-	}
-	return NULL;
-}
 
 /* Strategic merge of a list with a merge key (containers by "name",
  * ports by "containerPort", conditions by "type"): each element of the
@@ -122,8 +97,8 @@ merge(json_t *target, json_t *patch, const struct schema *s, bool strategic)
 	json_object_foreach(patch, k, v)
 	{
 		json_t *cur = json_object_get(out, k);
-		const struct field *f = patch_field(s, k);
-		const char *key = patch_merge_key(f);
+		const struct field *f = keyed_field(s, k);
+		const char *key = keyed_merge_key(f);
 
 		if (strategic && !strcmp(k, "$patch"))
 			continue;

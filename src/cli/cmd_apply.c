@@ -13,7 +13,7 @@
  * fields the previous manifest (the annotation) set and this one drops
  * are removed, and fields set by others (defaults, controllers, scale)
  * are left as they are. Lists with a merge key (containers and env by
- * name, ports by containerPort: the schema's, patch.h) are merged item
+ * name, ports by containerPort: the schema's, keyed.h) are merged item
  * by item by that key. */
 #include <dirent.h>
 #include <getopt.h>
@@ -27,7 +27,7 @@
 #include "fsx.h"
 #include "manifest.h"
 #include "object.h"
-#include "patch.h"
+#include "keyed.h"
 #include "xalloc.h"
 
 static const char usage_text[] =
@@ -128,7 +128,7 @@ static json_t *diff3(json_t *orig, json_t *cur, json_t *mod,
 		     const struct schema *s);
 
 /* Element-by-element patch of a list merged by `key` (the merge key its
- * schema declares, as the server merges it: patch.h), or NULL if
+ * schema declares, as the server merges it: keyed.h), or NULL if
  * unchanged. An element the last applied manifest had and this one drops
  * is deleted with {key: ..., "$patch": "delete"}. */
 static json_t *
@@ -141,13 +141,13 @@ diff3_keyed(json_t *orig, json_t *cur, json_t *mod, const char *key,
 	json_array_foreach(mod, i, m)
 	{
 		json_t *id = json_object_get(m, key);
-		json_t *c = id ? patch_find_keyed(cur, key, id) : NULL, *d;
+		json_t *c = id ? keyed_find(cur, key, id) : NULL, *d;
 
 		if (c == NULL) {
 			json_array_append(out, m);
 			continue;
 		}
-		d = diff3(json_is_array(orig) ? patch_find_keyed(orig, key, id)
+		d = diff3(json_is_array(orig) ? keyed_find(orig, key, id)
 					      : NULL,
 			  c, m, elem);
 		if (json_object_size(d)) {
@@ -160,8 +160,8 @@ diff3_keyed(json_t *orig, json_t *cur, json_t *mod, const char *key,
 	{
 		json_t *id = json_object_get(o, key), *gone;
 
-		if (id == NULL || patch_find_keyed(mod, key, id) ||
-		    !patch_find_keyed(cur, key, id))
+		if (id == NULL || keyed_find(mod, key, id) ||
+		    !keyed_find(cur, key, id))
 			continue;
 		gone = json_pack("{ss}", "$patch", "delete");
 		json_object_set(gone, key, id);
@@ -190,8 +190,8 @@ diff3(json_t *orig, json_t *cur, json_t *mod, const struct schema *s)
 	{
 		json_t *c = json_object_get(cur, k);
 		json_t *ok = orig ? json_object_get(orig, k) : NULL;
-		const struct field *f = patch_field(s, k);
-		const char *key = patch_merge_key(f);
+		const struct field *f = keyed_field(s, k);
+		const char *key = keyed_merge_key(f);
 
 		if (json_is_null(m)) {
 			if (c && !json_is_null(c))

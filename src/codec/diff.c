@@ -3,46 +3,9 @@
 #include <stddef.h>
 
 #include "diff.h"
+#include "keyed.h"
 
 static json_t *diff_object(json_t *orig, json_t *mod, const struct schema *s);
-
-/* Every element of list is an object with a key member, and no two
- * share one. */
-static bool
-keyed_well(json_t *list, const char *key)
-{
-	size_t i, j;
-	json_t *e;
-
-	json_array_foreach(list, i, e)
-	{
-		json_t *k = json_object_get(e, key);
-
-		if (!json_is_object(e) || k == NULL || json_is_null(k))
-			return false;
-		for (j = 0; j < i; j++)
-			if (json_equal(
-				json_object_get(json_array_get(list, j), key),
-				k))
-				return false;
-	}
-	return true;
-}
-
-/* The element of list whose key member equals id, or NULL. */
-static json_t *
-find_keyed(json_t *list, const char *key, json_t *id)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(list, i, e)
-	{
-		if (json_equal(json_object_get(e, key), id))
-			return e;
-	}
-	return NULL;
-}
 
 /* The order the server leaves a keyed list in after the patch (src/api
  * patch.c merge_keyed): the elements of orig that mod keeps, in orig's
@@ -58,7 +21,7 @@ same_order(json_t *orig, json_t *mod, const char *key)
 	{
 		json_t *id = json_object_get(e, key);
 
-		if (find_keyed(mod, key, id) == NULL)
+		if (keyed_find(mod, key, id) == NULL)
 			continue;
 		if (!json_equal(json_object_get(json_array_get(mod, at), key),
 				id))
@@ -66,7 +29,7 @@ same_order(json_t *orig, json_t *mod, const char *key)
 		at++;
 	}
 	for (; at < json_array_size(mod); at++)
-		if (find_keyed(orig, key,
+		if (keyed_find(orig, key,
 			       json_object_get(json_array_get(mod, at), key)))
 			return false;
 	return true;
@@ -97,7 +60,7 @@ diff_keyed(json_t *orig, json_t *mod, const char *key, const struct schema *el)
 	json_array_foreach(mod, i, e)
 	{
 		json_t *id = json_object_get(e, key);
-		json_t *o = find_keyed(orig, key, id), *d;
+		json_t *o = keyed_find(orig, key, id), *d;
 
 		if (o == NULL) {
 			json_array_append(out, e); /* added: whole */
@@ -115,7 +78,7 @@ diff_keyed(json_t *orig, json_t *mod, const char *key, const struct schema *el)
 	{
 		json_t *id = json_object_get(e, key);
 
-		if (find_keyed(mod, key, id) == NULL)
+		if (keyed_find(mod, key, id) == NULL)
 			json_array_append_new(
 			    out,
 			    json_pack("{sOss}", key, id, "$patch", "delete"));
@@ -131,8 +94,7 @@ diff_keyed(json_t *orig, json_t *mod, const char *key, const struct schema *el)
 static json_t *
 diff_value(json_t *o, json_t *m, const struct field *f)
 {
-	const char *key =
-	    f && f->type == FT_LIST && f->merge_key ? f->merge_key : NULL;
+	const char *key = keyed_merge_key(f);
 
 	if (json_is_object(o) && json_is_object(m)) {
 		json_t *d = diff_object(o, m, f ? f->sub : NULL);
