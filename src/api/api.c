@@ -367,23 +367,13 @@ served_text(const struct store_item *it, struct strbuf *out)
 }
 
 json_t *
-event_object(struct api *a, const struct store_item *it, const void *decoded)
+event_object(struct api *a, const struct store_item *it)
 {
 	json_t *o;
-	char rv[32];
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	if (decoded) {
-		/* The writer's value (store_op.decoded): it has the rv of
-		 * the write's answer already, which is the event's. */
-		o = json_incref((json_t *)decoded);
-		snprintf(rv, sizeof(rv), "%lld", (long long)it->rv);
-		json_object_set_new(json_object_get(o, "metadata"),
-				    "resourceVersion", json_string(rv));
-	} else {
-		o = served_object(it);
-	}
+	o = served_object(it);
 	json_decref(a->ev_obj);
 	a->ev_obj = o;
 	a->ev_rv = it->rv;
@@ -644,26 +634,12 @@ api_serve_node_logs(struct api *a, const char *node, podlog_read_fn read,
 	a->logs[i].arg = arg;
 }
 
-static void *
-ref_json(void *j)
-{
-	return json_incref(j);
-}
-
-static void
-unref_json(void *j)
-{
-	json_decref(j);
-}
-
 struct api *
 api_new(const struct api_config *cfg)
 {
 	struct api *a = xcalloc(1, sizeof(*a));
 
 	a->cfg = *cfg;
-	/* The values writes were printed from go with their events. */
-	store_set_decoded_refs(cfg->store, ref_json, unref_json);
 	return a;
 }
 

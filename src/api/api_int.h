@@ -74,11 +74,12 @@ json_t *served_object(const struct store_item *it);
  * of each. false (nothing appended) if the text is not of that shape. */
 bool served_text(const struct store_item *it, struct strbuf *out);
 /* served_object() of a store event's item, decoded once for all the
- * watches that receive the event (or, in-process, the value the write was
- * printed from: store_op.decoded, NULL if none): a new reference to a
- * shared object, which no one may modify. */
-json_t *event_object(struct api *a, const struct store_item *it,
-		     const void *decoded);
+ * watches that receive the event: a new reference to a shared object,
+ * which no one may modify. (The value the write was printed from is not
+ * kept for the event: holding a loop turn's JSON values until the turn's
+ * commit cost the daemon 0.7 MB of RSS in the rollout bench and saved no
+ * measurable CPU.) */
+json_t *event_object(struct api *a, const struct store_item *it);
 
 /* Handlers. */
 void h_discovery(struct api *a, const struct api_req *req,

@@ -438,7 +438,7 @@ on_store_event(void *arg, const struct store_event *ev)
 
 	if (w->stopped)
 		return;
-	o = event_object(w->a, ev->item, ev->decoded);
+	o = event_object(w->a, ev->item);
 	if (!filter_match(&w->f, ev->item, o)) {
 		json_decref(o);
 		return;

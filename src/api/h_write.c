@@ -189,28 +189,6 @@ encode_text(const struct object *o, json_t **j)
 	return json_dumps(*j, JSON_COMPACT);
 }
 
-/* A create or update of text, printed from j: j goes with the write's
- * event to the in-process watchers (store_op.decoded), which then do not
- * parse the text again. 0 or a store error; *rv the write's version. */
-static int
-write_text(struct api *a, enum store_op_kind kind, const struct store_key *k,
-	   const char *text, const struct strmap *labels, int64_t expect_rv,
-	   json_t *j, int64_t *rv)
-{
-	struct store_op op = {.kind = kind,
-			      .key = *k,
-			      .value = text,
-			      .labels = labels,
-			      .expect_rv = expect_rv,
-			      .decoded = j};
-	int r = store_txn(a->cfg.store, &op, 1, NULL);
-
-	if (r == 0)
-		*rv = op.rv;
-	store_item_release(&op.prev);
-	return r;
-}
-
 /* Answers j, the value of a write that got rv (takes j). */
 static void
 respond_written(struct api_resp *resp, int code, json_t *j, int64_t rv)
@@ -331,10 +309,10 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 		text = encode_text(&o, &j);
 		r = rt->dry_run
 			? would_create(a, res, m)
-			: write_text(a, STORE_OP_CREATE,
-				     &(struct store_key){res->plural,
-							 m->namespace, m->name},
-				     text, &m->labels, 0, j, &rv);
+			: store_create(a->cfg.store,
+				       &(struct store_key){
+					   res->plural, m->namespace, m->name},
+				       text, &m->labels, &rv);
 		if (r == 0) {
 			if (rt->dry_run) {
 				respond_dry(a, resp, 201, text, 0);
@@ -439,8 +417,8 @@ commit(struct api *a, struct route *rt, struct object *o,
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
 		gone = true;
 	} else {
-		r = write_text(a, STORE_OP_UPDATE, &k, text, &m->labels,
-			       old->rv, j, &rv);
+		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
+				 &rv);
 	}
 	if (r) {
 		resp_store_error(resp, r, rt->res, rt->name);

@@ -30,8 +30,7 @@ struct gone {
 struct hist {
 	enum store_event_type type;
 	struct store_item item;
-	size_t size;   /* hist_size(&item) */
-	void *decoded; /* store_op.decoded, until in-process watchers had it */
+	size_t size; /* hist_size(&item) */
 };
 
 struct store {
@@ -60,8 +59,6 @@ struct store {
 	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
-	void *(*ref)(void *); /* store_set_decoded_refs */
-	void (*unref)(void *);
 };
 
 const char *
@@ -154,22 +151,6 @@ store_labels_decode(const char *text, struct strmap *out)
 
 static void deliver(struct store *s, bool durable);
 
-static void
-drop_decoded(struct store *s, struct hist *h)
-{
-	if (h->decoded && s->unref)
-		s->unref(h->decoded);
-	h->decoded = NULL;
-}
-
-void
-store_set_decoded_refs(struct store *s, void *(*ref)(void *),
-		       void (*unref)(void *))
-{
-	s->ref = ref;
-	s->unref = unref;
-}
-
 /* Everything up to s->rv is in the backend's committed state: durable
  * at once, or once the backend's thread has synced it. */
 static void
@@ -213,10 +194,8 @@ store_free(struct store *s)
 		free(w->ns);
 		free(w);
 	}
-	for (i = 0; i < s->cap; i++) {
-		drop_decoded(s, &s->ring[i]);
+	for (i = 0; i < s->cap; i++)
 		store_item_release(&s->ring[i].item);
-	}
 	free(s->ring);
 	free(s->gone);
 	while (s->nold)
@@ -339,7 +318,6 @@ drop_oldest(struct store *s)
 	struct hist *h = &s->ring[s->head];
 
 	s->bytes -= h->size;
-	drop_decoded(s, h);
 	store_item_release(&h->item);
 	s->head = (s->head + 1) % s->cap;
 	s->len--;
@@ -375,8 +353,7 @@ sweep_dead(struct store *s)
 }
 
 static void
-record(struct store *s, enum store_event_type type, const struct store_item *it,
-       void *decoded)
+record(struct store *s, enum store_event_type type, const struct store_item *it)
 {
 	size_t sz = hist_size(it);
 	struct hist *h;
@@ -394,7 +371,6 @@ record(struct store *s, enum store_event_type type, const struct store_item *it,
 	h->type = type;
 	store_item_copy(&h->item, it);
 	h->size = sz;
-	h->decoded = decoded && s->ref ? s->ref(decoded) : NULL;
 	s->len++;
 	s->bytes += sz;
 }
@@ -426,7 +402,6 @@ deliver(struct store *s, bool durable)
 			break;
 		ev.type = h->type;
 		ev.item = &h->item;
-		ev.decoded = durable ? NULL : h->decoded;
 		for (w = s->watchers; w; w = w->next)
 			if (w->durable == durable && !w->dead &&
 			    w->pos < h->item.rv && watch_matches(w, &h->item))
@@ -456,7 +431,6 @@ rollback(struct store *s)
 		struct hist *h = hist_at(s, s->len - 1);
 
 		s->bytes -= h->size;
-		drop_decoded(s, h);
 		store_item_release(&h->item);
 		s->len--;
 	}
@@ -519,7 +493,7 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 		       op->kind == STORE_OP_CREATE   ? STORE_ADDED
 		       : op->kind == STORE_OP_UPDATE ? STORE_MODIFIED
 						     : STORE_DELETED,
-		       &it, op->kind == STORE_OP_DELETE ? NULL : op->decoded);
+		       &it);
 	}
 	if (!s->deferred) {
 		written(s);
@@ -531,23 +505,10 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 void
 store_deliver(struct store *s)
 {
-	size_t i;
-
 	if (s->shown == s->written)
 		return;
 	s->shown = s->written;
 	deliver(s, false);
-	/* The decoded values have served: the newest first, down to the
-	 * first dropped already. */
-	for (i = s->len; i > 0; i--) {
-		struct hist *h = hist_at(s, i - 1);
-
-		if (h->item.rv > s->shown)
-			continue;
-		if (h->decoded == NULL)
-			break;
-		drop_decoded(s, h);
-	}
 }
 
 void
@@ -794,7 +755,6 @@ watch(struct store *s, const char *resource, const char *ns, int64_t from_rv,
 				break;
 			ev.type = h->type;
 			ev.item = &h->item;
-			ev.decoded = durable ? NULL : h->decoded;
 			cb(arg, &ev);
 		}
 		if (w->pos < (durable ? s->committed : s->shown))

@@ -105,11 +105,6 @@ struct store_op {
 	const char *value;           /* CREATE, UPDATE */
 	const struct strmap *labels; /* CREATE, UPDATE */
 	int64_t expect_rv;           /* UPDATE, DELETE: 0 = any */
-	/* CREATE, UPDATE, may be NULL: value already decoded by the caller
-	 * (the API's JSON), handed to in-process watchers with the event so
-	 * that they do not parse the text again. The store takes a
-	 * reference (store_set_decoded_refs) until they have had it. */
-	void *decoded;
 	/* out: */
 	int64_t rv;             /* the rv this op got */
 	struct store_item prev; /* DELETE: the object before (a backend
@@ -122,8 +117,6 @@ struct store_event {
 	enum store_event_type type;
 	const struct store_item *item; /* for DELETED: the last state, with
 					  the rv of the delete */
-	const void *decoded; /* in-process: the writer's decoded value of
-				item->value, or NULL (store_op.decoded) */
 };
 
 typedef void (*store_watch_cb)(void *arg, const struct store_event *ev);
@@ -213,10 +206,6 @@ int store_sync_in_background(struct store *s, void (*notify)(void *arg),
  * was written may not be on disk, and nothing after it becomes durable
  * (the owner should stop; the next start reads what the disk has). */
 int store_synced(struct store *s);
-/* How the store takes and drops references to store_op.decoded; without
- * them, decoded values are ignored. */
-void store_set_decoded_refs(struct store *s, void *(*ref)(void *),
-			    void (*unref)(void *));
 /* In-process watchers get the events of every write flushed so far
  * (see "Events are never delivered inside a write"). */
 void store_deliver(struct store *s);
