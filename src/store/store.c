@@ -659,6 +659,13 @@ store_fail_commits(struct store *s, int n)
 		s->ops->fail_commits(s->be, n);
 }
 
+void
+store_fail_syncs(struct store *s, int n)
+{
+	if (s->ops->fail_syncs)
+		s->ops->fail_syncs(s->be, n);
+}
+
 static int
 one(struct store *s, struct store_op *op, int64_t *rv)
 {

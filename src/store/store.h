@@ -132,6 +132,7 @@ typedef void (*store_watch_cb)(void *arg, const struct store_event *ev);
  * that thread to make everything up to rv durable; synced answers the
  * highest rv it has, and sets *err if a sync failed. rollback drops
  * the open group (after a failed txn or flush in deferred mode).
+ * fail_syncs (tests; may be NULL) makes the next n background syncs fail.
  * fail_commits (tests; may be NULL) makes the next n commits fail as a
  * full disk would. reopen (may be NULL) turns a read-only backend into a
  * writable one: 0, or -1 with a message. */
@@ -148,6 +149,7 @@ struct store_backend_ops {
 	int (*flush)(void *be);
 	void (*rollback)(void *be);
 	void (*fail_commits)(void *be, int n);
+	void (*fail_syncs)(void *be, int n);
 	int (*reopen)(void *be, char *err, size_t errlen);
 	int (*background)(void *be, void (*notify)(void *arg), void *arg);
 	void (*sync)(void *be, int64_t rv);
@@ -225,6 +227,8 @@ bool store_readonly(const struct store *s);
 int store_reopen(struct store *s, char *err, size_t errlen);
 /* Tests: the next n commits fail as on a full disk. */
 void store_fail_commits(struct store *s, int n);
+/* Tests: the next n background syncs fail as an I/O error would. */
+void store_fail_syncs(struct store *s, int n);
 
 /* Watches resource (NULL: all) in ns (NULL: all) from rv: events with a
  * higher rv are delivered, first from history, then live. from_rv 0 means

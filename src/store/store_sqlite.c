@@ -736,6 +736,15 @@ lite_sync(void *be, int64_t rv)
 		l->synced = rv;
 }
 
+static void
+lite_fail_syncs(void *be, int n)
+{
+	struct lite *l = be;
+
+	if (l->sy)
+		syncer_fail_next(l->sy, n);
+}
+
 static int64_t
 lite_synced(void *be, int *err)
 {
@@ -784,6 +793,7 @@ static const struct store_backend_ops lite_ops = {
     .background = lite_background,
     .sync = lite_sync,
     .synced = lite_synced,
+    .fail_syncs = lite_fail_syncs,
 };
 
 struct store *

@@ -28,6 +28,7 @@ struct syncer {
 	int64_t want, done; /* under mu */
 	int err;            /* under mu: the first failure's errno */
 	bool stop;          /* under mu */
+	int fail;           /* under mu: syncs to fail (tests) */
 	bool dir_synced;    /* the thread's own */
 };
 
@@ -74,9 +75,14 @@ syncer_main(void *arg)
 		if (sy->want <= sy->done || sy->err)
 			break; /* stopping, and nothing left to do */
 		target = sy->want;
-		pthread_mutex_unlock(&sy->mu);
-		r = sync_once(sy);
-		pthread_mutex_lock(&sy->mu);
+		if (sy->fail > 0) {
+			sy->fail--;
+			r = EIO;
+		} else {
+			pthread_mutex_unlock(&sy->mu);
+			r = sync_once(sy);
+			pthread_mutex_lock(&sy->mu);
+		}
 		if (r)
 			sy->err = r;
 		else
@@ -118,6 +124,14 @@ syncer_ask(struct syncer *sy, int64_t rv)
 		sy->want = rv;
 		pthread_cond_signal(&sy->cv);
 	}
+	pthread_mutex_unlock(&sy->mu);
+}
+
+void
+syncer_fail_next(struct syncer *sy, int n)
+{
+	pthread_mutex_lock(&sy->mu);
+	sy->fail = n;
 	pthread_mutex_unlock(&sy->mu);
 }
 

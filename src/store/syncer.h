@@ -26,6 +26,8 @@ void syncer_ask(struct syncer *sy, int64_t rv);
 /* The highest rv made durable; *err is an errno once a sync has failed
  * (and nothing after it is reported durable). */
 int64_t syncer_done(struct syncer *sy, int *err);
+/* Tests: the next n syncs fail as an I/O error would (EIO). */
+void syncer_fail_next(struct syncer *sy, int n);
 /* Syncs what was asked, without notifying, then joins and frees; fills
  * what syncer_done would answer. */
 void syncer_stop(struct syncer *sy, int64_t *done, int *err);

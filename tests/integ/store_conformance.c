@@ -704,6 +704,32 @@ test_background_sync(void **state)
 	store_item_release(&it);
 }
 
+/* A background sync that fails (an I/O error): the write stays not
+ * durable, no durable watcher hears of it, and store_synced says so
+ * (`drover serve` then stops, as a second fsync could lie). */
+static void
+test_background_sync_fails(void **state)
+{
+	struct store *s = *state;
+	struct store_watch *w;
+	struct seen got = {0};
+	int64_t rv;
+
+	if (strcmp(cur->name, "sqlite-background"))
+		return;
+	assert_int_equal(
+	    store_watch_durable(s, "pods", NULL, 0, on_event, &got, &w), 0);
+	store_fail_syncs(s, 1);
+	assert_int_equal(store_create(s, &K("b", "a"), "v", NULL, &rv), 0);
+	assert_int_equal(store_flush(s), 0);
+	wait_notified();
+	assert_int_equal(store_synced(s), STORE_EIO);
+	assert_false(store_rv_durable(s, rv));
+	assert_false(store_rv_lost(s, rv));
+	assert_int_equal(got.n, 0);
+	store_unwatch(s, w);
+}
+
 static void
 test_wal_checkpointed(void **state)
 {
@@ -785,6 +811,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_failed_commit, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_background_sync, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_background_sync_fails, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_wal_checkpointed, setup,
 					    teardown),
