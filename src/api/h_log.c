@@ -83,8 +83,9 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	rq.container = name;
 	rq.previous = prev && !strcmp(prev, "true");
 	rq.offset = offset ? strtoll(offset, NULL, 10) : 0;
+	/* -1: none given; a negative one given answers nothing */
 	rq.limit = limit ? strtoll(limit, NULL, 10) : -1;
-	if (rq.limit < -1 || (limit && rq.limit < 0))
+	if (limit && rq.limit < 0)
 		rq.limit = 0;
 	rq.tail = tail ? strtoll(tail, NULL, 10) : -1;
 	if (tail && rq.tail < 0)

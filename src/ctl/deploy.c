@@ -138,8 +138,9 @@ cached(struct informer *inf, const char *ns, const void ***out)
 }
 
 static int
-sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
+sync_one(void *arg, const char *key, int64_t *requeue)
 {
+	struct ctl_deploy *c = arg;
 	struct object d;
 	struct plan_deploy_in in = {0};
 	struct plan_deploy_out out;
@@ -174,12 +175,6 @@ sync_locked(struct ctl_deploy *c, const char *key, int64_t *requeue)
 	free(pp);
 	object_release(&d);
 	return r;
-}
-
-static int
-sync_one(void *arg, const char *key, int64_t *requeue)
-{
-	return sync_locked(arg, key, requeue);
 }
 
 struct ctl_deploy *

@@ -465,8 +465,9 @@ adopt(struct ctl_rs *c, const struct replicaset *rs,
 }
 
 static int
-sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
+sync_one(void *arg, const char *key, int64_t *requeue)
 {
+	struct ctl_rs *c = arg;
 	struct object rso;
 	struct plan_rs_out out;
 	struct replicaset *rs;
@@ -539,12 +540,6 @@ sync_locked(struct ctl_rs *c, const char *key, int64_t *requeue)
 	plan_rs_out_release(&out);
 	object_release(&rso);
 	return fail ? -1 : 0;
-}
-
-static int
-sync_one(void *arg, const char *key, int64_t *requeue)
-{
-	return sync_locked(arg, key, requeue);
 }
 
 static void

@@ -359,12 +359,13 @@ on_restart(uv_timer_t *t)
 		schedule_restart(s);
 }
 
-/* Before the loop waits: the writes of this turn become durable together
+/* Before the loop waits: the writes of this turn are committed together
  * (store.h, "Group commit"), and the controllers' and the agent's
- * informers get their events, here and never inside a write. A group that cannot commit (a full disk) is
- * rolled back: its writes were answered 500 or not at all, and the
- * controllers and the agent, which may have seen them, start again from
- * what is on disk, after a back-off while it lasts. */
+ * informers get their events, here and never inside a write. A group
+ * that cannot commit (a full disk) is rolled back: its writes were
+ * answered 500 or not at all, and the controllers and the agent, which
+ * may have seen them, start again from what is on disk, after a back-off
+ * while it lasts. */
 static void
 on_prepare(uv_prepare_t *h)
 {
