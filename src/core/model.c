@@ -727,6 +727,18 @@ meta_controller_ref(const struct object_meta *m)
 	return NULL;
 }
 
+bool
+meta_has_owner(const struct object_meta *m, const char *uid)
+{
+	size_t i;
+
+	for (i = 0; i < m->owner_references.n; i++)
+		if (uid && m->owner_references.v[i].uid &&
+		    !strcmp(m->owner_references.v[i].uid, uid))
+			return true;
+	return false;
+}
+
 /* Removes every reference to the owner (releasing an object, as the
  * controller's ClaimObject does on a selector mismatch). A reference
  * matches by uid when both sides have one, by name otherwise (manifests

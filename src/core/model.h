@@ -489,5 +489,7 @@ void meta_remove_owner_refs(struct object_meta *m, const char *kind,
 
 /* The controller ownerReference of m, or NULL. */
 const struct owner_ref *meta_controller_ref(const struct object_meta *m);
+/* Whether m has an ownerReference (controller or not) to uid. */
+bool meta_has_owner(const struct object_meta *m, const char *uid);
 
 #endif

@@ -377,18 +377,6 @@ on_pod(void *arg, json_t *ev)
 	ctl_enqueue_owner(c->cfg.rss, c->q, ev, "ReplicaSet");
 }
 
-static bool
-names_owner(const struct object_meta *m, const char *uid)
-{
-	size_t i;
-
-	for (i = 0; i < m->owner_references.n; i++)
-		if (uid && m->owner_references.v[i].uid &&
-		    !strcmp(m->owner_references.v[i].uid, uid))
-			return true;
-	return false;
-}
-
 /* The informer's derive function for pods: their facts (pod_facts.h). */
 static void *
 derive_facts(const struct object *o)
@@ -421,7 +409,8 @@ plan(struct ctl_rs *c, const struct replicaset *rs, const char *ns,
 		pp[in.npods++] = cache[i]->obj;
 	}
 	for (i = 0; i < norph; i++)
-		if (!names_owner(object_meta(orphans[i]), rs->metadata.uid)) {
+		if (!meta_has_owner(object_meta(orphans[i]),
+				    rs->metadata.uid)) {
 			pf[in.npods] =
 			    informer_derived(c->cfg.pods, orphans[i]);
 			pp[in.npods++] = orphans[i]->obj; /* not twice */

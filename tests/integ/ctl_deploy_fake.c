@@ -4,7 +4,9 @@
  * test pushes a Deployment as a watch event, and the controller's sync on
  * the loop writes what plan_deploy decided: the new ReplicaSet (owned by
  * the Deployment, with its template's pod-template-hash) and the
- * Deployment's status. Nothing is stored: the writes are only recorded. */
+ * Deployment's status. Nothing is stored: the writes are only recorded.
+ * A pod's deletion wakes only the Recreate Deployment that owns it
+ * through its ReplicaSet, never the other Deployments of the namespace. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +19,8 @@
 #include "ctl.h"
 #include "informer.h"
 
-#define RS_PATH "/apis/apps/v1/namespaces/default/replicasets"
+#define RS_PATH     "/apis/apps/v1/namespaces/default/replicasets"
+#define RS_PATH_ALL "/apis/apps/v1/replicasets"
 
 static dtime
 fixed_now(void)
@@ -137,11 +140,165 @@ test_new_deployment_gets_a_replicaset(void **state)
 	assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* A watch event of a JSON text with "%s" filled in (one string each). */
+static json_t *
+event(const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+	json_t *ev;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	ev = json_loads(text, 0, NULL);
+	assert_non_null(ev);
+	return ev;
+}
+
+static void
+emit(struct client *c, const char *path, json_t *ev)
+{
+	assert_int_equal(client_fake_emit(c, path, ev), 1);
+	json_decref(ev);
+}
+
+/* Deployment `name` (uid, strategy, image) whose status is stale
+ * (observedGeneration 0 of generation 2): any sync of it writes. */
+static json_t *
+deploy_ev(const char *name, const char *uid, const char *strategy,
+	  const char *image)
+{
+	return event(
+	    "{\"type\": \"ADDED\", \"object\": {\"apiVersion\": \"apps/v1\","
+	    "\"kind\": \"Deployment\", \"metadata\": {\"name\": \"%s\","
+	    "\"namespace\": \"default\", \"uid\": \"%s\","
+	    "\"resourceVersion\": \"9\", \"generation\": 2,"
+	    "\"creationTimestamp\": \"2027-01-15T08:00:00Z\"},"
+	    "\"spec\": {\"replicas\": 1, \"selector\": {\"matchLabels\":"
+	    "{\"app\": \"%s\"}}, \"template\": {\"metadata\": {\"labels\":"
+	    "{\"app\": \"%s\"}}, \"spec\": {\"containers\": [{\"name\": \"c\","
+	    "\"image\": \"%s\"}]}}, \"strategy\": {\"type\": \"%s\"},"
+	    "\"revisionHistoryLimit\": 10, \"progressDeadlineSeconds\": 600}}}",
+	    name, uid, name, name, image, strategy);
+}
+
+/* ReplicaSet rs (uid) of Deployment d (d_uid) at `image`, scaled to
+ * `replicas`. */
+static json_t *
+rs_ev(const char *rs, const char *uid, const char *d, const char *d_uid,
+      const char *image, const char *replicas)
+{
+	return event(
+	    "{\"type\": \"ADDED\", \"object\": {\"apiVersion\": \"apps/v1\","
+	    "\"kind\": \"ReplicaSet\", \"metadata\": {\"name\": \"%s\","
+	    "\"namespace\": \"default\", \"uid\": \"%s\","
+	    "\"resourceVersion\": \"8\", \"labels\": {\"app\": \"%s\"},"
+	    "\"annotations\": {\"deployment.kubernetes.io/revision\": \"1\"},"
+	    "\"creationTimestamp\": \"2027-01-15T08:00:01Z\","
+	    "\"ownerReferences\": [{\"apiVersion\": \"apps/v1\","
+	    "\"kind\": \"Deployment\", \"name\": \"%s\", \"uid\": \"%s\","
+	    "\"controller\": true, \"blockOwnerDeletion\": true}]},"
+	    "\"spec\": {\"replicas\": %s, \"selector\": {\"matchLabels\":"
+	    "{\"app\": \"%s\"}}, \"template\": {\"metadata\": {\"labels\":"
+	    "{\"app\": \"%s\"}}, \"spec\": {\"containers\": [{\"name\": \"c\","
+	    "\"image\": \"%s\"}]}}}, \"status\": {\"replicas\": %s}}}",
+	    rs, uid, d, d, d_uid, replicas, d, d, image, replicas);
+}
+
+/* Pod `pod` of ReplicaSet rs (rs_uid), Running; type ADDED or DELETED. */
+static json_t *
+pod_ev(const char *type, const char *pod, const char *app, const char *rs,
+       const char *rs_uid)
+{
+	return event(
+	    "{\"type\": \"%s\", \"object\": {\"apiVersion\": \"v1\","
+	    "\"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\","
+	    "\"namespace\": \"default\", \"uid\": \"%s-uid\","
+	    "\"resourceVersion\": \"8\", \"labels\": {\"app\": \"%s\"},"
+	    "\"ownerReferences\": [{\"apiVersion\": \"apps/v1\","
+	    "\"kind\": \"ReplicaSet\", \"name\": \"%s\", \"uid\": \"%s\","
+	    "\"controller\": true}]}, \"spec\": {\"containers\": [{\"name\":"
+	    "\"c\", \"image\": \"x\"}]}, \"status\": {\"phase\": "
+	    "\"Running\"}}}",
+	    type, pod, pod, app, rs, rs_uid);
+}
+
+static void
+test_pod_deletion_wakes_only_its_recreate_deployment(void **state)
+{
+	uv_loop_t loop;
+	struct client *c;
+	struct ctl_config cfg = {0};
+	struct ctl_deploy *d;
+
+	(void)state;
+	uv_loop_init(&loop);
+	c = client_fake_new(&loop);
+	client_fake_echo_writes(c, true);
+	cfg.loop = &loop;
+	cfg.client = c;
+	cfg.now = fixed_now;
+	empty_list(c, "/apis/apps/v1/deployments");
+	empty_list(c, "/apis/apps/v1/replicasets");
+	empty_list(c, "/api/v1/pods");
+	cfg.deploys = informer_new(c, &loop, KIND_DEPLOYMENT);
+	cfg.rss = informer_new(c, &loop, KIND_REPLICASET);
+	cfg.pods = informer_new(c, &loop, KIND_POD);
+	d = ctl_deploy_start(&cfg);
+	assert_non_null(d);
+
+	/* web (Recreate) moves from web:1 to web:2; its old ReplicaSet is
+	 * at 0 but its pod still runs, so the new one must wait. api
+	 * (RollingUpdate) is at its template already. */
+	emit(c, RS_PATH_ALL,
+	     rs_ev("web-1", "rs-web-1", "web", "d-web", "web:1", "0"));
+	emit(c, RS_PATH_ALL,
+	     rs_ev("api-1", "rs-api-1", "api", "d-api", "api:1", "1"));
+	emit(c, "/api/v1/pods",
+	     pod_ev("ADDED", "web-1-a", "web", "web-1", "rs-web-1"));
+	emit(c, "/api/v1/pods",
+	     pod_ev("ADDED", "api-1-a", "api", "api-1", "rs-api-1"));
+	emit(c, "/apis/apps/v1/deployments",
+	     deploy_ev("web", "d-web", "Recreate", "web:2"));
+	emit(c, "/apis/apps/v1/deployments",
+	     deploy_ev("api", "d-api", "RollingUpdate", "api:1"));
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(client_fake_count_of(c, "POST", RS_PATH), 0);
+
+	/* api's pod goes: no Deployment syncs (each would write its stale
+	 * status again), not even api, whose ReplicaSet replaces pods. */
+	client_fake_clear(c);
+	emit(c, "/api/v1/pods",
+	     pod_ev("DELETED", "api-1-a", "api", "api-1", "rs-api-1"));
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(client_fake_count(c), 0);
+
+	/* web's old pod goes: web syncs and starts its new ReplicaSet. */
+	emit(c, "/api/v1/pods",
+	     pod_ev("DELETED", "web-1-a", "web", "web-1", "rs-web-1"));
+	uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(client_fake_count_of(c, "POST", RS_PATH), 1);
+	assert_null(client_fake_last(
+	    c, "PUT",
+	    "/apis/apps/v1/namespaces/default/deployments/api/status"));
+
+	ctl_deploy_stop(d);
+	informer_free(cfg.deploys);
+	informer_free(cfg.rss);
+	informer_free(cfg.pods);
+	c->ops->free(c);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_new_deployment_gets_a_replicaset),
+	    cmocka_unit_test(
+		test_pod_deletion_wakes_only_its_recreate_deployment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
