@@ -140,7 +140,7 @@ void
 metrics_float(struct strbuf *out, double v)
 {
 	char buf[40];
-	int prec;
+	int prec, exp;
 
 	if (isnan(v)) {
 		strbuf_addstr(out, "NaN");
@@ -150,14 +150,20 @@ metrics_float(struct strbuf *out, double v)
 		strbuf_addstr(out, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	/* the fewest digits that read back as v (17 always do) */
+	/* the fewest significant digits that read back as v (17 always
+	 * do), then Go's choice for the shortest form: an exponent when it
+	 * is below -4 or at least 6 (1e-08, 4.3302912e+07), else plain
+	 * digits (0.005, 123456). */
 	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
+	snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
+	exp = atoi(strchr(buf, 'e') + 1);
+	if (exp >= -4 && exp < 6)
+		snprintf(buf, sizeof(buf), "%.*f",
+			 prec - 1 - exp > 0 ? prec - 1 - exp : 0, v);
 	strbuf_addstr(out, buf);
 }
 
