@@ -285,7 +285,7 @@ describe_pod(const struct pod *p, struct strbuf *sb)
 		struct strbuf tmp = STRBUF_INIT;
 		const char *c;
 
-		cli_describe_template(&t, &tmp);
+		cli_describe_containers(&t, &st->container_statuses, &tmp);
 		/* drop the "Pod Template:" and "  Labels:" lines */
 		c = strstr(tmp.buf, "  Containers:");
 		strbuf_addstr(sb, c ? c : tmp.buf);

@@ -52,7 +52,7 @@ header(const struct get_args *a, struct strbuf *sb)
 		strbuf_addstr(sb, "NAME\tREADY\tSTATUS\tRESTARTS\tAGE");
 		if (a->wide)
 			strbuf_addstr(sb, "\tIP\tNODE\tNOMINATED NODE\t"
-					  "READINESS GATES");
+					  "READINESS GATES\tPORTS");
 		break;
 	default:
 		strbuf_addstr(sb, "NAME\tAGE");
@@ -128,6 +128,10 @@ pod_row(const struct pod *p, const struct get_args *a, struct strbuf *sb)
 							  : "<none>",
 		    p->spec.node_name && *p->spec.node_name ? p->spec.node_name
 							    : "<none>");
+	if (a->wide) {
+		strbuf_addch(sb, '\t');
+		cli_pod_ports(p, sb);
+	}
 }
 
 /* One table row of j (a served object) into sb. */
