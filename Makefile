@@ -83,7 +83,8 @@ fuzz:
 
 format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
-		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c
+		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c \
+		bench/proxy/*.c
 
 clean:
 	rm -rf build build-asan $(BENCH_BUILD) build-fuzz
