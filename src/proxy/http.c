@@ -48,7 +48,7 @@ struct bconn {
 	uv_connect_t creq;
 	http_parser rp;
 	int open_handles;
-	bool connected, closing, reading, dirty, complete;
+	bool connected, closing, reading, dirty, complete, counted;
 	int status;
 	struct bconn *pool_next;
 	char *pend; /* request bytes waiting for the connect */
@@ -91,6 +91,7 @@ static void on_cli_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void feed(struct hsess *s, const char *data, size_t len);
 static struct bconn *backend_for(struct hsess *s);
 static void finish_request(struct hsess *s);
+static void count_once(struct hsess *s, struct bconn *b);
 
 static int
 append(char **buf, size_t *n, size_t *cap, const char *data, size_t len)
@@ -441,6 +442,8 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 	s->last = uv_now(st->loop);
 	n = http_parser_execute(&b->rp, &resp_settings, buf->base,
 				(size_t)nread);
+	if (b->complete)
+		count_once(s, b);
 	if (n > 0) {
 		s->resp_started = true;
 		if (px_write((uv_stream_t *)&s->cli, buf->base, n, on_cli_write,
@@ -588,11 +591,22 @@ backend_for(struct hsess *s)
 	b->sess = s;
 	s->be = b;
 	b->ep->busy++;
-	b->dirty = b->complete = false;
+	b->dirty = b->complete = b->counted = false;
 	b->status = 0;
 	http_parser_init(&b->rp, HTTP_RESPONSE);
 	b->rp.data = b;
 	return b;
+}
+
+/* Counts the response once, before its last bytes go to the client (a
+ * client that reads the counters after its response sees it). */
+static void
+count_once(struct hsess *s, struct bconn *b)
+{
+	if (b->counted)
+		return;
+	b->counted = true;
+	px_count_response(b->ep, b->status, uv_hrtime() - s->t0);
 }
 
 static void
@@ -603,7 +617,7 @@ finish_request(struct hsess *s)
 	bool resp_keep = http_should_keep_alive(&b->rp);
 	bool reuse;
 
-	px_count_response(e, b->status, uv_hrtime() - s->t0);
+	count_once(s, b);
 	reuse = resp_keep && s->req_done && !b->dirty &&
 		e->state == PROXY_EP_READY && !e->removed && !s->svc->removed &&
 		!s->svc->p->stopped;
