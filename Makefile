@@ -62,7 +62,7 @@ bench:
 	@scripts/deps.sh build bench
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan \
-		drover-example-web
+		drover-example-web proxy-harness
 	bench/run.sh $(BENCH_BUILD)
 
 # The libraries are instrumented too (fuzzer-no-link): without coverage of
