@@ -189,9 +189,9 @@ def main():
             pairs = list(zip(res[(mode, "drover")], res[(mode, "haproxy")]))
             tr = statistics.median(d["rps"] / h["rps"] for d, h in pairs)
             pr = statistics.median(d["p99"] / h["p99"] for d, h in pairs)
-            print(f"{mode:4}: throughput {tr:.2f}x haproxy (target >= 1.0x: "
-                  f"{'met' if tr >= 0.995 else 'MISSED'}), p99 {pr:.2f}x "
-                  f"(target <= 1.1x: {'met' if pr <= 1.105 else 'MISSED'}); "
+            print(f"{mode:4}: throughput {tr:.3f}x haproxy (target >= 1.0x: "
+                  f"{'met' if tr >= 1.0 else 'MISSED'}), p99 {pr:.3f}x "
+                  f"(target <= 1.1x: {'met' if pr <= 1.1 else 'MISSED'}); "
                   "median of the paired runs' ratios")
     finally:
         stop_all()

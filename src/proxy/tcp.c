@@ -234,28 +234,24 @@ static void
 tc_connect_next(struct tconn *c)
 {
 	struct pep *e = NULL;
-	int rc;
 
-	for (;;) {
-		if (c->ntried < PX_MAX_TRIES)
-			e = px_pick(c->svc, c->tried, c->ntried);
-		if (e == NULL) {
-			CNT_ADD(c->svc->rejected, 1);
-			tc_close(c);
-			return;
-		}
-		c->tried[c->ntried++] = e;
-		uv_tcp_init(c->cli.loop, &c->be);
-		c->be.data = c;
-		c->be_open = true;
-		c->open_handles++;
-		c->ep = e;
-		px_ep_ref(e);
-		c->creq.data = c;
-		rc = uv_tcp_connect(&c->creq, &c->be, (struct sockaddr *)&e->sa,
-				    on_connect);
-		if (rc == 0)
-			break;
+	if (c->ntried < PX_MAX_TRIES)
+		e = px_pick(c->svc, c->tried, c->ntried);
+	if (e == NULL) {
+		CNT_ADD(c->svc->rejected, 1);
+		tc_close(c);
+		return;
+	}
+	c->tried[c->ntried++] = e;
+	uv_tcp_init(c->cli.loop, &c->be);
+	c->be.data = c;
+	c->be_open = true;
+	c->open_handles++;
+	c->ep = e;
+	px_ep_ref(e);
+	c->creq.data = c;
+	if (uv_tcp_connect(&c->creq, &c->be, (struct sockaddr *)&e->sa,
+			   on_connect) < 0) {
 		tc_attempt_failed(c); /* its close callback comes back here */
 		return;
 	}

@@ -301,6 +301,73 @@ test_no_endpoint_503(void **state)
 	close(fd);
 }
 
+struct loader {
+	int port;
+	int n, ok, conns;
+	atomic_bool done;
+	uv_thread_t th;
+};
+
+/* Requests on keep-alive connections, a new connection every 10. */
+static void
+load(void *arg)
+{
+	struct loader *l = arg;
+	struct hresp r;
+	int i, fd = -1;
+
+	for (i = 0; i < l->n; i++) {
+		if (i % 10 == 0) {
+			if (fd >= 0)
+				close(fd);
+			fd = client(l->port);
+			l->conns++;
+		}
+		if (fd >= 0 && http_get(fd, "/", NULL, &r) == 0 &&
+		    r.status == 200)
+			l->ok++;
+	}
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&l->done, true);
+}
+
+/* A rollout's worth of endpoint changes under load: one endpoint drains
+ * while the other is ready, and back, as long as the clients run; not
+ * one request fails. */
+static void
+test_flips_under_load_lose_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct loader l[3];
+	struct proxy_service_stats st;
+	int i, total = 0, flips;
+
+	for (i = 0; i < 3; i++) {
+		l[i] = (struct loader){.port = f->port, .n = 400};
+		uv_thread_create(&l[i].th, load, &l[i]);
+	}
+	for (flips = 0; !atomic_load(&l[0].done) || !atomic_load(&l[1].done) ||
+			!atomic_load(&l[2].done);
+	     flips++) {
+		f->eps[flips % 2].state = PROXY_EP_DRAINING;
+		f->eps[!(flips % 2)].state = PROXY_EP_READY;
+		set(f);
+		sleep_ms(2);
+	}
+	assert_true(flips >= 10);
+	for (i = 0; i < 3; i++) {
+		uv_thread_join(&l[i].th);
+		assert_int_equal(l[i].ok, l[i].n);
+		total += l[i].ok;
+	}
+	assert_int_equal(atomic_load(&f->bp.b[0].requests) +
+			     atomic_load(&f->bp.b[1].requests),
+			 total);
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_int_equal(st.rejected, 0);
+}
+
 int
 main(void)
 {
@@ -318,6 +385,8 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_no_endpoint_503, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_flips_under_load_lose_nothing,
+					    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

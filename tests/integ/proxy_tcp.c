@@ -405,6 +405,79 @@ test_port_in_use_is_reported(void **state)
 	close(busy);
 }
 
+struct loader {
+	int port;
+	int n, ok;
+	atomic_bool done;
+	uv_thread_t th;
+};
+
+/* Connections that each echo a byte, beside one long connection that
+ * echoes a byte after each of them. */
+static void
+load(void *arg)
+{
+	struct loader *l = arg;
+	char line[32], ch;
+	int i, fd, lfd = client(l->port);
+
+	if (lfd < 0 || read_line(lfd, line, sizeof(line)) <= 0)
+		goto out;
+	for (i = 0; i < l->n; i++) {
+		bool ok = false;
+
+		fd = client(l->port);
+		if (fd >= 0 && read_line(fd, line, sizeof(line)) > 0 &&
+		    write(fd, "x", 1) == 1 && read(fd, &ch, 1) == 1 &&
+		    ch == 'x' && write(lfd, "y", 1) == 1 &&
+		    read(lfd, &ch, 1) == 1 && ch == 'y')
+			ok = true;
+		l->ok += ok;
+		if (fd >= 0)
+			close(fd);
+	}
+out:
+	if (lfd >= 0)
+		close(lfd);
+	atomic_store(&l->done, true);
+}
+
+/* Endpoints drain and come back under load, as in a rollout: no new
+ * connection fails and the established ones carry on. */
+static void
+test_flips_under_load_lose_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct loader l[3];
+	struct proxy_service_stats st;
+	int i, flips;
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->eps[1] = ep(f, 1, "v2", PROXY_EP_READY);
+	f->svc.n_endpoints = 2;
+	set(f);
+	for (i = 0; i < 3; i++) {
+		l[i] = (struct loader){.port = f->port, .n = 200};
+		uv_thread_create(&l[i].th, load, &l[i]);
+	}
+	for (flips = 0; !atomic_load(&l[0].done) || !atomic_load(&l[1].done) ||
+			!atomic_load(&l[2].done);
+	     flips++) {
+		f->eps[flips % 2].state = PROXY_EP_DRAINING;
+		f->eps[!(flips % 2)].state = PROXY_EP_READY;
+		set(f);
+		sleep_ms(2);
+	}
+	assert_true(flips >= 10);
+	for (i = 0; i < 3; i++) {
+		uv_thread_join(&l[i].th);
+		assert_int_equal(l[i].ok, l[i].n);
+	}
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_int_equal(st.rejected, 0);
+	assert_int_equal(st.total, 3 * 201);
+}
+
 int
 main(void)
 {
@@ -427,6 +500,8 @@ main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_port_in_use_is_reported, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_flips_under_load_lose_nothing,
+					    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
