@@ -1,0 +1,592 @@
+/* plan_endpoints.c - the endpoints planner (plan_endpoints.h): from a
+ * Service and its pods, the EndpointSlices and the Endpoints object it
+ * should have, and the writes that get there.
+ *
+ * The steps, as Kubernetes' reconciler takes them (bucket, then decide):
+ *
+ *  1. Entries. Each pod the selector picks, in the Service's namespace,
+ *     not Succeeded or Failed (Kubernetes' ShouldPodBeInEndpoints), with
+ *     an address (its node's InternalIP, else status.hostIP) and at
+ *     least one Service port it serves (ep_pod_host_port), gives one
+ *     endpoint with Kubernetes' conditions (staging endpointslice
+ *     utils.go, podToEndpoint):
+ *        ready       = pod Ready and not terminating
+ *        serving     = pod Ready, whether terminating or not
+ *        terminating = the pod has a deletionTimestamp
+ *     A Service port a pod does not serve is left out of that pod's
+ *     port set (getEndpointPorts skips a port FindPort cannot resolve);
+ *     a pod that serves none is left out (drover: an endpoint without a
+ *     port is of no use to the proxy).
+ *  2. Groups. Entries with equal port sets share a group, in the order
+ *     of their first pod by name; a group is cut into slices of at most
+ *     EP_MAX_PER_SLICE endpoints.
+ *     Example: web-a serves "http" on host port 31001, web-b on 31002,
+ *     web-c on 31001 (a declared hostPort): groups {31001: web-a, web-c}
+ *     and {31002: web-b}, so two slices.
+ *  3. Slices. A desired slice reuses an existing slice with the same
+ *     port set (updated only if its content differs: nothing is
+ *     written when nothing changed); those left over are created, and
+ *     existing slices no desired one took are deleted, except that
+ *     leftover creates take over leftover deletes as updates
+ *     (reconciler.go finalize: "If there are slices to create and
+ *     delete, change the creates to updates of the slices that would
+ *     otherwise be deleted"). Example: web-a (31001) is replaced by
+ *     web-d (31007): the slice that said 31001 is updated to say 31007,
+ *     one write instead of a create and a delete.
+ *  4. Endpoints. One subset per group, with the ready pods in
+ *     `addresses` and the others in `notReadyAddresses`; terminating
+ *     pods are left out (the Endpoints controller's includeTerminating
+ *     is false); a subset with no address is dropped. Addresses are
+ *     sorted by ip, then pod name (Kubernetes sorts by ip, then uid:
+ *     drover's addresses are all the node's, so the name is what
+ *     tells them apart in a stable way).
+ *
+ * A Service without a selector gets nothing from this planner (its
+ * endpoints are the user's), as in Kubernetes. Writes are ordered
+ * creates, updates, deletes, so a proxy never sees fewer endpoints in
+ * between than before and after. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "labels.h"
+#include "plan_endpoints.h"
+#include "plan_rs.h"
+#include "xalloc.h"
+
+/* One pod's endpoint (step 1); ports owned. */
+struct entry {
+	const struct pod *pod;
+	const char *addr;
+	struct endpoint_port_list ports;
+	bool ready, serving, terminating;
+};
+
+/* Entries with one port set (step 2): indexes into the entry array. */
+struct group {
+	const struct endpoint_port_list *ports; /* the first entry's */
+	size_t *idx;
+	size_t n, alloc;
+};
+
+static char *
+dup_or_empty(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
+int64_t
+ep_pod_host_port(const struct pod *p, const struct service_port *sp)
+{
+	const struct intstr *t = &sp->target_port;
+	size_t i, j, k;
+
+	for (i = 0; i < p->spec.containers.n; i++) {
+		const struct container *c = &p->spec.containers.v[i];
+
+		for (j = 0; j < c->ports.n; j++) {
+			const struct container_port *cp = &c->ports.v[j];
+			bool match = (t->type == INTSTR_STRING && cp->name &&
+				      t->sval && !strcmp(cp->name, t->sval)) ||
+				     (t->type == INTSTR_INT &&
+				      cp->container_port == t->ival);
+
+			if (!match || (cp->protocol && sp->protocol &&
+				       strcmp(cp->protocol, sp->protocol)))
+				continue;
+			for (k = 0; k < p->status.container_statuses.n; k++) {
+				const struct container_status *cs =
+				    &p->status.container_statuses.v[k];
+				size_t m;
+
+				if (!cs->name || !c->name ||
+				    strcmp(cs->name, c->name))
+					continue;
+				for (m = 0; m < cs->ports.n; m++)
+					if (cs->ports.v[m].container_port ==
+					    cp->container_port)
+						return cs->ports.v[m].host_port;
+			}
+			return 0; /* declared, no host port yet */
+		}
+	}
+	return 0;
+}
+
+/* The node's InternalIP, else the pod's hostIP; NULL if neither. */
+static const char *
+pod_address(const struct plan_endpoints_in *in, const struct pod *p)
+{
+	size_t i, j;
+
+	for (i = 0; p->spec.node_name && i < in->nnodes; i++) {
+		const struct node *n = in->nodes[i];
+
+		if (!n->metadata.name ||
+		    strcmp(n->metadata.name, p->spec.node_name))
+			continue;
+		for (j = 0; j < n->status.addresses.n; j++) {
+			const struct node_address *a =
+			    &n->status.addresses.v[j];
+
+			if (a->type && !strcmp(a->type, "InternalIP") &&
+			    a->address && *a->address)
+				return a->address;
+		}
+	}
+	return p->status.host_ip && *p->status.host_ip ? p->status.host_ip
+						       : NULL;
+}
+
+static bool
+ports_equal(const struct endpoint_port_list *a,
+	    const struct endpoint_port_list *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++) {
+		const struct endpoint_port *x = &a->v[i], *y = &b->v[i];
+
+		if (x->port != y->port ||
+		    strcmp(x->name ? x->name : "", y->name ? y->name : "") ||
+		    strcmp(x->protocol ? x->protocol : "",
+			   y->protocol ? y->protocol : "") ||
+		    strcmp(x->app_protocol ? x->app_protocol : "",
+			   y->app_protocol ? y->app_protocol : ""))
+			return false;
+	}
+	return true;
+}
+
+static int
+cmp_pod_name(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return strcmp(x->pod->metadata.name ? x->pod->metadata.name : "",
+		      y->pod->metadata.name ? y->pod->metadata.name : "");
+}
+
+/* Step 1: the entries, sorted by pod name; *n receives the count. */
+static struct entry *
+entries_of(const struct plan_endpoints_in *in, size_t *n)
+{
+	const struct service *s = in->svc;
+	struct entry *v = NULL;
+	size_t alloc = 0, i, j;
+
+	*n = 0;
+	for (i = 0; i < in->npods; i++) {
+		const struct pod *p = in->pods[i];
+		const char *ph = p->status.phase, *addr;
+		struct entry e = {p, NULL, {0}, false, false, false};
+
+		if (!p->metadata.namespace || !s->metadata.namespace ||
+		    strcmp(p->metadata.namespace, s->metadata.namespace) ||
+		    !labels_subset(&s->spec.selector, &p->metadata.labels))
+			continue;
+		if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")))
+			continue;
+		if ((addr = pod_address(in, p)) == NULL)
+			continue;
+		for (j = 0; j < s->spec.ports.n; j++) {
+			const struct service_port *sp = &s->spec.ports.v[j];
+			int64_t hp = ep_pod_host_port(p, sp);
+			struct endpoint_port *ep;
+
+			if (hp <= 0)
+				continue;
+			ep = anylist_push((struct anylist *)&e.ports,
+					  sizeof(*ep));
+			ep->name = dup_or_empty(sp->name);
+			ep->port = hp;
+			ep->protocol = dup_or_empty(sp->protocol);
+			ep->app_protocol =
+			    sp->app_protocol ? xstrdup(sp->app_protocol) : NULL;
+		}
+		if (e.ports.n == 0)
+			continue;
+		e.addr = addr;
+		e.terminating = p->metadata.deletion_timestamp != 0;
+		e.serving = pod_is_ready(p);
+		e.ready = e.serving && !e.terminating;
+		ALLOC_GROW(v, *n + 1, alloc);
+		v[(*n)++] = e;
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_pod_name);
+	return v;
+}
+
+/* Step 2: groups by port set, in order of first appearance. */
+static struct group *
+groups_of(const struct entry *e, size_t ne, size_t *ng)
+{
+	struct group *g = NULL;
+	size_t alloc = 0, i, k;
+
+	*ng = 0;
+	for (i = 0; i < ne; i++) {
+		for (k = 0; k < *ng; k++)
+			if (ports_equal(g[k].ports, &e[i].ports))
+				break;
+		if (k == *ng) {
+			ALLOC_GROW(g, *ng + 1, alloc);
+			memset(&g[k], 0, sizeof(g[k]));
+			g[k].ports = &e[i].ports;
+			(*ng)++;
+		}
+		ALLOC_GROW(g[k].idx, g[k].n + 1, g[k].alloc);
+		g[k].idx[g[k].n++] = i;
+	}
+	return g;
+}
+
+static struct object_ref *
+pod_ref(const struct pod *p)
+{
+	struct object_ref *r = xcalloc(1, sizeof(*r));
+
+	r->kind = xstrdup("Pod");
+	r->namespace = dup_or_empty(p->metadata.namespace);
+	r->name = dup_or_empty(p->metadata.name);
+	r->uid = p->metadata.uid ? xstrdup(p->metadata.uid) : NULL;
+	return r;
+}
+
+static void
+set_opt(struct opt_bool *o, bool v)
+{
+	o->set = true;
+	o->v = v;
+}
+
+/* The labels every slice of s carries: the Service's own (Kubernetes
+ * copies them), kubernetes.io/service-name and managed-by. */
+static void
+slice_labels(const struct service *s, struct strmap *out)
+{
+	strmap_release(out);
+	strmap_copy(out, &s->metadata.labels);
+	strmap_set(out, LABEL_SERVICE_NAME, s->metadata.name);
+	strmap_set(out, LABEL_MANAGED_BY, MANAGED_BY_CONTROLLER);
+}
+
+/* The one ownerReference of a slice: the Service, as controller, so
+ * the garbage collector deletes the slice with it. */
+static void
+slice_owner(const struct service *s, struct object_meta *m)
+{
+	struct object_meta gone = {.owner_references = m->owner_references};
+	struct owner_ref *r;
+
+	schema_release(&schema_object_meta, &gone);
+	memset(&m->owner_references, 0, sizeof(m->owner_references));
+	r = anylist_push((struct anylist *)&m->owner_references, sizeof(*r));
+	r->api_version = xstrdup("v1");
+	r->kind = xstrdup("Service");
+	r->name = dup_or_empty(s->metadata.name);
+	r->uid = dup_or_empty(s->metadata.uid);
+	set_opt(&r->controller, true);
+	set_opt(&r->block_owner_deletion, true);
+}
+
+/* Fills the content of slice dst (its metadata kept, but for labels and
+ * owner) from entries idx[from..to) of group g. */
+static void
+fill_slice(const struct service *svc, const struct entry *e,
+	   const struct group *g, size_t from, size_t to,
+	   struct endpoint_slice *dst)
+{
+	struct endpoint_slice gone = {.endpoints = dst->endpoints,
+				      .ports = dst->ports};
+	size_t i;
+
+	schema_release(&schema_endpoint_slice, &gone);
+	memset(&dst->endpoints, 0, sizeof(dst->endpoints));
+	memset(&dst->ports, 0, sizeof(dst->ports));
+	free(dst->api_version);
+	dst->api_version = xstrdup("discovery.k8s.io/v1");
+	free(dst->kind);
+	dst->kind = xstrdup("EndpointSlice");
+	slice_labels(svc, &dst->metadata.labels);
+	slice_owner(svc, &dst->metadata);
+	free(dst->address_type);
+	dst->address_type = xstrdup("IPv4");
+	for (i = from; i < to; i++) {
+		const struct entry *x = &e[g->idx[i]];
+		struct endpoint *ep = anylist_push(
+		    (struct anylist *)&dst->endpoints, sizeof(*ep));
+
+		strlist_push(&ep->addresses, x->addr);
+		set_opt(&ep->conditions.ready, x->ready);
+		set_opt(&ep->conditions.serving, x->serving);
+		set_opt(&ep->conditions.terminating, x->terminating);
+		ep->target_ref = pod_ref(x->pod);
+		ep->node_name = x->pod->spec.node_name
+				    ? xstrdup(x->pod->spec.node_name)
+				    : NULL;
+	}
+	for (i = 0; i < g->ports->n; i++) {
+		struct endpoint_port *p =
+		    anylist_push((struct anylist *)&dst->ports, sizeof(*p));
+
+		p->name = dup_or_empty(g->ports->v[i].name);
+		p->port = g->ports->v[i].port;
+		p->protocol = dup_or_empty(g->ports->v[i].protocol);
+		p->app_protocol = g->ports->v[i].app_protocol
+				      ? xstrdup(g->ports->v[i].app_protocol)
+				      : NULL;
+	}
+}
+
+/* Appends an action to l and returns its slice (zeroed). */
+static struct endpoint_slice *
+push_action(struct ep_slice_action_list *l, enum ep_op op)
+{
+	struct ep_slice_action *a =
+	    anylist_push((struct anylist *)l, sizeof(*a));
+
+	a->op = op;
+	return &a->slice;
+}
+
+/* A slice this planner may reuse: managed by the EndpointSlice
+ * controller (the label) and not being deleted. */
+static bool
+ours(const struct endpoint_slice *s)
+{
+	const char *mb = strmap_get(&s->metadata.labels, LABEL_MANAGED_BY);
+
+	return mb && !strcmp(mb, MANAGED_BY_CONTROLLER) &&
+	       !s->metadata.deletion_timestamp;
+}
+
+/* One desired slice: its group and its range of the group's entries. */
+struct want {
+	const struct group *g;
+	size_t from, to;
+	bool done;
+};
+
+/* Moves the actions of src to the end of dst (src left empty). */
+static void
+append_actions(struct ep_slice_action_list *dst,
+	       struct ep_slice_action_list *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		*(struct ep_slice_action *)anylist_push(
+		    (struct anylist *)dst, sizeof(struct ep_slice_action)) =
+		    src->v[i];
+	free(src->v);
+	memset(src, 0, sizeof(*src));
+}
+
+/* Step 3. */
+static void
+plan_slices(const struct plan_endpoints_in *in, const struct entry *e,
+	    const struct group *g, size_t ng, struct plan_endpoints_out *out)
+{
+	const struct service *svc = in->svc;
+	struct ep_slice_action_list creates = {0}, updates = {0}, deletes = {0};
+	struct want *w = NULL;
+	size_t nw = 0, walloc = 0, i, j, k;
+	bool *used = xcalloc(in->nslices + 1, sizeof(bool));
+
+	for (k = 0; k < ng; k++)
+		for (i = 0; i < g[k].n; i += EP_MAX_PER_SLICE) {
+			ALLOC_GROW(w, nw + 1, walloc);
+			w[nw].g = &g[k];
+			w[nw].from = i;
+			w[nw].to = g[k].n - i > EP_MAX_PER_SLICE
+				       ? i + EP_MAX_PER_SLICE
+				       : g[k].n;
+			w[nw++].done = false;
+		}
+	/* reuse the slices that have the same port set */
+	for (i = 0; i < nw; i++)
+		for (j = 0; j < in->nslices && !w[i].done; j++) {
+			const struct endpoint_slice *old = in->slices[j];
+			struct endpoint_slice nu;
+
+			if (used[j] || !ours(old) ||
+			    !ports_equal(&old->ports, w[i].g->ports))
+				continue;
+			used[j] = w[i].done = true;
+			schema_copy(&schema_endpoint_slice, &nu, old);
+			fill_slice(svc, e, w[i].g, w[i].from, w[i].to, &nu);
+			if (schema_equal(&schema_endpoint_slice, &nu, old))
+				schema_release(&schema_endpoint_slice, &nu);
+			else
+				*push_action(&updates, EP_UPDATE) = nu;
+		}
+	/* the rest: leftover slices are recycled, then new ones made */
+	for (i = 0, j = 0; i < nw; i++) {
+		struct endpoint_slice *s;
+
+		if (w[i].done)
+			continue;
+		while (j < in->nslices && (used[j] || !ours(in->slices[j])))
+			j++;
+		if (j < in->nslices) {
+			used[j] = true;
+			s = push_action(&updates, EP_UPDATE);
+			schema_copy(&schema_endpoint_slice, s, in->slices[j]);
+		} else {
+			size_t n = strlen(svc->metadata.name);
+
+			s = push_action(&creates, EP_CREATE);
+			s->metadata.generate_name = xmalloc(n + 2);
+			memcpy(s->metadata.generate_name, svc->metadata.name,
+			       n);
+			memcpy(s->metadata.generate_name + n, "-", 2);
+			s->metadata.namespace =
+			    xstrdup(svc->metadata.namespace);
+		}
+		fill_slice(svc, e, w[i].g, w[i].from, w[i].to, s);
+	}
+	for (j = 0; j < in->nslices; j++) {
+		struct endpoint_slice *s;
+
+		if (used[j] || !ours(in->slices[j]))
+			continue;
+		s = push_action(&deletes, EP_DELETE);
+		s->metadata.name = dup_or_empty(in->slices[j]->metadata.name);
+		s->metadata.namespace =
+		    dup_or_empty(in->slices[j]->metadata.namespace);
+	}
+	append_actions(&out->slices, &creates);
+	append_actions(&out->slices, &updates);
+	append_actions(&out->slices, &deletes);
+	free(used);
+	free(w);
+}
+
+static int
+cmp_address(const void *a, const void *b)
+{
+	const struct endpoint_address *x = a, *y = b;
+	int c = strcmp(x->ip, y->ip);
+
+	return c ? c : strcmp(x->target_ref->name, y->target_ref->name);
+}
+
+/* Step 4: the Endpoints object, as a copy of the stored one (if any)
+ * with its subsets and labels replaced. */
+static void
+plan_endpoints_object(const struct plan_endpoints_in *in, const struct entry *e,
+		      const struct group *g, size_t ng,
+		      struct plan_endpoints_out *out)
+{
+	const struct service *svc = in->svc;
+	struct endpoints *d = &out->endpoints;
+	size_t k, i;
+
+	if (in->endpoints) {
+		struct endpoints gone = {.subsets = {0}};
+
+		schema_copy(&schema_endpoints, d, in->endpoints);
+		gone.subsets = d->subsets;
+		schema_release(&schema_endpoints, &gone);
+		memset(&d->subsets, 0, sizeof(d->subsets));
+	} else {
+		d->metadata.name = xstrdup(svc->metadata.name);
+		d->metadata.namespace = xstrdup(svc->metadata.namespace);
+	}
+	free(d->api_version);
+	d->api_version = xstrdup("v1");
+	free(d->kind);
+	d->kind = xstrdup("Endpoints");
+	strmap_release(&d->metadata.labels);
+	strmap_copy(&d->metadata.labels, &svc->metadata.labels);
+	for (k = 0; k < ng; k++) {
+		struct endpoint_subset ss = {0};
+
+		for (i = 0; i < g[k].n; i++) {
+			const struct entry *x = &e[g[k].idx[i]];
+			struct endpoint_address *a;
+
+			if (x->terminating)
+				continue;
+			a = anylist_push(
+			    (struct anylist *)(x->ready
+						   ? &ss.addresses
+						   : &ss.not_ready_addresses),
+			    sizeof(*a));
+			a->ip = xstrdup(x->addr);
+			a->node_name = x->pod->spec.node_name
+					   ? xstrdup(x->pod->spec.node_name)
+					   : NULL;
+			a->target_ref = pod_ref(x->pod);
+		}
+		if (ss.addresses.n + ss.not_ready_addresses.n == 0)
+			continue;
+		if (ss.addresses.n > 1)
+			qsort(ss.addresses.v, ss.addresses.n,
+			      sizeof(*ss.addresses.v), cmp_address);
+		if (ss.not_ready_addresses.n > 1)
+			qsort(ss.not_ready_addresses.v,
+			      ss.not_ready_addresses.n,
+			      sizeof(*ss.not_ready_addresses.v), cmp_address);
+		for (i = 0; i < g[k].ports->n; i++) {
+			const struct endpoint_port *sp = &g[k].ports->v[i];
+			struct endpoint_port *p = anylist_push(
+			    (struct anylist *)&ss.ports, sizeof(*p));
+
+			p->name = dup_or_empty(sp->name);
+			p->port = sp->port;
+			p->protocol = dup_or_empty(sp->protocol);
+			p->app_protocol =
+			    sp->app_protocol ? xstrdup(sp->app_protocol) : NULL;
+		}
+		*(struct endpoint_subset *)anylist_push(
+		    (struct anylist *)&d->subsets, sizeof(ss)) = ss;
+	}
+	if (in->endpoints == NULL)
+		out->endpoints_op = EP_CREATE;
+	else if (!schema_equal(&schema_endpoints, d, in->endpoints))
+		out->endpoints_op = EP_UPDATE;
+}
+
+void
+plan_endpoints(const struct plan_endpoints_in *in,
+	       struct plan_endpoints_out *out)
+{
+	struct entry *e;
+	struct group *g;
+	size_t ne, ng, i;
+
+	memset(out, 0, sizeof(*out));
+	if (in->svc->spec.selector.n == 0)
+		return; /* no selector: the endpoints are the user's */
+	e = entries_of(in, &ne);
+	g = groups_of(e, ne, &ng);
+	for (i = 0; i < ne; i++)
+		e[i].ready ? out->nready++ : out->nnotready++;
+	plan_slices(in, e, g, ng, out);
+	plan_endpoints_object(in, e, g, ng, out);
+	for (i = 0; i < ng; i++)
+		free(g[i].idx);
+	free(g);
+	for (i = 0; i < ne; i++) {
+		struct endpoint_slice gone = {.ports = e[i].ports};
+
+		schema_release(&schema_endpoint_slice, &gone);
+	}
+	free(e);
+}
+
+void
+plan_endpoints_out_release(struct plan_endpoints_out *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->slices.n; i++)
+		schema_release(&schema_endpoint_slice, &out->slices.v[i].slice);
+	free(out->slices.v);
+	schema_release(&schema_endpoints, &out->endpoints);
+	memset(out, 0, sizeof(*out));
+}
