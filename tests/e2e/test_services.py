@@ -141,6 +141,18 @@ def cli(dm, *args):
                           env=env, timeout=30)
 
 
+def test_discovery(dm):
+    core = {r["name"]: r for r in dm.req("GET", "/api/v1").json()["resources"]}
+    assert core["services"]["shortNames"] == ["svc"]
+    assert core["services"]["namespaced"] is True
+    assert core["endpoints"]["shortNames"] == ["ep"]
+    groups = [g["name"] for g in dm.req("GET", "/apis").json()["groups"]]
+    assert "discovery.k8s.io" in groups
+    disc = dm.req("GET", "/apis/discovery.k8s.io/v1").json()
+    assert disc["groupVersion"] == "discovery.k8s.io/v1"
+    assert [r["name"] for r in disc["resources"]] == ["endpointslices"]
+
+
 def test_service_endpoints_follow_pods(dm):
     assert dm.req("POST", APPS + "/deployments", web()).status_code == 201
     r = dm.req("POST", CORE + "/services", service())
