@@ -74,6 +74,18 @@ dup_or_empty(const char *s)
 	return xstrdup(s ? s : "");
 }
 
+/* Kubernetes' FindPort (pkg/api/v1/pod/util.go), then drover's host
+ * port. Worked example: a pod whose container "web" declares
+ *     ports: [{name: http, containerPort: 8080}]
+ * and whose status says
+ *     containerStatuses: [{name: web, ports: [{name: http,
+ *                          containerPort: 8080, hostPort: 31001}]}]
+ * serves targetPort "http" and targetPort 8080 both on 31001; targetPort
+ * "admin" or 9090 on nothing (0). Kubernetes uses an undeclared numeric
+ * targetPort as it is (the pod IP has every port); a drover pod shares
+ * the host's ports, and only a declared port has a host port of its own,
+ * so an undeclared number resolves to nothing. The protocol must match
+ * too (both are TCP after defaulting). */
 int64_t
 ep_pod_host_port(const struct pod *p, const struct service_port *sp)
 {
@@ -112,7 +124,11 @@ ep_pod_host_port(const struct pod *p, const struct service_port *sp)
 	return 0;
 }
 
-/* The node's InternalIP, else the pod's hostIP; NULL if neither. */
+/* The node's InternalIP, else the pod's hostIP; NULL if neither (a pod
+ * no node runs yet: Kubernetes leaves a pod without an IP out too). In
+ * `drover serve` both are 127.0.0.1; a node of a multi-host drover
+ * reports the address its agents reach it on. The node list is scanned:
+ * a cluster has a few nodes and a sync reads each pod's once. */
 static const char *
 pod_address(const struct plan_endpoints_in *in, const struct pod *p)
 {
@@ -137,6 +153,10 @@ pod_address(const struct plan_endpoints_in *in, const struct pod *p)
 						       : NULL;
 }
 
+/* Two port sets are equal when each port, in the Service's order, has
+ * the same name, host port, protocol and appProtocol: the key by which
+ * endpoints share a slice (Kubernetes hashes the same fields into its
+ * endpointSliceCache's port map key). */
 static bool
 ports_equal(const struct endpoint_port_list *a,
 	    const struct endpoint_port_list *b)
@@ -168,7 +188,13 @@ cmp_pod_name(const void *a, const void *b)
 		      y->pod->metadata.name ? y->pod->metadata.name : "");
 }
 
-/* Step 1: the entries, sorted by pod name; *n receives the count. */
+/* Step 1: the entries, sorted by pod name; *n receives the count. The
+ * sort makes the output a function of the pods alone, not of the order
+ * the cache lists them in, so that an unchanged world plans no writes.
+ * Example with selector app=web and targetPort http: web-b (Ready, host
+ * port 31002), web-a (not Ready, 31001), api-x (app=api) and web-c
+ * (Succeeded) give the entries web-a (ready false, serving false) and
+ * web-b (ready true, serving true), in that order. */
 static struct entry *
 entries_of(const struct plan_endpoints_in *in, size_t *n)
 {
@@ -219,7 +245,11 @@ entries_of(const struct plan_endpoints_in *in, size_t *n)
 	return v;
 }
 
-/* Step 2: groups by port set, in order of first appearance. */
+/* Step 2: groups by port set, in order of first appearance. A linear
+ * search per entry: a Service has few distinct port sets in Kubernetes,
+ * and in drover as many as its pods at worst (each pod its own host
+ * port), so this is O(pods x groups); a hundred pods cost ten thousand
+ * port-set comparisons of one port each. */
 static struct group *
 groups_of(const struct entry *e, size_t ne, size_t *ng)
 {
@@ -243,6 +273,9 @@ groups_of(const struct entry *e, size_t ne, size_t *ng)
 	return g;
 }
 
+/* The targetRef of an endpoint or an Endpoints address: the pod by
+ * kind, namespace, name and uid (the proxy and `kubectl describe` name
+ * the pod behind an address with it). */
 static struct object_ref *
 pod_ref(const struct pod *p)
 {
@@ -341,7 +374,8 @@ fill_slice(const struct service *svc, const struct entry *e,
 	}
 }
 
-/* Appends an action to l and returns its slice (zeroed). */
+/* Appends an action to l and returns its slice (zeroed): the caller
+ * fills it, so the action owns everything in it. */
 static struct endpoint_slice *
 push_action(struct ep_slice_action_list *l, enum ep_op op)
 {
@@ -385,7 +419,13 @@ append_actions(struct ep_slice_action_list *dst,
 	memset(src, 0, sizeof(*src));
 }
 
-/* Step 3. */
+/* Step 3. Worked example: the Service has slices S1 [http:31001]
+ * {web-a} and S2 [http:31002] {web-b}; web-a is deleted and web-c comes
+ * up on 31003. The desired slices are [http:31002] {web-b} and
+ * [http:31003] {web-c}. The first reuses S2, unchanged: no write. The
+ * second finds no slice with its port set; S1 is left over, so S1 is
+ * updated to [http:31003] {web-c} rather than a new slice created and
+ * S1 deleted. Had web-b gone too, S2 would have been deleted. */
 static void
 plan_slices(const struct plan_endpoints_in *in, const struct entry *e,
 	    const struct group *g, size_t ng, struct plan_endpoints_out *out)
@@ -475,7 +515,12 @@ cmp_address(const void *a, const void *b)
 }
 
 /* Step 4: the Endpoints object, as a copy of the stored one (if any)
- * with its subsets and labels replaced. */
+ * with its subsets and labels replaced, so that it keeps its uid and
+ * resourceVersion (the update is a compare-and-swap) and compares equal
+ * to the stored one when nothing changed. Example: web-a Ready on 31001,
+ * web-b not Ready on 31002, web-c terminating on 31001 give the subsets
+ * {addresses [web-a], ports [http:31001]} and {notReadyAddresses
+ * [web-b], ports [http:31002]}; web-c is in no subset. */
 static void
 plan_endpoints_object(const struct plan_endpoints_in *in, const struct entry *e,
 		      const struct group *g, size_t ng,
@@ -551,6 +596,8 @@ plan_endpoints_object(const struct plan_endpoints_in *in, const struct entry *e,
 		out->endpoints_op = EP_UPDATE;
 }
 
+/* The planner: steps 1 to 4 over a Service with a selector. The
+ * entries and groups are scratch; out owns copies of everything. */
 void
 plan_endpoints(const struct plan_endpoints_in *in,
 	       struct plan_endpoints_out *out)
