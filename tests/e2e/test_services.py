@@ -133,12 +133,12 @@ def ready_on_status_ports(dm, n):
     return pods
 
 
-def cli(dm, *args):
+def cli(dm, *args, input=None):
     env = dict(os.environ)
     env["DROVER_SERVER"] = "http://127.0.0.1:%d" % dm.port
     env["DROVER_TOKEN"] = dm.token
     return subprocess.run([BIN] + list(args), capture_output=True, text=True,
-                          env=env, timeout=30)
+                          env=env, timeout=30, input=input)
 
 
 def test_discovery(dm):
@@ -155,9 +155,16 @@ def test_discovery(dm):
 
 def test_service_endpoints_follow_pods(dm):
     assert dm.req("POST", APPS + "/deployments", web()).status_code == 201
-    r = dm.req("POST", CORE + "/services", service())
-    assert r.status_code == 201, r.text
-    svc = r.json()
+    # through the registry: apply creates it, a second apply changes
+    # nothing (the three-way merge of its ports by "port")
+    import json
+    out = cli(dm, "apply", "-f", "-", input=json.dumps(service()))
+    assert out.returncode == 0 and out.stdout.strip() == "service/web created", \
+        (out.stdout, out.stderr)
+    out = cli(dm, "apply", "-f", "-", input=json.dumps(service()))
+    assert out.stdout.strip() == "service/web unchanged", (out.stdout,
+                                                            out.stderr)
+    svc = dm.req("GET", CORE + "/services/web").json()
     assert svc["spec"]["type"] == "ClusterIP"
     assert svc["spec"]["ports"][0]["protocol"] == "TCP"
 
@@ -266,7 +273,9 @@ def test_service_endpoints_follow_pods(dm):
     assert len(new) == 2
 
     # the Service deleted: its slices and its Endpoints go
-    assert dm.req("DELETE", CORE + "/services/web").status_code == 200
+    out = cli(dm, "delete", "svc", "web")
+    assert out.stdout.strip() == 'service "web" deleted', (out.stdout,
+                                                           out.stderr)
     wait_for(lambda: not slices(dm), what="the slices to go")
     wait_for(lambda: dm.req("GET", CORE + "/endpoints/web").status_code == 404,
              what="the Endpoints object to go")
