@@ -556,6 +556,25 @@ test_slice_size_limit(void **state)
 	assert_int_equal(out.slices.v[2].slice.endpoints.n, 50);
 	assert_int_equal(out.endpoints.subsets.n, 1);
 	assert_int_equal(out.endpoints.subsets.v[0].addresses.n, 250);
+	/* stored, the three slices of one port set are each found again:
+	 * a second plan writes nothing */
+	{
+		const struct endpoint_slice *sl[3];
+		struct plan_endpoints_out again;
+
+		for (i = 0; i < 3; i++) {
+			snprintf(name, sizeof(name), "web-%zu", i);
+			out.slices.v[i].slice.metadata.name = xstrdup(name);
+			sl[i] = &out.slices.v[i].slice;
+		}
+		in.slices = sl;
+		in.nslices = 3;
+		in.endpoints = &out.endpoints;
+		plan_endpoints(&in, &again);
+		assert_int_equal(again.slices.n, 0);
+		assert_int_equal(again.endpoints_op, EP_NONE);
+		plan_endpoints_out_release(&again);
+	}
 	plan_endpoints_out_release(&out);
 	for (i = 0; i < 250; i++) {
 		pod_release(pods[i]);
