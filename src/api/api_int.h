@@ -68,6 +68,12 @@ void resp_store_unavailable(struct api_resp *resp);
 void resp_invalid(struct api_resp *resp, const struct kind_info *res,
 		  const char *name, const struct fielderr_list *errs);
 
+/* h_service.c: 0 if no other stored Service holds one of the ports of
+ * Service o, else -1 with the answer (422, "provided port is already
+ * allocated" on spec.ports[i].port) in resp. */
+int service_ports_free(struct api *a, const struct object *o,
+		       struct api_resp *resp);
+
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);
 /* The same as text appended to out, without parsing: the store holds

@@ -22,7 +22,8 @@ static const char usage_text[] =
     "usage: drover get KIND [NAME...] [-l SELECTOR] [-o FORMAT] [-w] [-A]\n"
     "       drover get KIND/NAME...\n"
     "\n"
-    "KIND: deployments (deploy), replicasets (rs), pods (po).\n"
+    "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
+    "(svc), endpointslices, endpoints (ep), nodes (no).\n"
     "FORMAT: wide, json, yaml, name.\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
@@ -55,7 +56,8 @@ header(const struct get_args *a, struct strbuf *sb)
 					  "READINESS GATES\tPORTS");
 		break;
 	default:
-		strbuf_addstr(sb, "NAME\tAGE");
+		if (!cli_svc_header(a->k->id, a->wide, sb))
+			strbuf_addstr(sb, "NAME\tAGE");
 		break;
 	}
 	if (a->wide && a->k->selector)
@@ -183,7 +185,8 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 		pod_row(o.obj, a, sb);
 		break;
 	default:
-		strbuf_addstr(sb, age);
+		if (!cli_svc_row(&o, a->wide, age, sb))
+			strbuf_addstr(sb, age);
 		break;
 	}
 	strbuf_addch(sb, '\n');

@@ -126,4 +126,15 @@ void cli_describe_containers(const struct pod_template *t,
  * "<none>" when there is none. */
 void cli_pod_ports(const struct pod *p, struct strbuf *sb);
 
+/* print_svc.c: the `get` table of Services, EndpointSlices and
+ * Endpoints (false for other kinds): the header after NAME, and the
+ * cells of one row after its NAME cell (age: the AGE cell). */
+bool cli_svc_header(enum kind_id id, bool wide, struct strbuf *sb);
+bool cli_svc_row(const struct object *o, bool wide, const char *age,
+		 struct strbuf *sb);
+/* kubectl's formatEndpoints of e: "127.0.0.1:31001,127.0.0.1:31002",
+ * only port port_name if not NULL, "<none>" if empty. */
+void cli_endpoints_string(const struct endpoints *e, const char *port_name,
+			  struct strbuf *sb);
+
 #endif
