@@ -34,6 +34,12 @@ struct agent_config {
 	 * default_uid:default_gid (--default-user). */
 	bool default_user;
 	long long default_uid, default_gid;
+	/* This node's address (its InternalIP, where Services listen);
+	 * NULL: 127.0.0.1. */
+	const char *node_address;
+	/* With a process runtime: the proxy process's control socket and
+	 * output (services.h); NULL: Services are not served here. */
+	const char *proxy_socket, *proxy_log;
 };
 
 struct agent;

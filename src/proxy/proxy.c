@@ -55,6 +55,7 @@ proxy_start(const struct proxy_config *cfg)
 		return NULL;
 	if (cfg) {
 		p->on_idle = cfg->on_idle;
+		p->on_applied = cfg->on_applied;
 		p->arg = cfg->arg;
 	}
 	p->conns.next = p->conns.prev = &p->conns;

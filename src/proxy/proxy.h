@@ -83,8 +83,14 @@ struct proxy_table {
  * caller's, copy the strings and uv_async_send() from here. */
 typedef void (*proxy_idle_cb)(void *arg, const char *service, const char *key);
 
+/* Called on the proxy's thread once the table of generation gen is
+ * applied (proxy_applied() says the same), under the same rules as
+ * proxy_idle_cb. */
+typedef void (*proxy_applied_cb)(void *arg, int64_t gen);
+
 struct proxy_config {
-	proxy_idle_cb on_idle; /* may be NULL */
+	proxy_idle_cb on_idle;       /* may be NULL */
+	proxy_applied_cb on_applied; /* may be NULL */
 	void *arg;
 };
 

@@ -111,6 +111,7 @@ struct proxy {
 	uv_loop_t loop;
 	uv_async_t async;
 	proxy_idle_cb on_idle;
+	proxy_applied_cb on_applied;
 	void *arg;
 
 	uv_mutex_t mu; /* the structure readers walk (see above) */

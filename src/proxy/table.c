@@ -447,6 +447,8 @@ px_apply(struct proxy *p, struct tcopy *t)
 	for (i = 0; i < n_gone; i++)
 		px_svc_unref(gone[i]);
 	atomic_store(&p->applied, t->gen);
+	if (p->on_applied && !p->stopped)
+		p->on_applied(p->arg, t->gen);
 out:
 	free(settle);
 	free(gone);
