@@ -34,6 +34,7 @@
 #include "pstate.h"
 
 #define POOL_IDLE_MAX_MS 15000u /* under the usual backend keep-alive */
+#define REPLAY_MAX       16384u /* the largest request kept for a replay */
 
 struct hsess;
 
@@ -49,6 +50,10 @@ struct bconn {
 	http_parser rp;
 	int open_handles;
 	bool connected, closing, reading, dirty, complete, counted;
+	bool reused;    /* taken from the pool for this request */
+	bool copy_over; /* the request outgrew its copy: no replay */
+	char *sent;     /* reused: a copy of the request bytes sent */
+	size_t nsent, capsent;
 	int status;
 	struct bconn *pool_next;
 	char *pend; /* request bytes waiting for the connect */
@@ -66,7 +71,7 @@ struct hsess {
 	struct bconn *be;
 	int open_handles;
 	bool closing, ending, reading, cli_eof;
-	bool in_req, req_done, resp_started, keep, no_ep;
+	bool in_req, req_done, resp_started, keep, no_ep, replayed;
 	unsigned char method;
 	char *pend; /* client bytes after a complete request (pipelining) */
 	size_t npend, cap;
@@ -89,7 +94,8 @@ static void bc_close(struct bconn *b);
 static void on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void on_cli_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void feed(struct hsess *s, const char *data, size_t len);
-static struct bconn *backend_for(struct hsess *s);
+static struct bconn *backend_for(struct hsess *s, bool fresh);
+static bool replay(struct hsess *s, struct bconn *b);
 static void finish_request(struct hsess *s);
 static void count_once(struct hsess *s, struct bconn *b);
 
@@ -129,6 +135,7 @@ bc_release(struct bconn *b)
 	px_unlink(&b->link);
 	px_svc_unref(b->svc);
 	free(b->pend);
+	free(b->sent);
 	free(b);
 }
 
@@ -229,6 +236,8 @@ on_be_write(uv_write_t *req, int status)
 	if (status < 0) {
 		struct hsess *s = b->sess;
 
+		if (s && replay(s, b))
+			return;
 		bc_close(b);
 		if (s && !s->resp_started)
 			sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -247,6 +256,10 @@ bc_send(struct bconn *b, const char *data, size_t len)
 {
 	if (!b->connected)
 		return append(&b->pend, &b->npend, &b->cap, data, len);
+	if (b->reused && !b->copy_over &&
+	    (b->nsent + len > REPLAY_MAX ||
+	     append(&b->sent, &b->nsent, &b->capsent, data, len) < 0))
+		b->copy_over = true;
 	return px_write((uv_stream_t *)&b->h, data, len, on_be_write, b);
 }
 
@@ -269,7 +282,7 @@ bc_connect_failed(struct bconn *b)
 		free(pend);
 		return;
 	}
-	nb = backend_for(s);
+	nb = backend_for(s, false);
 	if (nb == NULL) {
 		free(pend);
 		sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -432,6 +445,8 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 				return;
 			}
 		}
+		if (replay(s, b))
+			return;
 		bc_close(b);
 		if (!s->resp_started)
 			sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -507,6 +522,17 @@ sess_kill(struct plink *l)
 	sess_close((struct hsess *)l);
 }
 
+/* Its service was removed: a client between requests is closed (one in
+ * a request is closed after its response, by finish_request). */
+static void
+sess_svc_gone(struct plink *l)
+{
+	struct hsess *s = (struct hsess *)l;
+
+	if (!s->in_req)
+		sess_end(s, NULL, 0);
+}
+
 static void
 on_sess_shutdown(uv_shutdown_t *req, int status)
 {
@@ -568,7 +594,7 @@ sess_update(struct hsess *s)
 /* The endpoint for the session's request: a pooled connection of the
  * chosen endpoint, else a new one; an endpoint is tried once. */
 static struct bconn *
-backend_for(struct hsess *s)
+backend_for(struct hsess *s, bool fresh)
 {
 	struct bconn *b = NULL;
 	struct pep *e;
@@ -580,14 +606,17 @@ backend_for(struct hsess *s)
 		if (e == NULL)
 			return NULL;
 		s->tried[s->ntried++] = e;
-		if (e->pool) {
+		if (e->pool && !fresh) {
 			b = e->pool;
 			pool_remove(b);
 			uv_timer_stop(&b->timer);
+			b->reused = true;
 		} else {
 			b = bc_connect(s->svc, e);
 		}
 	}
+	b->nsent = 0;
+	b->copy_over = false;
 	b->sess = s;
 	s->be = b;
 	b->ep->busy++;
@@ -596,6 +625,51 @@ backend_for(struct hsess *s)
 	http_parser_init(&b->rp, HTTP_RESPONSE);
 	b->rp.data = b;
 	return b;
+}
+
+static bool
+idempotent(unsigned char m)
+{
+	return m == HTTP_GET || m == HTTP_HEAD || m == HTTP_OPTIONS ||
+	       m == HTTP_TRACE;
+}
+
+/* A pooled connection failed before any byte of the response: the
+ * backend most likely closed it as idle while the request was on its way
+ * (the race every keep-alive pool has). A GET, HEAD, OPTIONS or TRACE
+ * whose bytes sent are all in the copy goes once more, on a new
+ * connection (Go's http.Transport does the same for idempotent requests
+ * on a reused connection). True when it went. */
+static bool
+replay(struct hsess *s, struct bconn *b)
+{
+	struct bconn *nb;
+	char *copy = b->sent;
+	size_t n = b->nsent, cap = b->capsent;
+	int i;
+
+	if (!b->reused || b->copy_over || s->resp_started || s->replayed ||
+	    !s->in_req || !idempotent(s->method) || b->sess != s)
+		return false;
+	s->replayed = true;
+	b->sent = NULL;
+	b->nsent = b->capsent = 0;
+	/* the same endpoint may take it again, on a new connection */
+	for (i = 0; i < s->ntried; i++)
+		if (s->tried[i] == b->ep)
+			s->tried[i] = NULL;
+	bc_close(b);
+	nb = backend_for(s, true);
+	if (nb == NULL) {
+		free(copy);
+		return false;
+	}
+	free(nb->pend);
+	nb->pend = copy;
+	nb->npend = n;
+	nb->cap = cap;
+	sess_update(s);
+	return true;
 }
 
 /* Counts the response once, before its last bytes go to the client (a
@@ -656,7 +730,9 @@ on_req_begin(http_parser *qp)
 	s->req_done = s->resp_started = false;
 	s->t0 = uv_hrtime();
 	s->ntried = 0;
-	if (backend_for(s) == NULL) {
+	s->replayed = false;
+	s->method = HTTP_POST; /* not replayed before its headers are seen */
+	if (backend_for(s, false) == NULL) {
 		s->no_ep = true;
 		return -1;
 	}
@@ -778,6 +854,8 @@ px_http_accept(struct psvc *svc)
 	s->svc = svc;
 	px_svc_ref(svc);
 	px_link(p, &s->link, sess_kill);
+	s->link.svc = svc;
+	s->link.svc_gone = sess_svc_gone;
 	CNT_ADD(svc->active, 1);
 	CNT_ADD(svc->total, 1);
 	uv_tcp_init(&p->loop, &s->cli);

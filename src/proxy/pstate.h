@@ -97,6 +97,10 @@ struct psvc {
 struct plink {
 	struct plink *prev, *next;
 	void (*kill)(struct plink *);
+	struct psvc *svc;
+	/* Optional: its service was removed (HTTP: an idle client is
+	 * closed). */
+	void (*svc_gone)(struct plink *);
 };
 
 /* A table as proxy_set_table() copied it. */

@@ -444,6 +444,15 @@ px_apply(struct proxy *p, struct tcopy *t)
 	uv_mutex_unlock(&p->mu);
 	for (i = 0; i < n_settle; i++)
 		ep_settle(settle[i]);
+	if (n_gone > 0) {
+		struct plink *l, *next;
+
+		for (l = p->conns.next; l != &p->conns; l = next) {
+			next = l->next;
+			if (l->svc_gone && l->svc && l->svc->removed)
+				l->svc_gone(l);
+		}
+	}
 	for (i = 0; i < n_gone; i++)
 		px_svc_unref(gone[i]);
 	atomic_store(&p->applied, t->gen);

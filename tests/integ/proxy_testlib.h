@@ -17,10 +17,14 @@
 #include <uv.h>
 
 enum bmode {
-	B_ECHO,      /* "ID\n" on accept, echoes, "bye\n" on EOF, then EOF */
-	B_SHUTFIRST, /* "ID\n" then EOF at once; records what it receives */
-	B_HTTP,      /* HTTP/1.1 keep-alive: "/" answers the ID, "/chunked"
+	B_ECHO,         /* "ID\n" on accept, echoes, "bye\n" on EOF, then EOF */
+	B_SHUTFIRST,    /* "ID\n" then EOF at once; records what it receives */
+	B_HTTP,         /* HTTP/1.1 keep-alive: "/" answers the ID, "/chunked"
 			a chunked body */
+	B_HTTP_ONESHOT, /* the same, but a connection's second request is
+			   not answered: the connection is closed (a
+			   backend closing an idle keep-alive connection
+			   as the request arrives) */
 };
 
 struct backend {
@@ -50,6 +54,7 @@ struct bconnx {
 	http_parser hp;
 	char url[64];
 	size_t nurl;
+	int served;
 	uv_shutdown_t sreq;
 };
 
@@ -134,6 +139,10 @@ tl_on_complete(http_parser *hp)
 	char out[512];
 	int n;
 
+	if (c->b->mode == B_HTTP_ONESHOT && c->served++ > 0) {
+		tl_close(c);
+		return 0;
+	}
 	atomic_fetch_add(&c->b->requests, 1);
 	if (strcmp(c->url, "/chunked") == 0) {
 		/* in two writes: the proxy streams what it has */
@@ -177,7 +186,7 @@ tl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (b->mode == B_ECHO)
 			tl_write(c, buf->base, nread);
-		if (b->mode == B_HTTP) {
+		if (b->mode >= B_HTTP) {
 			size_t n = http_parser_execute(&c->hp, &tl_http,
 						       buf->base, nread);
 			if (n != (size_t)nread)
@@ -215,7 +224,7 @@ tl_accept(uv_stream_t *srv, int status)
 	atomic_fetch_add(&b->accepted, 1);
 	http_parser_init(&c->hp, HTTP_REQUEST);
 	c->hp.data = c;
-	if (b->mode != B_HTTP) {
+	if (b->mode < B_HTTP) {
 		snprintf(hello, sizeof(hello), "%s\n", b->id);
 		tl_write(c, hello, strlen(hello));
 	}
@@ -427,20 +436,14 @@ static const http_parser_settings hr_settings = {
     .on_message_complete = hr_done,
 };
 
-/* Sends a GET of path on fd and reads its response (one byte at a time,
- * so that nothing of a later response is taken). 0, or -1. */
-static int __attribute__((unused))
-http_get(int fd, const char *path, const char *extra, struct hresp *r)
+/* Reads one response from fd (one byte at a time, so that nothing of a
+ * later response is taken). 0, or -1. */
+static int
+http_read(int fd, struct hresp *r)
 {
-	char req[256];
 	http_parser hp;
-	int n =
-	    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n%s\r\n",
-		     path, extra ? extra : "");
 
 	memset(r, 0, sizeof(*r));
-	if (write(fd, req, n) != n)
-		return -1;
 	http_parser_init(&hp, HTTP_RESPONSE);
 	hp.data = r;
 	while (!r->done) {
@@ -455,4 +458,18 @@ http_get(int fd, const char *path, const char *extra, struct hresp *r)
 			return -1;
 	}
 	return 0;
+}
+
+/* Sends a GET of path on fd and reads its response. 0, or -1. */
+static int __attribute__((unused))
+http_get(int fd, const char *path, const char *extra, struct hresp *r)
+{
+	char req[256];
+	int n =
+	    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n%s\r\n",
+		     path, extra ? extra : "");
+
+	if (write(fd, req, n) != n)
+		return -1;
+	return http_read(fd, r);
 }
