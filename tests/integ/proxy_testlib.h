@@ -6,6 +6,8 @@
 #include <http_parser.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -283,7 +285,17 @@ bpool_start(struct bpool *p, int n, enum bmode mode)
 		uv_tcp_getsockname(&b->srv, (struct sockaddr *)&sa, &len);
 		b->port = ntohs(sa.sin_port);
 	}
-	uv_thread_create(&p->th, tl_run, p);
+	{
+		/* The backends' writes to a proxy that closed raise SIGPIPE
+		 * on their thread: blocked there, so that the process
+		 * dies of it only if the proxy's thread raises it. */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		uv_thread_create(&p->th, tl_run, p);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 }
 
 static void
