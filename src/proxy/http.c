@@ -332,13 +332,15 @@ on_be_connect(uv_connect_t *req, int status)
 		int rc = px_write((uv_stream_t *)&b->h, b->pend, b->npend,
 				  on_be_write, b);
 
+		if (rc < 0) {
+			/* the connection is broken: the bytes, still in
+			 * pend, go to the next endpoint */
+			bc_connect_failed(b);
+			return;
+		}
 		free(b->pend);
 		b->pend = NULL;
 		b->npend = b->cap = 0;
-		if (rc < 0) {
-			bc_connect_failed(b); /* nothing of it was sent */
-			return;
-		}
 	}
 	bc_read(b, true);
 	if (b->sess)
@@ -864,7 +866,7 @@ px_http_accept(struct psvc *svc)
 	s->open_handles = 2;
 	http_parser_init(&s->qp, HTTP_REQUEST);
 	s->qp.data = s;
-	if (uv_accept((uv_stream_t *)&svc->listener, (uv_stream_t *)&s->cli) <
+	if (uv_accept((uv_stream_t *)svc->listener, (uv_stream_t *)&s->cli) <
 	    0) {
 		sess_close(s);
 		return;

@@ -78,7 +78,8 @@ struct psvc {
 	enum proxy_mode mode;
 	enum proxy_balance balance;
 	unsigned idle_ms, connect_ms;
-	uv_tcp_t listener;
+	uv_tcp_t *listener; /* owned; freed in its close callback, so that a
+			       new one may open while an old one closes */
 	bool listening;
 	_Atomic int listen_error;
 	bool removed;

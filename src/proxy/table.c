@@ -225,7 +225,10 @@ px_svc_unref(struct psvc *s)
 static void
 on_listener_closed(uv_handle_t *h)
 {
-	px_svc_unref(h->data);
+	struct psvc *s = h->data;
+
+	free(h);
+	px_svc_unref(s);
 }
 
 static void
@@ -244,20 +247,26 @@ on_accept(uv_stream_t *server, int status)
 static void
 svc_listen(struct psvc *s)
 {
+	uv_tcp_t *l = malloc(sizeof(*l));
 	int rc;
 
-	uv_tcp_init(&s->p->loop, &s->listener);
-	s->listener.data = s;
+	if (l == NULL) {
+		atomic_store(&s->listen_error, UV_ENOMEM);
+		return;
+	}
+	uv_tcp_init(&s->p->loop, l);
+	l->data = s;
 	px_svc_ref(s);
-	rc = uv_tcp_bind(&s->listener, (struct sockaddr *)&s->sa, 0);
+	rc = uv_tcp_bind(l, (struct sockaddr *)&s->sa, 0);
 	if (rc == 0)
-		rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_accept);
+		rc = uv_listen((uv_stream_t *)l, 1024, on_accept);
 	atomic_store(&s->listen_error, rc);
 	if (rc == 0) {
+		s->listener = l;
 		s->listening = true;
 		return;
 	}
-	uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+	uv_close((uv_handle_t *)l, on_listener_closed);
 }
 
 static void
@@ -266,7 +275,8 @@ svc_unlisten(struct psvc *s)
 	if (!s->listening)
 		return;
 	s->listening = false;
-	uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+	uv_close((uv_handle_t *)s->listener, on_listener_closed);
+	s->listener = NULL;
 }
 
 /* Takes an endpoint off its service (p->mu held by the caller). */

@@ -405,6 +405,28 @@ test_port_in_use_is_reported(void **state)
 	close(busy);
 }
 
+/* A service given another port: the old listener closes, the new one
+ * opens, an established connection carries on. */
+static void
+test_service_moves_port(void **state)
+{
+	struct fx *f = *state;
+	char id[2];
+	int c1, old = f->port;
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 1;
+	set(f);
+	c1 = connect_id(f, id);
+	f->port = f->svc.port = free_port();
+	set(f);
+	close(connect_id(f, id));
+	assert_int_equal(id[0], 'A');
+	assert_int_equal(client(old), -1);
+	echo_ok(c1);
+	close(c1);
+}
+
 #define BIG (4 << 20)
 
 struct writer {
@@ -604,6 +626,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_flips_under_load_lose_nothing,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_large_transfer_intact, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_service_moves_port, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_client_reset_mid_stream, setup,
 					    teardown),
