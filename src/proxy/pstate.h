@@ -83,6 +83,7 @@ struct psvc {
 	bool listening;
 	_Atomic int listen_error;
 	bool removed;
+	uint64_t seen;    /* the last apply that had it (p->applies) */
 	unsigned refs;    /* connections, and the listener while it is open */
 	struct pep **eps; /* the table's endpoints, in its order */
 	size_t n_eps;
@@ -128,6 +129,7 @@ struct proxy {
 	_Atomic int64_t applied;
 
 	bool stopped;       /* loop side: proxy_stop() is under way */
+	uint64_t applies;   /* tables applied, counted on the loop */
 	struct plink conns; /* list head */
 	char slab[PX_SLAB];
 };

@@ -401,6 +401,8 @@ px_apply(struct proxy *p, struct tcopy *t)
 	struct pep **settle = calloc(count_eps(p, t) + 1, sizeof(*settle));
 	struct psvc **gone = NULL, *s, *tmp;
 	size_t i, n_settle = 0, n_gone = 0, n_svcs = HASH_COUNT(p->svcs);
+	uint64_t seq = ++p->applies;
+
 	gone = calloc(n_svcs + 1, sizeof(*gone));
 	if (settle == NULL || gone == NULL)
 		goto out; /* out of memory: the old table stays */
@@ -425,6 +427,7 @@ px_apply(struct proxy *p, struct tcopy *t)
 					s);
 			relisten = true;
 		}
+		s->seen = seq;
 		free(s->address);
 		s->address = strdup(in->address);
 		s->port = in->port;
@@ -442,11 +445,7 @@ px_apply(struct proxy *p, struct tcopy *t)
 	}
 	HASH_ITER(hh, p->svcs, s, tmp)
 	{
-		bool found = false;
-
-		for (i = 0; i < t->t.n_services && !found; i++)
-			found = strcmp(t->t.services[i].name, s->name) == 0;
-		if (!found) {
+		if (s->seen != seq) {
 			svc_remove(s, &settle, &n_settle);
 			gone[n_gone++] = s;
 		}
