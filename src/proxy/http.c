@@ -694,6 +694,10 @@ finish_request(struct hsess *s)
 	bool reuse;
 
 	count_once(s, b);
+	/* 101 Switching Protocols: what follows is not HTTP; neither side
+	 * can be reused (upgrades are not tunnelled: TCP mode does that). */
+	if (b->status == 101 || b->rp.upgrade)
+		resp_keep = false;
 	reuse = resp_keep && s->req_done && !b->dirty &&
 		e->state == PROXY_EP_READY && !e->removed && !s->svc->removed &&
 		!s->svc->p->stopped;
