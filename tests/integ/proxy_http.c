@@ -253,6 +253,38 @@ test_refused_endpoint_retried(void **state)
 	assert_int_equal(st.rejected, 0);
 }
 
+/* An endpoint whose connects hang: the request moves on to the next
+ * endpoint after the connect timeout, on the same client connection. */
+static void
+test_connect_timeout_moves_on(void **state)
+{
+	struct fx *f = *state;
+	struct proxy_service_stats st;
+	struct hresp r;
+	int bh, fill[3], i, fd, slow = 0;
+
+	f->eps[0].port = blackhole_port(&bh, fill);
+	f->svc.connect_timeout_ms = 150;
+	set(f);
+	fd = client(f->port);
+	for (i = 0; i < 4; i++) {
+		uint64_t t0 = uv_hrtime();
+
+		assert_int_equal(http_get(fd, "/", NULL, &r), 0);
+		assert_int_equal(r.status, 200);
+		assert_string_equal(r.body, "B");
+		slow += uv_hrtime() - t0 >= 140 * 1000000ull;
+	}
+	assert_true(slow >= 1); /* the timeout, not a refusal */
+	close(fd);
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_true(st.connect_failures >= 2);
+	assert_int_equal(st.total, 1);
+	for (i = 0; i < 3; i++)
+		close(fill[i]);
+	close(bh);
+}
+
 static void
 test_connection_close_honoured(void **state)
 {
@@ -431,6 +463,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_chunked_response_intact, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_endpoint_retried,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_timeout_moves_on,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connection_close_honoured,
 					    setup, teardown),

@@ -217,6 +217,39 @@ test_refused_endpoint_is_skipped(void **state)
 	assert_int_equal(es.connect_failures, st.connect_failures);
 }
 
+/* An endpoint whose connects hang: the connect timeout moves each
+ * connection on to the next endpoint. */
+static void
+test_connect_timeout_moves_on(void **state)
+{
+	struct fx *f = *state;
+	struct proxy_service_stats st;
+	int bh, fill[3], i, slow = 0;
+	uint64_t t0;
+	char id[2];
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->eps[0].port = blackhole_port(&bh, fill);
+	f->eps[1] = ep(f, 1, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 2;
+	f->svc.connect_timeout_ms = 150;
+	set(f);
+	for (i = 0; i < 4; i++) {
+		t0 = uv_hrtime();
+		close(connect_id(f, id));
+		assert_int_equal(id[0], 'B');
+		assert_true(uv_hrtime() - t0 < 900 * 1000000ull);
+		slow += uv_hrtime() - t0 >= 140 * 1000000ull;
+	}
+	assert_true(slow >= 1); /* the timeout, not a refusal */
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_true(st.connect_failures >= 2);
+	assert_int_equal(st.rejected, 0);
+	for (i = 0; i < 3; i++)
+		close(fill[i]);
+	close(bh);
+}
+
 static void
 test_half_close_client_side(void **state)
 {
@@ -610,6 +643,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_least_conn_prefers_idle, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_endpoint_is_skipped,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_timeout_moves_on,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_half_close_client_side, setup,
 					    teardown),

@@ -323,6 +323,28 @@ dead_port(void)
 	return port;
 }
 
+/* A port whose connects hang: a listener with a backlog of 0 that never
+ * accepts, its queue filled by the connections left in fill[3] (the
+ * kernel then drops further SYNs). Close fill[] and *fd after. */
+static int __attribute__((unused)) blackhole_port(int *fd, int fill[3])
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int i;
+
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(*fd, (struct sockaddr *)&sa, sizeof(sa));
+	listen(*fd, 0);
+	getsockname(*fd, (struct sockaddr *)&sa, &len);
+	for (i = 0; i < 3; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[i], (struct sockaddr *)&sa, sizeof(sa));
+	}
+	usleep(50000);
+	return ntohs(sa.sin_port);
+}
+
 /* A free port for a proxy listener (same trick: a race with other
  * programs is possible but unlikely on a test machine). */
 #define free_port dead_port
