@@ -26,7 +26,9 @@
  * connection lives on: its next request goes to another endpoint. The
  * client side is closed only when the request or the response says
  * Connection: close (or is HTTP/1.0 without keep-alive), on an error, or
- * after the idle timeout between requests. */
+ * after the idle timeout between requests. A request with Upgrade
+ * answered 101 turns the session into a tunnel (bytes both ways, as in
+ * TCP mode). */
 #include <http_parser.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,7 @@ struct bconn {
 	http_parser rp;
 	int open_handles;
 	bool connected, closing, reading, dirty, complete, counted;
+	bool eof;       /* tunnel: the backend sent EOF */
 	bool reused;    /* taken from the pool for this request */
 	bool copy_over; /* the request outgrew its copy: no replay */
 	char *sent;     /* reused: a copy of the request bytes sent */
@@ -65,12 +68,15 @@ struct hsess {
 	struct plink link;
 	struct psvc *svc;
 	uv_tcp_t cli;
-	uv_timer_t timer; /* idle timeout */
-	uv_shutdown_t sreq;
+	uv_timer_t timer;      /* idle timeout */
+	uv_shutdown_t sreq;    /* of the client side */
+	uv_shutdown_t be_sreq; /* tunnel: of the backend side */
+	int shut_done;         /* tunnel: sides shut down */
 	http_parser qp;
 	struct bconn *be;
 	int open_handles;
 	bool closing, ending, reading, cli_eof;
+	bool tunnel; /* after a 101: bytes both ways, as in TCP mode */
 	bool in_req, req_done, resp_started, keep, no_ep, replayed;
 	unsigned char method;
 	char *pend; /* client bytes after a complete request (pipelining) */
@@ -98,6 +104,9 @@ static struct bconn *backend_for(struct hsess *s, bool fresh);
 static bool replay(struct hsess *s, struct bconn *b);
 static void finish_request(struct hsess *s);
 static void count_once(struct hsess *s, struct bconn *b);
+static void tunnel_read(struct hsess *s, bool from_cli, ssize_t nread,
+			const uv_buf_t *buf);
+static void tunnel_start(struct hsess *s, const char *rest, size_t n);
 
 static int
 append(char **buf, size_t *n, size_t *cap, const char *data, size_t len)
@@ -197,7 +206,7 @@ px_http_drop_pool(struct pep *e)
 static void
 bc_read(struct bconn *b, bool on)
 {
-	if (on == b->reading || !b->connected || b->closing)
+	if (on == b->reading || !b->connected || b->closing || (on && b->eof))
 		return;
 	b->reading = on;
 	if (on)
@@ -435,6 +444,10 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			bc_close(b);
 		return;
 	}
+	if (s->tunnel) {
+		tunnel_read(s, false, nread, buf);
+		return;
+	}
 	if (nread == 0)
 		return;
 	if (nread < 0) {
@@ -468,6 +481,10 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			sess_close(s);
 			return;
 		}
+	}
+	if (b->complete && b->status == 101 && s->qp.upgrade && s->req_done) {
+		tunnel_start(s, buf->base + n, (size_t)nread - n);
+		return;
 	}
 	if (b->complete) {
 		if (n < (size_t)nread)
@@ -674,6 +691,94 @@ replay(struct hsess *s, struct bconn *b)
 	return true;
 }
 
+/* ---- after a 101 Switching Protocols: a tunnel ---- */
+
+static void
+on_tunnel_shut(uv_shutdown_t *req, int status)
+{
+	struct hsess *s = req->data;
+
+	if (status == UV_ECANCELED || s->closing)
+		return;
+	if (status < 0 || ++s->shut_done == 2)
+		sess_close(s);
+}
+
+/* Bytes of one side go to the other; an EOF is passed on as a shutdown
+ * (half-close) and the tunnel closes once both sides are shut, as in TCP
+ * mode. */
+static void
+tunnel_read(struct hsess *s, bool from_cli, ssize_t nread, const uv_buf_t *buf)
+{
+	struct bconn *b = s->be;
+	int rc;
+
+	if (b == NULL || nread == 0)
+		return;
+	if (nread > 0) {
+		s->last = uv_now(s->cli.loop);
+		rc = from_cli ? bc_send(b, buf->base, (size_t)nread)
+			      : px_write((uv_stream_t *)&s->cli, buf->base,
+					 (size_t)nread, on_cli_write, s);
+		if (rc < 0)
+			sess_close(s);
+		else
+			sess_update(s);
+		return;
+	}
+	if (nread != UV_EOF) {
+		sess_close(s);
+		return;
+	}
+	if (from_cli) {
+		s->cli_eof = true;
+		s->be_sreq.data = s;
+		rc = uv_shutdown(&s->be_sreq, (uv_stream_t *)&b->h,
+				 on_tunnel_shut);
+	} else {
+		b->eof = true;
+		s->sreq.data = s;
+		rc = uv_shutdown(&s->sreq, (uv_stream_t *)&s->cli,
+				 on_tunnel_shut);
+	}
+	if (rc < 0)
+		sess_close(s);
+	else
+		sess_update(s);
+}
+
+/* The backend switched protocols: the response (its head in this read)
+ * is forwarded, then whatever follows, and the client's bytes kept after
+ * its request go to the backend. The backend connection stays the
+ * session's until the end (busy for least-connections, and holding a
+ * draining endpoint until the tunnel ends, as a TCP connection would). */
+static void
+tunnel_start(struct hsess *s, const char *rest, size_t n)
+{
+	struct bconn *b = s->be;
+
+	s->tunnel = true;
+	s->in_req = false;
+	b->copy_over = true; /* no replay copies */
+	if (n > 0 &&
+	    px_write((uv_stream_t *)&s->cli, rest, n, on_cli_write, s) < 0) {
+		sess_close(s);
+		return;
+	}
+	if (s->npend) {
+		int rc = bc_send(b, s->pend, s->npend);
+
+		free(s->pend);
+		s->pend = NULL;
+		s->npend = s->cap = 0;
+		if (rc < 0) {
+			sess_close(s);
+			return;
+		}
+	}
+	sess_update(s);
+}
+
 /* Counts the response once, before its last bytes go to the client (a
  * client that reads the counters after its response sees it). */
 static void
@@ -694,8 +799,8 @@ finish_request(struct hsess *s)
 	bool reuse;
 
 	count_once(s, b);
-	/* 101 Switching Protocols: what follows is not HTTP; neither side
-	 * can be reused (upgrades are not tunnelled: TCP mode does that). */
+	/* A 101 the client did not ask for (no Upgrade): what follows is
+	 * not HTTP; neither side can be reused. */
 	if (b->status == 101 || b->rp.upgrade)
 		resp_keep = false;
 	reuse = resp_keep && s->req_done && !b->dirty &&
@@ -810,6 +915,10 @@ on_cli_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 	if (s->closing || s->ending)
 		return;
+	if (s->tunnel) {
+		tunnel_read(s, true, nread, buf);
+		return;
+	}
 	if (nread > 0) {
 		s->last = uv_now(st->loop);
 		if (s->in_req && s->req_done) {

@@ -386,6 +386,34 @@ test_removed_service_closes_idle_clients(void **state)
 	assert_int_equal(client(f->port), -1);
 }
 
+/* An Upgrade: the 101 goes to the client, then bytes both ways (here
+ * echoed by the backend, the first ones sent with the request), and the
+ * client's EOF ends the tunnel from both sides. */
+static void
+test_upgrade_tunnels(void **state)
+{
+	struct fx *f = *state;
+	const char *up = "GET /upgrade HTTP/1.1\r\nHost: t\r\n"
+			 "Connection: Upgrade\r\nUpgrade: echo\r\n\r\nearly";
+	struct hresp r;
+	char buf[64];
+	int fd = client(f->port);
+
+	f->svc.n_endpoints = 1;
+	set(f);
+	assert_int_equal(write(fd, up, strlen(up)), (ssize_t)strlen(up));
+	assert_int_equal(http_read(fd, &r), 0);
+	assert_int_equal(r.status, 101);
+	assert_int_equal(read(fd, buf, 5), 5);
+	assert_memory_equal(buf, "early", 5);
+	assert_int_equal(write(fd, "hello", 5), 5);
+	assert_int_equal(read(fd, buf, 5), 5);
+	assert_memory_equal(buf, "hello", 5);
+	shutdown(fd, SHUT_WR);
+	assert_int_equal(read_all(fd, buf, sizeof(buf)), 0);
+	close(fd);
+}
+
 struct loader {
 	int port;
 	int n, ok, conns;
@@ -478,6 +506,8 @@ main(void)
 		test_stale_pooled_connection_replayed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_removed_service_closes_idle_clients, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_upgrade_tunnels, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

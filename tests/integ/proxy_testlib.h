@@ -57,6 +57,7 @@ struct bconnx {
 	char url[64];
 	size_t nurl;
 	int served;
+	bool raw; /* switched protocols: echoes */
 	uv_shutdown_t sreq;
 };
 
@@ -146,6 +147,14 @@ tl_on_complete(http_parser *hp)
 		return 0;
 	}
 	atomic_fetch_add(&c->b->requests, 1);
+	if (strcmp(c->url, "/upgrade") == 0) {
+		const char *sw = "HTTP/1.1 101 Switching Protocols\r\n"
+				 "Connection: Upgrade\r\nUpgrade: echo\r\n\r\n";
+
+		tl_write(c, sw, strlen(sw));
+		c->raw = true;
+		return 0;
+	}
 	if (strcmp(c->url, "/chunked") == 0) {
 		/* in two writes: the proxy streams what it has */
 		tl_write(c,
@@ -188,10 +197,14 @@ tl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (b->mode == B_ECHO)
 			tl_write(c, buf->base, nread);
-		if (b->mode >= B_HTTP) {
+		if (b->mode >= B_HTTP && c->raw) {
+			tl_write(c, buf->base, nread);
+		} else if (b->mode >= B_HTTP) {
 			size_t n = http_parser_execute(&c->hp, &tl_http,
 						       buf->base, nread);
-			if (n != (size_t)nread)
+			if (c->raw && n < (size_t)nread)
+				tl_write(c, buf->base + n, nread - n);
+			else if (n != (size_t)nread)
 				tl_close(c);
 		}
 		return;
