@@ -6,7 +6,7 @@ need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqli
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format" ;;
+	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus" ;;
 	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests haproxy" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;
@@ -21,4 +21,21 @@ done
 echo "installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 $sudo apt-get update -qq || true
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+# prometheus (tests/e2e/test_metrics.py runs its own, on 127.0.0.1) comes
+# without its recommended node exporter, and the system service its
+# package starts on 0.0.0.0:9090 is stopped and disabled again.
+others=""
+for p in $missing; do
+	[ "$p" = prometheus ] || others="$others $p"
+done
+[ -z "$others" ] ||
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $others
+case " $missing " in
+*" prometheus "*)
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+		--no-install-recommends prometheus
+	if command -v systemctl >/dev/null 2>&1; then
+		$sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+	fi
+	;;
+esac

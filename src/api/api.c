@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "clock.h"
 #include "labels.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -648,6 +649,7 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
+		api_metrics_free(a);
 		while (a->nlogs)
 			free(a->logs[--a->nlogs].node);
 		free(a->logs);
@@ -750,8 +752,10 @@ write_options(const struct api_req *req, struct route *rt,
 	return 0;
 }
 
-void
-api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
+/* The request, routed into *rt (rt->res NULL: not a resource). */
+static void
+handle(struct api *a, const struct api_req *req, struct api_resp *resp,
+       struct route *rt_out)
 {
 	struct route rt;
 	struct query q;
@@ -759,6 +763,10 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 
 	memset(resp, 0, sizeof(*resp));
 	resp->as_json = req->want_json;
+	if (!strcmp(req->path, "/metrics")) {
+		h_metrics(a, req, resp);
+		return;
+	}
 	if (req->body_len > API_MAX_BODY) {
 		char msg[128];
 
@@ -769,6 +777,7 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 		return;
 	}
 	if (route_parse(req->path, &rt)) {
+		rt.res = NULL;
 		if (!strcmp(m, "GET")) {
 			h_discovery(a, req, resp);
 			return;
@@ -778,6 +787,7 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 			    NULL, NULL, NULL);
 		return;
 	}
+	*rt_out = rt;
 	query_of(req, &q);
 	if (write_options(req, &rt, &q, resp)) {
 		query_release(&q);
@@ -805,4 +815,15 @@ api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
 			    "requested resource",
 			    rt.res, rt.name, NULL);
 	query_release(&q);
+}
+
+void
+api_handle(struct api *a, const struct api_req *req, struct api_resp *resp)
+{
+	uint64_t started = clock_mono_ns();
+	struct route rt;
+
+	rt.res = NULL;
+	handle(a, req, resp, &rt);
+	api_metrics_observe(a, req, rt.res ? &rt : NULL, resp->status, started);
 }

@@ -37,6 +37,10 @@ struct api_config {
 	/* Fills buf with n random bytes (uids, generated names). */
 	void (*random)(void *arg, unsigned char *buf, size_t n);
 	void *arg;
+	/* GET /metrics answers what this registry collects (NULL: 404). The
+	 * API's own families come from api_metrics_collect and
+	 * api_store_metrics_collect, which the owner registers. */
+	struct metrics *metrics;
 };
 
 struct api_req {
@@ -123,6 +127,22 @@ bool api_lost(struct api *a, int64_t rv);
 /* resp becomes the 500 InternalError of a write that was rolled back
  * (api_flush failed after it was made). */
 void api_resp_rolled_back(struct api_resp *resp);
+
+/* metrics_collect_fns (src/sys/metrics.h; arg: the struct api).
+ * api_metrics_collect: Kubernetes' apiserver_request_total{verb,
+ * resource,subresource,code} and apiserver_request_duration_seconds{verb,
+ * resource,subresource} under drover_, for every request answered by
+ * api_handle or a watch opened, over HTTP or in process (the
+ * controllers' requests count, as they do in Kubernetes). Verbs are
+ * Kubernetes': GET, LIST, WATCH, CREATE, UPDATE, PATCH, DELETE; a
+ * request for no resource (discovery, /version, /metrics) has its HTTP
+ * method and resource "". A write's code is the one api_handle gave,
+ * before the group commit (which may yet turn it into a 500).
+ * api_store_metrics_collect: the store's writes, commits, commit
+ * failures and durations (store_stats). */
+struct strbuf;
+void api_metrics_collect(void *arg, struct strbuf *out);
+void api_store_metrics_collect(void *arg, struct strbuf *out);
 
 /* True if req asks for a watch (GET ...?watch=true|1). */
 bool api_is_watch(const struct api_req *req);

@@ -23,6 +23,9 @@ struct api {
 		void *arg;
 	} * logs;
 	size_t nlogs;
+	/* Request counts and latencies (h_metrics.c). */
+	struct req_count *req_counts;
+	struct req_latency *req_latencies;
 };
 
 /* A request after routing. */
@@ -65,6 +68,12 @@ void resp_store_unavailable(struct api_resp *resp);
 void resp_invalid(struct api_resp *resp, const struct kind_info *res,
 		  const char *name, const struct fielderr_list *errs);
 
+/* h_service.c: 0 if no other stored Service holds one of the ports of
+ * Service o, else -1 with the answer (422, "provided port is already
+ * allocated" on spec.ports[i].port) in resp. */
+int service_ports_free(struct api *a, const struct object *o,
+		       struct api_resp *resp);
+
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);
 /* The same as text appended to out, without parsing: the store holds
@@ -80,6 +89,18 @@ bool served_text(const struct store_item *it, struct strbuf *out);
  * commit cost the daemon 0.7 MB of RSS in the rollout bench and saved no
  * measurable CPU.) */
 json_t *event_object(struct api *a, const struct store_item *it);
+
+/* Metrics (h_metrics.c): GET /metrics, and the accounting of one
+ * request that began at started (clock_mono_ns) and was answered code;
+ * rt NULL for a request that names no resource. verb NULL: from the
+ * method and the route (a watch passes "WATCH"). */
+void h_metrics(struct api *a, const struct api_req *req, struct api_resp *resp);
+void api_metrics_observe(struct api *a, const struct api_req *req,
+			 const struct route *rt, int code, uint64_t started);
+void api_metrics_observe_verb(struct api *a, const char *verb,
+			      const struct route *rt, int code,
+			      uint64_t started);
+void api_metrics_free(struct api *a);
 
 /* Handlers. */
 void h_discovery(struct api *a, const struct api_req *req,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "clock.h"
 #include "xalloc.h"
 
 #define DROVER_K8S_MINOR "28"
@@ -540,18 +541,40 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	return w;
 }
 
+/* A watch counts as a WATCH request once it is open (or refused), with
+ * the time its initial events took. */
+static void
+watch_metrics(struct api *a, const struct api_req *req, int code,
+	      uint64_t started)
+{
+	struct route rt;
+
+	if (route_parse(req->path, &rt))
+		rt.res = NULL;
+	api_metrics_observe_verb(a, "WATCH", rt.res ? &rt : NULL, code,
+				 started);
+}
+
 struct api_watch *
 api_watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 	       void *arg, struct api_resp *resp)
 {
-	return watch_open(a, req, cb, NULL, arg, resp);
+	uint64_t started = clock_mono_ns();
+	struct api_watch *w = watch_open(a, req, cb, NULL, arg, resp);
+
+	watch_metrics(a, req, resp->status, started);
+	return w;
 }
 
 struct api_watch *
 api_watch_open_obj(struct api *a, const struct api_req *req,
 		   api_watch_obj_cb cb, void *arg, struct api_resp *resp)
 {
-	return watch_open(a, req, NULL, cb, arg, resp);
+	uint64_t started = clock_mono_ns();
+	struct api_watch *w = watch_open(a, req, NULL, cb, arg, resp);
+
+	watch_metrics(a, req, resp->status, started);
+	return w;
 }
 
 void

@@ -15,27 +15,51 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-/* Replaces dst's field `name` with a copy of src's. */
+/* Replaces dst's field `name` with a copy of src's; nothing for a kind
+ * without that field (a Service or an EndpointSlice has no status). */
 static void
 copy_field(const struct schema *s, void *dst, const void *src, const char *name)
 {
 	const struct field *f = schema_field(s, name);
-	const struct schema *sub = f->sub;
-	char *d = (char *)dst + f->off;
-	const char *sp = (const char *)src + f->off;
+	const struct schema *sub;
+	char *d;
+	const char *sp;
 
+	if (f == NULL)
+		return;
+	sub = f->sub;
+	d = (char *)dst + f->off;
+	sp = (const char *)src + f->off;
 	schema_release(sub, d);
 	schema_copy(sub, d, sp);
 }
 
+/* Whether a's and b's field `name` are equal. A kind without it (an
+ * EndpointSlice, an Endpoints object: their content is at the top
+ * level) compares every field but apiVersion, kind and metadata, as
+ * the EndpointSlice strategy compares endpoints, ports and
+ * addressType to decide on a new generation. */
 static bool
 field_equal(const struct schema *s, const void *a, const void *b,
 	    const char *name)
 {
 	const struct field *f = schema_field(s, name);
+	size_t i;
 
-	return schema_equal(f->sub, (const char *)a + f->off,
-			    (const char *)b + f->off);
+	if (f)
+		return schema_equal(f->sub, (const char *)a + f->off,
+				    (const char *)b + f->off);
+	for (i = 0; i < s->nfields; i++) {
+		const struct field *g = &s->fields[i];
+		struct schema one = {s->name, s->size, g, 1};
+
+		if (!strcmp(g->json, "apiVersion") ||
+		    !strcmp(g->json, "kind") || !strcmp(g->json, "metadata"))
+			continue;
+		if (!schema_equal(&one, a, b))
+			return false;
+	}
+	return true;
 }
 
 static void
@@ -302,7 +326,9 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				 suf);
 			set_str(&m->name, name);
 		}
-		if (tries == 0 && default_and_validate(res, &o, resp)) {
+		if (tries == 0 && (default_and_validate(res, &o, resp) ||
+				   (res->id == KIND_SERVICE &&
+				    service_ports_free(a, &o, resp)))) {
 			object_release(&o);
 			return;
 		}
@@ -596,6 +622,8 @@ do_update(struct api *a, struct route *rt, json_t *body,
 	nm->deletion_timestamp = om->deletion_timestamp;
 	nm->deletion_grace_period_seconds = om->deletion_grace_period_seconds;
 	if (default_and_validate(res, &nw, resp))
+		goto out;
+	if (res->id == KIND_SERVICE && service_ports_free(a, &nw, resp))
 		goto out;
 	if (selector_changed(&old, &nw)) {
 		struct fielderr_list e = {0};

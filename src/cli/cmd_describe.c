@@ -1,5 +1,5 @@
 /* cmd_describe.c - `drover describe`: kubectl's multi-line descriptions of
- * deployments, replicasets and pods.
+ * deployments, replicasets, pods and services.
  *
  *   drover describe KIND [NAME...] | KIND/NAME...
  *
@@ -21,7 +21,8 @@ static const char usage_text[] =
     "usage: drover describe KIND [NAME...]\n"
     "       drover describe KIND/NAME...\n"
     "\n"
-    "KIND: deployments (deploy), replicasets (rs), pods (po).\n"
+    "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
+    "(svc).\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 /* RFC 1123 with a numeric zone, local time: kubectl's timestamps. */
@@ -285,7 +286,7 @@ describe_pod(const struct pod *p, struct strbuf *sb)
 		struct strbuf tmp = STRBUF_INIT;
 		const char *c;
 
-		cli_describe_template(&t, &tmp);
+		cli_describe_containers(&t, &st->container_statuses, &tmp);
 		/* drop the "Pod Template:" and "  Labels:" lines */
 		c = strstr(tmp.buf, "  Containers:");
 		strbuf_addstr(sb, c ? c : tmp.buf);
@@ -300,6 +301,57 @@ describe_pod(const struct pod *p, struct strbuf *sb)
 	}
 	strbuf_addstr(sb, "QoS Class:\tBestEffort\n");
 	strbuf_addstr(sb, "Events:\t<none>\n");
+}
+
+/* kubectl's describeService: the selector, type, and per port its
+ * number, target port and endpoints (the Endpoints object's ready
+ * addresses for that port; "<none>" when the Service has none). */
+static void
+describe_service(struct client *c, const struct service *s, struct strbuf *sb)
+{
+	const struct object_meta *m = &s->metadata;
+	struct object eo = {0};
+	const struct endpoints *e = NULL;
+	json_t *j = NULL;
+	struct client_resp r;
+	char path[1024];
+	size_t i;
+
+	add_meta(sb, m, false);
+	add_map(sb, "Labels", &m->labels, "=");
+	add_map(sb, "Annotations", &m->annotations, ": ");
+	strbuf_addstr(sb, "Selector:\t");
+	cli_labels_string(&s->spec.selector, sb);
+	strbuf_addf(sb, "\nType:\t%s\n", s->spec.type ? s->spec.type : "");
+	/* an absent Endpoints object is not an error here */
+	cli_path(path, sizeof(path), kind_by_id(KIND_ENDPOINTS), m->namespace,
+		 m->name, NULL);
+	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	if (r.status == 200 && (j = json_incref(r.body)) &&
+	    cli_decode(j, KIND_ENDPOINTS, &eo) == 0)
+		e = eo.obj;
+	client_resp_release(&r);
+	for (i = 0; i < s->spec.ports.n; i++) {
+		const struct service_port *p = &s->spec.ports.v[i];
+		const char *name = p->name && *p->name ? p->name : "<unset>";
+
+		strbuf_addf(sb, "Port:\t%s  %lld/%s\n", name,
+			    (long long)p->port, p->protocol ? p->protocol : "");
+		strbuf_addstr(sb, "TargetPort:\t");
+		add_intstr(sb, &p->target_port);
+		strbuf_addf(sb, "/%s\n", p->protocol ? p->protocol : "");
+		if (p->app_protocol)
+			strbuf_addf(sb, "AppProtocol:\t%s\n", p->app_protocol);
+		strbuf_addstr(sb, "Endpoints:\t");
+		if (e)
+			cli_endpoints_string(e, p->name ? p->name : "", sb);
+		else
+			strbuf_addstr(sb, "<none>");
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addstr(sb, "Events:\t<none>\n");
+	object_release(&eo);
+	json_decref(j);
 }
 
 static int
@@ -319,6 +371,9 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 		break;
 	case KIND_POD:
 		describe_pod(o.obj, &text);
+		break;
+	case KIND_SERVICE:
+		describe_service(c, o.obj, &text);
 		break;
 	default:
 		add_meta(&text, object_meta(&o), true);

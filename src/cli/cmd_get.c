@@ -22,7 +22,8 @@ static const char usage_text[] =
     "usage: drover get KIND [NAME...] [-l SELECTOR] [-o FORMAT] [-w] [-A]\n"
     "       drover get KIND/NAME...\n"
     "\n"
-    "KIND: deployments (deploy), replicasets (rs), pods (po).\n"
+    "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
+    "(svc), endpointslices, endpoints (ep), nodes (no).\n"
     "FORMAT: wide, json, yaml, name.\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
@@ -52,10 +53,11 @@ header(const struct get_args *a, struct strbuf *sb)
 		strbuf_addstr(sb, "NAME\tREADY\tSTATUS\tRESTARTS\tAGE");
 		if (a->wide)
 			strbuf_addstr(sb, "\tIP\tNODE\tNOMINATED NODE\t"
-					  "READINESS GATES");
+					  "READINESS GATES\tPORTS");
 		break;
 	default:
-		strbuf_addstr(sb, "NAME\tAGE");
+		if (!cli_svc_header(a->k->id, a->wide, sb))
+			strbuf_addstr(sb, "NAME\tAGE");
 		break;
 	}
 	if (a->wide && a->k->selector)
@@ -128,6 +130,10 @@ pod_row(const struct pod *p, const struct get_args *a, struct strbuf *sb)
 							  : "<none>",
 		    p->spec.node_name && *p->spec.node_name ? p->spec.node_name
 							    : "<none>");
+	if (a->wide) {
+		strbuf_addch(sb, '\t');
+		cli_pod_ports(p, sb);
+	}
 }
 
 /* One table row of j (a served object) into sb. */
@@ -179,7 +185,8 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 		pod_row(o.obj, a, sb);
 		break;
 	default:
-		strbuf_addstr(sb, age);
+		if (!cli_svc_row(&o, a->wide, age, sb))
+			strbuf_addstr(sb, age);
 		break;
 	}
 	strbuf_addch(sb, '\n');

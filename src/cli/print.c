@@ -325,8 +325,28 @@ describe_map(struct strbuf *sb, const char *indent, const char *title,
 		strbuf_addstr(sb, "<none>\n");
 }
 
+/* The host port the agent gave container port p of a pod's container
+ * (status.containerStatuses[].ports, matched by containerPort), else
+ * the one the spec declares (0: none, printed 0/TCP as kubectl does). */
+static int64_t
+host_port_of(const struct container_port *p, const struct container_status *st)
+{
+	size_t i;
+
+	for (i = 0; st && i < st->ports.n; i++)
+		if (st->ports.v[i].container_port == p->container_port &&
+		    st->ports.v[i].host_port)
+			return st->ports.v[i].host_port;
+	return p->host_port;
+}
+
+/* kubectl's describeContainerPorts and describeContainerHostPorts, with
+ * the port's name after the container port: "8080/TCP (http)". Host
+ * ports come from st when the pod has a status (its allocated ports:
+ * "31234/TCP"), from the spec in a template. */
 static void
-describe_ports(struct strbuf *sb, const struct container *c, bool host)
+describe_ports(struct strbuf *sb, const struct container *c,
+	       const struct container_status *st, bool host)
 {
 	size_t i, start = sb->len;
 
@@ -337,15 +357,36 @@ describe_ports(struct strbuf *sb, const struct container *c, bool host)
 			strbuf_addstr(sb, ", ");
 		strbuf_addf(
 		    sb, "%lld/%s",
-		    (long long)(host ? p->host_port : p->container_port),
+		    (long long)(host ? host_port_of(p, st) : p->container_port),
 		    p->protocol ? p->protocol : "TCP");
+		if (!host && p->name && *p->name)
+			strbuf_addf(sb, " (%s)", p->name);
 	}
 	if (sb->len == start)
 		strbuf_addstr(sb, "<none>");
 }
 
+static const struct container_status *
+status_of(const struct container_status_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; l && name && i < l->n; i++)
+		if (l->v[i].name && !strcmp(l->v[i].name, name))
+			return &l->v[i];
+	return NULL;
+}
+
 void
 cli_describe_template(const struct pod_template *t, struct strbuf *sb)
+{
+	cli_describe_containers(t, NULL, sb);
+}
+
+void
+cli_describe_containers(const struct pod_template *t,
+			const struct container_status_list *statuses,
+			struct strbuf *sb)
 {
 	size_t i, j;
 
@@ -361,14 +402,16 @@ cli_describe_template(const struct pod_template *t, struct strbuf *sb)
 		    t->spec.containers.n ? "" : " <none>");
 	for (i = 0; i < t->spec.containers.n; i++) {
 		const struct container *c = &t->spec.containers.v[i];
+		const struct container_status *st =
+		    status_of(statuses, c->name);
 
 		strbuf_addf(sb, "   %s:\n", c->name ? c->name : "");
 		strbuf_addf(sb, "    Image:\t%s\n", c->image ? c->image : "");
 		strbuf_addf(sb, "    Port%s:\t", c->ports.n > 1 ? "s" : "");
-		describe_ports(sb, c, false);
+		describe_ports(sb, c, st, false);
 		strbuf_addf(sb, "\n    Host Port%s:\t",
 			    c->ports.n > 1 ? "s" : "");
-		describe_ports(sb, c, true);
+		describe_ports(sb, c, st, true);
 		strbuf_addch(sb, '\n');
 		if (c->command.n) {
 			strbuf_addstr(sb, "    Command:\n");
@@ -395,4 +438,33 @@ cli_describe_template(const struct pod_template *t, struct strbuf *sb)
 	if (t->spec.node_selector.n)
 		describe_map(sb, "  ", "Node-Selectors", &t->spec.node_selector,
 			     "=");
+}
+
+void
+cli_pod_ports(const struct pod *p, struct strbuf *sb)
+{
+	size_t i, j, start = sb->len;
+
+	for (i = 0; i < p->status.container_statuses.n; i++) {
+		const struct container_status *st =
+		    &p->status.container_statuses.v[i];
+
+		for (j = 0; j < st->ports.n; j++) {
+			const struct container_port *cp = &st->ports.v[j];
+
+			if (cp->host_port == 0)
+				continue; /* not allocated yet */
+			if (sb->len > start)
+				strbuf_addch(sb, ',');
+			if (cp->name && *cp->name)
+				strbuf_addf(sb, "%s:%lld", cp->name,
+					    (long long)cp->host_port);
+			else
+				strbuf_addf(sb, "%lld:%lld",
+					    (long long)cp->container_port,
+					    (long long)cp->host_port);
+		}
+	}
+	if (sb->len == start)
+		strbuf_addstr(sb, "<none>");
 }

@@ -42,6 +42,7 @@ struct fake {
 	size_t nreqs, reqs_alloc;
 	bool echo;
 	unsigned long rv;
+	unsigned long names; /* names given to generateName creates */
 	struct client_watch *watches;
 };
 
@@ -90,6 +91,17 @@ answer(struct fake *f, const char *method, const char *path, json_t *body,
 			snprintf(rv, sizeof(rv), "fake-%lu", ++f->rv);
 			json_object_set_new(md, "resourceVersion",
 					    json_string(rv));
+		}
+		if (json_is_object(md) && !strcmp(method, "POST") &&
+		    !json_object_get(md, "name") &&
+		    json_is_string(json_object_get(md, "generateName"))) {
+			char name[300];
+
+			snprintf(name, sizeof(name), "%sfake%lu",
+				 json_string_value(
+				     json_object_get(md, "generateName")),
+				 ++f->names);
+			json_object_set_new(md, "name", json_string(name));
 		}
 		return;
 	}

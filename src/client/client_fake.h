@@ -6,7 +6,9 @@
  * Answers: the entry for (method, path) set last with client_fake_answer;
  * otherwise, with client_fake_echo_writes on, a POST is 201 and a PUT or
  * PATCH 200 with the request's body (a resourceVersion added if it has
- * none: "fake-1", "fake-2", ...); otherwise 404 NotFound as a Status.
+ * none: "fake-1", "fake-2", ...; a POST with a generateName and no name
+ * gets one, "<generateName>fake1", ...); otherwise 404 NotFound as a
+ * Status.
  * A watch (ops->watch) is recorded as a GET with its query and opens at
  * once (out->status 200), with no events until the test emits some.
  * request_async (on a client made with a loop) answers from the table,

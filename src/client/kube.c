@@ -101,7 +101,15 @@ take_rv(struct object *o, json_t *body)
 	    json_object_get(body, "metadata"), "resourceVersion"));
 	const char *uid = json_string_value(
 	    json_object_get(json_object_get(body, "metadata"), "uid"));
+	const char *name = json_string_value(
+	    json_object_get(json_object_get(body, "metadata"), "name"));
 	struct object_meta *m = object_meta(o);
+
+	/* a create from generateName: the name the server chose */
+	if (name && (m->name == NULL || !*m->name)) {
+		free(m->name);
+		m->name = xstrdup(name);
+	}
 
 	if (rv) {
 		free(m->resource_version);

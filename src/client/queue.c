@@ -4,7 +4,13 @@
  * the order they became dirty (utlist), so adding a key and running one
  * cost the same with ten keys or a hundred thousand. An item that is idle
  * (not dirty, not running, no timer) is freed at once: the queue holds
- * only the keys that have something to do. */
+ * only the keys that have something to do.
+ *
+ * Metrics (client-go's workqueue metrics, under drover_): the queues of
+ * one name share one set of counters, kept for the life of the process
+ * as client-go's metrics provider keeps them, so that a controller
+ * restarted after a rollback of the store carries on counting. Every
+ * queue runs on the daemon's loop, and so does the collector. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +19,50 @@
 #include <uthash.h>
 #include <utlist.h>
 
+#include "histogram.h"
 #include "log.h"
+#include "metrics.h"
 #include "queue.h"
 #include "xalloc.h"
+
+/* Kubernetes' workqueue metrics of one queue name (depth, adds_total,
+ * retries_total, queue_duration_seconds, work_duration_seconds). */
+struct queue_stats {
+	char *name;
+	int64_t depth;
+	uint64_t adds, retries;
+	struct histogram queued; /* dirty until its sync began */
+	struct histogram work;   /* the sync */
+	struct queue_stats *next;
+};
+
+/* Every name ever used, in the order of first use; never freed (as
+ * client-go's registered metrics). */
+static struct queue_stats *all_stats;
+
+static struct queue_stats *
+stats_for(const char *name)
+{
+	struct queue_stats **pp, *st;
+
+	for (pp = &all_stats; *pp; pp = &(*pp)->next)
+		if (!strcmp((*pp)->name, name))
+			return *pp;
+	st = xcalloc(1, sizeof(*st));
+	st->name = xstrdup(name);
+	histogram_init(&st->queued, histogram_workqueue_bounds,
+		       HISTOGRAM_NBOUNDS(histogram_workqueue_bounds));
+	histogram_init(&st->work, histogram_workqueue_bounds,
+		       HISTOGRAM_NBOUNDS(histogram_workqueue_bounds));
+	*pp = st;
+	return st;
+}
 
 struct item {
 	char *key;
 	bool dirty; /* in q->dirty */
 	bool running;
+	uint64_t dirty_since; /* uv_hrtime() when it became dirty */
 	int failures;
 	uv_timer_t *timer; /* a delayed add or a retry */
 	struct queue *q;
@@ -34,6 +76,7 @@ struct queue {
 	char *name;
 	queue_sync_cb cb;
 	void *arg;
+	struct queue_stats *st;
 	struct item *items; /* by key */
 	struct item *dirty; /* first in, first out */
 	size_t ndirty;
@@ -99,7 +142,10 @@ mark_dirty(struct queue *q, struct item *it)
 	}
 	if (!it->dirty) {
 		it->dirty = true;
+		it->dirty_since = uv_hrtime();
 		q->ndirty++;
+		q->st->adds++; /* client-go counts an add once it is new */
+		q->st->depth++;
 		if (!it->running)
 			DL_APPEND(q->dirty, it);
 	}
@@ -224,6 +270,7 @@ run_dirty(uv_timer_t *t)
 	q->dirty = NULL;
 	while ((it = batch) != NULL) {
 		int64_t requeue = -1;
+		uint64_t began;
 		int r;
 
 		if (over_budget(q)) {
@@ -236,8 +283,14 @@ run_dirty(uv_timer_t *t)
 		DL_DELETE(batch, it);
 		it->dirty = false;
 		q->ndirty--;
+		q->st->depth--;
 		it->running = true;
+		began = uv_hrtime();
+		histogram_observe(&q->st->queued,
+				  (double)(began - it->dirty_since) / 1e9);
 		r = q->cb(q->arg, it->key, &requeue);
+		histogram_observe(&q->st->work,
+				  (double)(uv_hrtime() - began) / 1e9);
 		it->running = false;
 		if (it->dirty) /* added again while it ran */
 			DL_APPEND(q->dirty, it);
@@ -245,13 +298,16 @@ run_dirty(uv_timer_t *t)
 			it->failures = 0;
 			if (requeue == 0)
 				yield(q, it);
-			else if (requeue > 0)
+			else if (requeue > 0) {
+				q->st->retries++; /* AddAfter */
 				arm(it, requeue);
+			}
 		} else if (++it->failures <= QUEUE_MAX_RETRIES) {
 			int64_t backoff = 5LL << (it->failures - 1);
 
 			if (backoff > 1000000)
 				backoff = 1000000;
+			q->st->retries++; /* AddRateLimited */
 			arm(it, backoff);
 		} else {
 			log_warn("%s: dropping %s after %d failures", q->name,
@@ -273,6 +329,7 @@ queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb, void *arg)
 	q->name = xstrdup(name);
 	q->cb = cb;
 	q->arg = arg;
+	q->st = stats_for(name);
 	uv_timer_init(loop, &q->kick);
 	q->kick.data = q;
 	uv_check_init(loop, &q->yield);
@@ -292,6 +349,7 @@ queue_add(struct queue *q, const char *key)
 void
 queue_add_after(struct queue *q, const char *key, int64_t ms)
 {
+	q->st->retries++; /* client-go's AddAfter counts a retry */
 	if (ms <= 0) {
 		queue_add(q, key);
 		return;
@@ -330,6 +388,7 @@ queue_free(struct queue *q)
 	if (q == NULL)
 		return;
 	q->closing = true;
+	q->st->depth -= (int64_t)q->ndirty; /* they will never run */
 	HASH_ITER(hh, q->items, it, tmp)
 	stop_timer(it);
 	uv_timer_stop(&q->kick);
@@ -364,4 +423,47 @@ bool
 queue_overtime_ms(uint64_t started, int64_t ms)
 {
 	return uv_hrtime() - started > (uint64_t)ms * 1000000;
+}
+
+void
+queue_metrics_collect(void *arg, struct strbuf *out)
+{
+	struct queue_stats *st;
+	struct strbuf lb = STRBUF_INIT;
+
+	(void)arg;
+	if (all_stats == NULL)
+		return;
+#define EACH(expr)                                                             \
+	for (st = all_stats; st; st = st->next) {                              \
+		strbuf_reset(&lb);                                             \
+		metrics_label(&lb, "name", st->name);                          \
+		expr;                                                          \
+	}
+	metrics_family(out, "drover_workqueue_depth", "gauge",
+		       "Current depth of workqueue");
+	EACH(metrics_sample(out, "drover_workqueue_depth", lb.buf,
+			    (double)st->depth));
+	metrics_family(out, "drover_workqueue_adds_total", "counter",
+		       "Total number of adds handled by workqueue");
+	EACH(metrics_sample_u64(out, "drover_workqueue_adds_total", lb.buf,
+				st->adds));
+	metrics_family(out, "drover_workqueue_retries_total", "counter",
+		       "Total number of retries handled by workqueue");
+	EACH(metrics_sample_u64(out, "drover_workqueue_retries_total", lb.buf,
+				st->retries));
+	metrics_family(out, "drover_workqueue_queue_duration_seconds",
+		       "histogram",
+		       "How long in seconds an item stays in workqueue before "
+		       "being requested.");
+	EACH(metrics_histogram(out, "drover_workqueue_queue_duration_seconds",
+			       lb.buf, &st->queued));
+	metrics_family(out, "drover_workqueue_work_duration_seconds",
+		       "histogram",
+		       "How long in seconds processing an item from workqueue "
+		       "takes.");
+	EACH(metrics_histogram(out, "drover_workqueue_work_duration_seconds",
+			       lb.buf, &st->work));
+#undef EACH
+	strbuf_release(&lb);
 }

@@ -14,6 +14,13 @@
  *   5 ms doubling up to 1000 s, dropped after 15 failures until the next
  *   add (Kubernetes' DefaultControllerRateLimiter per item).
  *
+ * - Metrics: Kubernetes' workqueue metrics per queue name, under
+ *   drover_ (depth, adds_total, retries_total, queue_duration_seconds,
+ *   work_duration_seconds), written by queue_metrics_collect. As in
+ *   client-go an add counts when the key was not waiting already, and a
+ *   retry is every delayed add: queue_add_after, a sync's requeue after
+ *   some time, a back-off after a failure.
+ *
  * Ownership: the queue copies keys; queue_free() stops its timers and
  * frees everything once the loop has run the close callbacks. */
 #ifndef DROVER_CLIENT_QUEUE_H
@@ -46,6 +53,12 @@ int queue_split_key(const char *key, char *ns, size_t nslen, char *name,
 /* More than ms have passed since started (a uv_hrtime()): the budget
  * check of work that yields to the loop (syncs, the agent's kick). */
 bool queue_overtime_ms(uint64_t started, int64_t ms);
+
+/* A metrics_collect_fn (src/sys/metrics.h; arg unused): the workqueue
+ * families of every queue name used in this process. Example:
+ *   drover_workqueue_adds_total{name="deployment"} 3 */
+struct strbuf;
+void queue_metrics_collect(void *arg, struct strbuf *out);
 
 #define QUEUE_MAX_RETRIES 15
 /* Past this much work in one loop iteration, the queues wait for the

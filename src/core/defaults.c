@@ -185,3 +185,55 @@ defaults_pod(struct pod *p)
 	defaults_pod_spec(&p->spec);
 	def_str(&p->status.phase, "Pending");
 }
+
+/* SetDefaults_Service (pkg/apis/core/v1/defaults.go): type ClusterIP;
+ * each port's protocol TCP and its targetPort the port itself, as
+ * Kubernetes does (`ports: [{port: 80}]` becomes `{port: 80, protocol:
+ * TCP, targetPort: 80}`). A targetPort of 0 or "" counts as unset. */
+void
+defaults_service(struct service *s)
+{
+	size_t i;
+
+	def_str(&s->spec.type, "ClusterIP");
+	for (i = 0; i < s->spec.ports.n; i++) {
+		struct service_port *p = &s->spec.ports.v[i];
+
+		def_str(&p->protocol, "TCP");
+		if (p->target_port.type == INTSTR_UNSET ||
+		    (p->target_port.type == INTSTR_INT &&
+		     p->target_port.ival == 0) ||
+		    (p->target_port.type == INTSTR_STRING &&
+		     (p->target_port.sval == NULL ||
+		      *p->target_port.sval == '\0'))) {
+			intstr_release(&p->target_port);
+			p->target_port = intstr_int(p->port);
+		}
+	}
+}
+
+/* SetDefaults_EndpointPort of both endpoint kinds: protocol TCP; an
+ * EndpointSlice's addressType has no default (it is required). */
+static void
+def_endpoint_ports(struct endpoint_port_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		def_str(&l->v[i].protocol, "TCP");
+}
+
+void
+defaults_endpoint_slice(struct endpoint_slice *s)
+{
+	def_endpoint_ports(&s->ports);
+}
+
+void
+defaults_endpoints(struct endpoints *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->subsets.n; i++)
+		def_endpoint_ports(&e->subsets.v[i].ports);
+}

@@ -11,5 +11,8 @@ void defaults_deployment(struct deployment *d);
 void defaults_replicaset(struct replicaset *rs);
 void defaults_pod(struct pod *p);
 void defaults_pod_spec(struct pod_spec *s);
+void defaults_service(struct service *s);
+void defaults_endpoint_slice(struct endpoint_slice *s);
+void defaults_endpoints(struct endpoints *e);
 
 #endif

@@ -80,6 +80,42 @@ def_node(void *o)
 }
 
 static void
+def_service(void *o)
+{
+	defaults_service(o);
+}
+
+static void
+def_endpoint_slice(void *o)
+{
+	defaults_endpoint_slice(o);
+}
+
+static void
+def_endpoints(void *o)
+{
+	defaults_endpoints(o);
+}
+
+static void
+val_service(const void *o, struct fielderr_list *e)
+{
+	validate_service(o, e);
+}
+
+static void
+val_endpoint_slice(const void *o, struct fielderr_list *e)
+{
+	validate_endpoint_slice(o, e);
+}
+
+static void
+val_endpoints(const void *o, struct fielderr_list *e)
+{
+	validate_endpoints(o, e);
+}
+
+static void
 val_node(const void *o, struct fielderr_list *e)
 {
 	validate_node(o, e);
@@ -183,6 +219,7 @@ static const char *const pod_fields[] = {"spec.nodeName",
 					 NULL};
 static const char *const replicaset_fields[] = {"status.replicas", NULL};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
+static const char *const service_fields[] = {"spec.type", NULL};
 
 /* Indexed by enum kind_id: kinds[KIND_POD].id == KIND_POD, which
  * kind_by_id relies on. Keep the order of the enum. */
@@ -262,11 +299,60 @@ static const struct kind_info kinds[] = {
 	.defaults = def_node,
 	.validate = val_node,
     },
+    /* A Service: a stable port on every node in front of the pods its
+     * selector picks (README "Services"); no status. */
+    {
+	.id = KIND_SERVICE,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "Service",
+	.plural = "services",
+	.singular = "service",
+	.short_names = {"svc"},
+	.namespaced = true,
+	.schema = &schema_service,
+	.meta_off = offsetof(struct service, metadata),
+	.field_labels = service_fields,
+	.defaults = def_service,
+	.validate = val_service,
+    },
+    /* The endpoints controller's output (ctl/endpoints.c), read by the
+     * node agent's proxy; discovery.k8s.io has no short name for it. */
+    {
+	.id = KIND_ENDPOINT_SLICE,
+	.group = "discovery.k8s.io",
+	.version = "v1",
+	.api_version = "discovery.k8s.io/v1",
+	.kind = "EndpointSlice",
+	.plural = "endpointslices",
+	.singular = "endpointslice",
+	.namespaced = true,
+	.schema = &schema_endpoint_slice,
+	.meta_off = offsetof(struct endpoint_slice, metadata),
+	.defaults = def_endpoint_slice,
+	.validate = val_endpoint_slice,
+    },
+    {
+	.id = KIND_ENDPOINTS,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "Endpoints",
+	.plural = "endpoints",
+	.singular = "endpoints",
+	.short_names = {"ep"},
+	.namespaced = true,
+	.schema = &schema_endpoints,
+	.meta_off = offsetof(struct endpoints, metadata),
+	.defaults = def_endpoints,
+	.validate = val_endpoints,
+    },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* The lookups are linear scans: four kinds. All return pointers into the
+/* The lookups are linear scans: seven kinds. All return pointers into the
  * static table (never freed) or NULL. */
 const struct kind_info *
 kind_lookup(const char *api_version, const char *kind)

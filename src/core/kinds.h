@@ -27,6 +27,9 @@ enum kind_id {
 	KIND_REPLICASET,
 	KIND_POD,
 	KIND_NODE,
+	KIND_SERVICE,
+	KIND_ENDPOINT_SLICE,
+	KIND_ENDPOINTS,
 };
 
 /* Subresources a kind serves beside the object itself. */

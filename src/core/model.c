@@ -609,6 +609,116 @@ static const struct field node_f[] = {
 };
 const struct schema schema_node = SCHEMA(node, node_f);
 
+/* v1 Service */
+
+/* v1.ServicePort and v1.ServiceSpec, in Kubernetes' field order. port
+ * has no omitempty in Go; targetPort is defaulted to port. Fields of
+ * Kubernetes' Service drover has no use for (clusterIP, nodePort,
+ * sessionAffinity, ...) are not modelled, so a manifest that sets them
+ * is refused as an unknown field rather than silently not honoured. */
+static const struct field service_port_f[] = {
+    F(service_port, "name", FT_STR, name, O, NULL),
+    F(service_port, "protocol", FT_STR, protocol, O, NULL),
+    F(service_port, "appProtocol", FT_STR, app_protocol, O, NULL),
+    F(service_port, "port", FT_INT, port, I32, NULL),
+    F(service_port, "targetPort", FT_INTSTR, target_port, O, NULL),
+};
+static const struct schema service_port_s =
+    SCHEMA(service_port, service_port_f);
+
+/* ports merge by "port" (ServiceSpec.Ports' patchMergeKey). */
+static const struct field service_spec_f[] = {
+    FK(service_spec, "ports", ports, O, &service_port_s, "port"),
+    F(service_spec, "selector", FT_STRMAP, selector, O, NULL),
+    F(service_spec, "type", FT_STR, type, O, NULL),
+};
+static const struct schema service_spec_s =
+    SCHEMA(service_spec, service_spec_f);
+
+static const struct field service_f[] = {
+    F(service, "apiVersion", FT_STR, api_version, O, NULL),
+    F(service, "kind", FT_STR, kind, O, NULL),
+    F(service, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(service, "spec", FT_STRUCT, spec, 0, &service_spec_s),
+};
+const struct schema schema_service = SCHEMA(service, service_f);
+
+/* discovery.k8s.io/v1 EndpointSlice */
+
+/* v1.ObjectReference, the members an endpoint's targetRef uses. */
+static const struct field object_ref_f[] = {
+    F(object_ref, "kind", FT_STR, kind, O, NULL),
+    F(object_ref, "namespace", FT_STR, namespace, O, NULL),
+    F(object_ref, "name", FT_STR, name, O, NULL),
+    F(object_ref, "uid", FT_STR, uid, O, NULL),
+};
+static const struct schema object_ref_s = SCHEMA(object_ref, object_ref_f);
+
+/* discovery/v1.EndpointConditions: three *bool. */
+static const struct field epcond_f[] = {
+    F(endpoint_conditions, "ready", FT_OPTBOOL, ready, O, NULL),
+    F(endpoint_conditions, "serving", FT_OPTBOOL, serving, O, NULL),
+    F(endpoint_conditions, "terminating", FT_OPTBOOL, terminating, O, NULL),
+};
+static const struct schema epcond_s = SCHEMA(endpoint_conditions, epcond_f);
+
+static const struct field endpoint_f[] = {
+    F(endpoint, "addresses", FT_STRLIST, addresses, 0, NULL),
+    F(endpoint, "conditions", FT_STRUCT, conditions, 0, &epcond_s),
+    F(endpoint, "targetRef", FT_PTR, target_ref, O, &object_ref_s),
+    F(endpoint, "nodeName", FT_STR, node_name, O, NULL),
+};
+static const struct schema endpoint_s = SCHEMA(endpoint, endpoint_f);
+
+/* discovery/v1.EndpointPort and v1.EndpointPort: name is a *string in
+ * the slice ("" for an unnamed Service port) and is always written. */
+static const struct field endpoint_port_f[] = {
+    F(endpoint_port, "name", FT_STR, name, 0, NULL),
+    F(endpoint_port, "port", FT_INT, port, I32, NULL),
+    F(endpoint_port, "protocol", FT_STR, protocol, O, NULL),
+    F(endpoint_port, "appProtocol", FT_STR, app_protocol, O, NULL),
+};
+static const struct schema endpoint_port_s =
+    SCHEMA(endpoint_port, endpoint_port_f);
+
+static const struct field endpoint_slice_f[] = {
+    F(endpoint_slice, "apiVersion", FT_STR, api_version, O, NULL),
+    F(endpoint_slice, "kind", FT_STR, kind, O, NULL),
+    F(endpoint_slice, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(endpoint_slice, "addressType", FT_STR, address_type, 0, NULL),
+    F(endpoint_slice, "endpoints", FT_LIST, endpoints, 0, &endpoint_s),
+    F(endpoint_slice, "ports", FT_LIST, ports, 0, &endpoint_port_s),
+};
+const struct schema schema_endpoint_slice =
+    SCHEMA(endpoint_slice, endpoint_slice_f);
+
+/* v1 Endpoints */
+
+static const struct field endpoint_address_f[] = {
+    F(endpoint_address, "ip", FT_STR, ip, 0, NULL),
+    F(endpoint_address, "nodeName", FT_STR, node_name, O, NULL),
+    F(endpoint_address, "targetRef", FT_PTR, target_ref, O, &object_ref_s),
+};
+static const struct schema endpoint_address_s =
+    SCHEMA(endpoint_address, endpoint_address_f);
+
+static const struct field endpoint_subset_f[] = {
+    F(endpoint_subset, "addresses", FT_LIST, addresses, O, &endpoint_address_s),
+    F(endpoint_subset, "notReadyAddresses", FT_LIST, not_ready_addresses, O,
+      &endpoint_address_s),
+    F(endpoint_subset, "ports", FT_LIST, ports, O, &endpoint_port_s),
+};
+static const struct schema endpoint_subset_s =
+    SCHEMA(endpoint_subset, endpoint_subset_f);
+
+static const struct field endpoints_f[] = {
+    F(endpoints, "apiVersion", FT_STR, api_version, O, NULL),
+    F(endpoints, "kind", FT_STR, kind, O, NULL),
+    F(endpoints, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(endpoints, "subsets", FT_LIST, subsets, O, &endpoint_subset_s),
+};
+const struct schema schema_endpoints = SCHEMA(endpoints, endpoints_f);
+
 /* Typed wrappers, so callers need not name the schema: release frees
  * what the object owns (not the object), copy deep-copies into an
  * uninitialized (or released) destination. */

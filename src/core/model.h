@@ -437,6 +437,102 @@ struct node {
 };
 LIST_OF(node);
 
+/* ---- v1 Service ---- */
+
+/* v1.ServicePort. targetPort is a container port's number or name
+ * (defaults.c: the port when absent); appProtocol "http" asks the
+ * proxy for its HTTP mode. */
+struct service_port {
+	char *name;
+	char *protocol; /* "TCP" (the only one drover serves) */
+	char *app_protocol;
+	int64_t port;
+	struct intstr target_port;
+};
+LIST_OF(service_port);
+
+struct service_spec {
+	struct service_port_list ports;
+	struct strmap selector;
+	char *type; /* "ClusterIP" or "NodePort" */
+};
+
+struct service {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct service_spec spec;
+};
+LIST_OF(service);
+
+/* ---- discovery.k8s.io/v1 EndpointSlice ---- */
+
+/* v1.ObjectReference: what an endpoint stands for (a Pod). */
+struct object_ref {
+	char *kind;
+	char *namespace;
+	char *name;
+	char *uid;
+};
+
+struct endpoint_conditions {
+	struct opt_bool ready;
+	struct opt_bool serving;
+	struct opt_bool terminating;
+};
+
+struct endpoint {
+	struct strlist addresses;
+	struct endpoint_conditions conditions;
+	struct object_ref *target_ref;
+	char *node_name;
+};
+LIST_OF(endpoint);
+
+/* discovery/v1.EndpointPort, also the shape of v1.EndpointPort (core):
+ * name "" for an unnamed Service port. port is the HOST port the agent
+ * allocated for the container port the Service targets. */
+struct endpoint_port {
+	char *name;
+	int64_t port;
+	char *protocol;
+	char *app_protocol;
+};
+LIST_OF(endpoint_port);
+
+struct endpoint_slice {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	char *address_type; /* "IPv4" */
+	struct endpoint_list endpoints;
+	struct endpoint_port_list ports;
+};
+LIST_OF(endpoint_slice);
+
+/* ---- v1 Endpoints ---- */
+
+struct endpoint_address {
+	char *ip;
+	char *node_name;
+	struct object_ref *target_ref;
+};
+LIST_OF(endpoint_address);
+
+struct endpoint_subset {
+	struct endpoint_address_list addresses;
+	struct endpoint_address_list not_ready_addresses;
+	struct endpoint_port_list ports;
+};
+LIST_OF(endpoint_subset);
+
+struct endpoints {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct endpoint_subset_list subsets;
+};
+
 /* ---- schemas (model.c) ---- */
 
 extern const struct schema schema_object_meta;
@@ -451,6 +547,9 @@ extern const struct schema schema_replicaset;
 extern const struct schema schema_pod;
 extern const struct schema schema_node;
 extern const struct schema schema_container_status;
+extern const struct schema schema_service;
+extern const struct schema schema_endpoint_slice;
+extern const struct schema schema_endpoints;
 
 /* Well-known names. */
 #define ANN_REVISION            "deployment.kubernetes.io/revision"
@@ -463,6 +562,9 @@ extern const struct schema schema_container_status;
 #define ANN_RESTARTED_AT        "kubectl.kubernetes.io/restartedAt"
 #define ANN_DELETION_COST       "controller.kubernetes.io/pod-deletion-cost"
 #define LABEL_POD_TEMPLATE_HASH "pod-template-hash"
+#define LABEL_SERVICE_NAME      "kubernetes.io/service-name"
+#define LABEL_MANAGED_BY        "endpointslice.kubernetes.io/managed-by"
+#define MANAGED_BY_CONTROLLER   "endpointslice-controller.k8s.io"
 
 /* Lifecycle helpers: thin wrappers over schema_release/schema_copy. */
 void deployment_release(struct deployment *d);

@@ -1060,3 +1060,220 @@ validate_node(const struct node *n, struct fielderr_list *errs)
 			    "\"PreferNoSchedule\", \"NoExecute\"");
 	}
 }
+
+/* IsDNS1035Label, the syntax of a Service's name (ValidateServiceName
+ * is NameIsDNS1035Label): [a-z]([-a-z0-9]*[a-z0-9])?, at most 63
+ * characters, so "web" and "web-2" pass and "2web" or "web.example"
+ * do not (a Service's name becomes a DNS label). */
+#define MSG_DNS1035_LABEL                                                      \
+	"a DNS-1035 label must consist of lower case alphanumeric "            \
+	"characters or '-', start with an alphabetic character, and end "      \
+	"with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "      \
+	"regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+
+static void
+validate_dns1035(const char *s, const char *path, struct fielderr_list *errs)
+{
+	size_t n = strlen(s);
+
+	if (n > 63)
+		fielderr_addf_str(errs, FE_INVALID, path, s,
+				  "must be no more than 63 characters");
+	if (!dns1123_label_syntax(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
+		fielderr_addf_str(errs, FE_INVALID, path, s, MSG_DNS1035_LABEL);
+}
+
+/* How Kubernetes prints the key of a duplicate (protocol, port) pair:
+ * field.Duplicate(path, core.ServicePort{Protocol, Port}) renders the
+ * Go value with %#v. */
+static void
+render_port_key(const struct service_port *p, struct strbuf *sb)
+{
+	strbuf_addf(sb,
+		    "core.ServicePort{Name:\"\", Protocol:\"%s\", "
+		    "AppProtocol:(*string)(nil), Port:%lld, "
+		    "TargetPort:intstr.IntOrString{Type:0, IntVal:0, "
+		    "StrVal:\"\"}, NodePort:0}",
+		    p->protocol ? p->protocol : "", (long long)p->port);
+}
+
+/* validateServicePort: a name (a DNS-1123 label) is required and unique
+ * when there is more than one port; port 1..65535; protocol TCP (drover
+ * proxies TCP only: Kubernetes also accepts UDP and SCTP); targetPort a
+ * port number or an IANA service name (ValidatePortNumOrName);
+ * appProtocol a qualified name ("http", "kubernetes.io/h2c").
+ * Example: ports [{name: web, port: 80}, {name: web, port: 81}] gives
+ * spec.ports[1].name: Duplicate value: "web". */
+static void
+validate_service_port(const struct service_port *sp, bool require_name,
+		      struct strlist *names, const char *path,
+		      struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	if (sp->name == NULL || !*sp->name) {
+		if (require_name)
+			fielderr_add(errs, FE_REQUIRED,
+				     pathf(&p, "%s.name", path), NULL, "");
+	} else {
+		bool dup = false;
+
+		validate_dns1123(sp->name, true, pathf(&p, "%s.name", path),
+				 errs);
+		for (i = 0; i < names->n; i++)
+			if (!strcmp(names->v[i], sp->name))
+				dup = true;
+		if (dup)
+			fielderr_addf_str(errs, FE_DUPLICATE,
+					  pathf(&p, "%s.name", path), sp->name,
+					  "");
+		else
+			strlist_push(names, sp->name);
+	}
+	if (sp->port < 1 || sp->port > 65535)
+		fielderr_addf_int(errs, FE_INVALID, pathf(&p, "%s.port", path),
+				  sp->port,
+				  "must be between 1 and 65535, inclusive");
+	if (sp->protocol == NULL || !*sp->protocol)
+		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.protocol", path),
+			     NULL, "");
+	else if (strcmp(sp->protocol, "TCP"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
+				  pathf(&p, "%s.protocol", path), sp->protocol,
+				  "supported values: \"TCP\"");
+	validate_port_ref(&sp->target_port, pathf(&p, "%s.targetPort", path),
+			  errs);
+	if (sp->app_protocol)
+		validate_label_key(sp->app_protocol,
+				   pathf(&p, "%s.appProtocol", path), errs);
+	strbuf_release(&p);
+}
+
+/* ValidateService for the fields drover models: the name a DNS-1035
+ * label; at least one port; each port (validate_service_port); the
+ * selector's labels; type ClusterIP or NodePort (drover serves both the
+ * same way, on every node's address at `port`; LoadBalancer and
+ * ExternalName need what drover does not have and are refused with
+ * "Unsupported value"); no two ports with the same (protocol, port).
+ * Example: ports [{name: a, port: 80}, {name: b, port: 80}] gives
+ * spec.ports[1]: Duplicate value: core.ServicePort{... Port:80 ...}. */
+void
+validate_service(const struct service *s, struct fielderr_list *errs)
+{
+	struct object_meta m = s->metadata;
+	struct strlist names = {0};
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	/* the name's own rule replaces the subdomain rule of ObjectMeta */
+	if (m.name && *m.name)
+		m.name = (char *)"a";
+	validate_object_meta(&m, true, "metadata", errs);
+	if (s->metadata.name && *s->metadata.name)
+		validate_dns1035(s->metadata.name, "metadata.name", errs);
+	if (s->spec.ports.n == 0)
+		fielderr_add(errs, FE_REQUIRED, "spec.ports", NULL, "");
+	for (i = 0; i < s->spec.ports.n; i++)
+		validate_service_port(&s->spec.ports.v[i], s->spec.ports.n > 1,
+				      &names, pathf(&p, "spec.ports[%zu]", i),
+				      errs);
+	strlist_release(&names);
+	validate_labels(&s->spec.selector, "spec.selector", errs);
+	if (s->spec.type && strcmp(s->spec.type, "ClusterIP") &&
+	    strcmp(s->spec.type, "NodePort"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.type",
+				  s->spec.type,
+				  "supported values: \"ClusterIP\", "
+				  "\"NodePort\"");
+	for (i = 0; i < s->spec.ports.n; i++) {
+		const struct service_port *a = &s->spec.ports.v[i];
+
+		for (j = 0; j < i; j++) {
+			const struct service_port *b = &s->spec.ports.v[j];
+
+			if (a->port == b->port && a->protocol && b->protocol &&
+			    !strcmp(a->protocol, b->protocol))
+				break;
+		}
+		if (j < i) {
+			struct strbuf v = STRBUF_INIT;
+
+			render_port_key(a, &v);
+			fielderr_add(errs, FE_DUPLICATE,
+				     pathf(&p, "spec.ports[%zu]", i), v.buf,
+				     "");
+			strbuf_release(&v);
+		}
+	}
+	strbuf_release(&p);
+}
+
+/* ValidateEndpointSlice, in part: addressType IPv4, IPv6 or FQDN
+ * (required); every endpoint has 1 address (drover writes one; Kubernetes
+ * allows up to 100); ports 1..65535 (Kubernetes: 0 too, for "all
+ * ports"). Only the controller writes these objects; the rules catch a
+ * user's hand-written slice that no proxy could use. */
+void
+validate_endpoint_slice(const struct endpoint_slice *s,
+			struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	validate_object_meta(&s->metadata, true, "metadata", errs);
+	if (s->address_type == NULL || !*s->address_type)
+		fielderr_add(errs, FE_REQUIRED, "addressType", NULL, "");
+	else if (strcmp(s->address_type, "IPv4") &&
+		 strcmp(s->address_type, "IPv6") &&
+		 strcmp(s->address_type, "FQDN"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "addressType",
+				  s->address_type,
+				  "supported values: \"FQDN\", \"IPv4\", "
+				  "\"IPv6\"");
+	for (i = 0; i < s->endpoints.n; i++)
+		if (s->endpoints.v[i].addresses.n != 1)
+			fielderr_add(errs, FE_INVALID,
+				     pathf(&p, "endpoints[%zu].addresses", i),
+				     NULL, "must contain exactly 1 address");
+	for (i = 0; i < s->ports.n; i++)
+		if (s->ports.v[i].port < 1 || s->ports.v[i].port > 65535)
+			fielderr_addf_int(
+			    errs, FE_INVALID, pathf(&p, "ports[%zu].port", i),
+			    s->ports.v[i].port,
+			    "must be between 1 and 65535, inclusive");
+	strbuf_release(&p);
+}
+
+/* ValidateEndpoints, in part: every address has an ip, every port is
+ * 1..65535. */
+void
+validate_endpoints(const struct endpoints *e, struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	validate_object_meta(&e->metadata, true, "metadata", errs);
+	for (i = 0; i < e->subsets.n; i++) {
+		const struct endpoint_subset *ss = &e->subsets.v[i];
+
+		for (j = 0; j < ss->addresses.n; j++)
+			if (ss->addresses.v[j].ip == NULL ||
+			    !*ss->addresses.v[j].ip)
+				fielderr_add(
+				    errs, FE_REQUIRED,
+				    pathf(&p, "subsets[%zu].addresses[%zu].ip",
+					  i, j),
+				    NULL, "");
+		for (j = 0; j < ss->ports.n; j++)
+			if (ss->ports.v[j].port < 1 ||
+			    ss->ports.v[j].port > 65535)
+				fielderr_addf_int(
+				    errs, FE_INVALID,
+				    pathf(&p, "subsets[%zu].ports[%zu].port", i,
+					  j),
+				    ss->ports.v[j].port,
+				    "must be between 1 and 65535, inclusive");
+	}
+	strbuf_release(&p);
+}

@@ -27,5 +27,9 @@ void validate_replicaset(const struct replicaset *rs,
 			 struct fielderr_list *errs);
 void validate_pod(const struct pod *p, struct fielderr_list *errs);
 void validate_node(const struct node *n, struct fielderr_list *errs);
+void validate_service(const struct service *s, struct fielderr_list *errs);
+void validate_endpoint_slice(const struct endpoint_slice *s,
+			     struct fielderr_list *errs);
+void validate_endpoints(const struct endpoints *e, struct fielderr_list *errs);
 
 #endif

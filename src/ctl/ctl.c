@@ -15,6 +15,7 @@ struct controllers {
 	struct ctl_rs *rs;
 	struct ctl_gc *gc;
 	struct ctl_sched *sched;
+	struct ctl_endpoints *endpoints;
 	uv_timer_t *resync; /* NULL: no periodic resync */
 };
 
@@ -112,7 +113,12 @@ ctl_start(const struct ctl_config *cfg)
 	c->cfg.rss = informer_new(cfg->client, cfg->loop, KIND_REPLICASET);
 	c->cfg.pods = informer_new(cfg->client, cfg->loop, KIND_POD);
 	c->cfg.nodes = informer_new(cfg->client, cfg->loop, KIND_NODE);
-	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes) {
+	c->cfg.services = informer_new(cfg->client, cfg->loop, KIND_SERVICE);
+	c->cfg.slices =
+	    informer_new(cfg->client, cfg->loop, KIND_ENDPOINT_SLICE);
+	c->cfg.endpoints = informer_new(cfg->client, cfg->loop, KIND_ENDPOINTS);
+	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes ||
+	    !c->cfg.services || !c->cfg.slices || !c->cfg.endpoints) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -120,7 +126,8 @@ ctl_start(const struct ctl_config *cfg)
 	c->rs = ctl_rs_start(&c->cfg);
 	c->gc = ctl_gc_start(&c->cfg);
 	c->sched = ctl_sched_start(&c->cfg);
-	if (!c->deploy || !c->rs || !c->gc || !c->sched) {
+	c->endpoints = ctl_endpoints_start(&c->cfg);
+	if (!c->deploy || !c->rs || !c->gc || !c->sched || !c->endpoints) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -146,6 +153,7 @@ ctl_resync(struct controllers *c)
 	ctl_rs_resync(c->rs);
 	ctl_gc_resync(c->gc);
 	ctl_sched_resync(c->sched);
+	ctl_endpoints_resync(c->endpoints);
 }
 
 void
@@ -161,9 +169,13 @@ ctl_stop(struct controllers *c)
 	ctl_rs_stop(c->rs);
 	ctl_gc_stop(c->gc);
 	ctl_sched_stop(c->sched);
+	ctl_endpoints_stop(c->endpoints);
 	informer_free(c->cfg.deploys);
 	informer_free(c->cfg.rss);
 	informer_free(c->cfg.pods);
 	informer_free(c->cfg.nodes);
+	informer_free(c->cfg.services);
+	informer_free(c->cfg.slices);
+	informer_free(c->cfg.endpoints);
 	free(c);
 }

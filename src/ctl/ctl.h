@@ -29,10 +29,11 @@ struct ctl_config {
 	int64_t resync_ms;
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
+	struct informer *services, *slices, *endpoints;
 };
 
-/* Starts the Deployment, ReplicaSet and garbage-collector controllers
- * and the scheduler.
+/* Starts the Deployment, ReplicaSet, endpoints and garbage-collector
+ * controllers and the scheduler.
  * Returns NULL if a watch could not be opened. */
 struct controllers *ctl_start(const struct ctl_config *cfg);
 void ctl_stop(struct controllers *c);
@@ -46,6 +47,7 @@ struct ctl_deploy;
 struct ctl_rs;
 struct ctl_gc;
 struct ctl_sched;
+struct ctl_endpoints;
 struct ctl_deploy *ctl_deploy_start(const struct ctl_config *cfg);
 void ctl_deploy_stop(struct ctl_deploy *d);
 struct ctl_rs *ctl_rs_start(const struct ctl_config *cfg);
@@ -54,11 +56,14 @@ struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
 void ctl_gc_stop(struct ctl_gc *g);
 struct ctl_sched *ctl_sched_start(const struct ctl_config *cfg);
 void ctl_sched_stop(struct ctl_sched *s);
+struct ctl_endpoints *ctl_endpoints_start(const struct ctl_config *cfg);
+void ctl_endpoints_stop(struct ctl_endpoints *e);
 /* Each enqueues every key it owns from the shared caches. */
 void ctl_deploy_resync(struct ctl_deploy *d);
 void ctl_rs_resync(struct ctl_rs *r);
 void ctl_gc_resync(struct ctl_gc *g);
 void ctl_sched_resync(struct ctl_sched *s);
+void ctl_endpoints_resync(struct ctl_endpoints *e);
 
 struct queue;
 

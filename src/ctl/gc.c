@@ -27,11 +27,14 @@
 #include "queue.h"
 #include "xalloc.h"
 
+#define GC_KINDS 6
+
 struct ctl_gc {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct informer *all[3]; /* the caches of Deployments, ReplicaSets,
-				    Pods: the kinds it knows */
+	/* the caches of the kinds it knows: Deployments, ReplicaSets,
+	 * Pods, Services, EndpointSlices, Endpoints (NULL: not given) */
+	struct informer *all[GC_KINDS];
 };
 
 static struct informer *
@@ -45,6 +48,12 @@ cache_of(const struct ctl_gc *c, const char *kind)
 		return c->cfg.rss;
 	if (!strcmp(kind, "Pod"))
 		return c->cfg.pods;
+	if (!strcmp(kind, "Service"))
+		return c->cfg.services;
+	if (!strcmp(kind, "EndpointSlice"))
+		return c->cfg.slices;
+	if (!strcmp(kind, "Endpoints"))
+		return c->cfg.endpoints;
 	return NULL;
 }
 
@@ -65,9 +74,11 @@ add_dependents(struct ctl_gc *c, const char *uid, const char *ns)
 	struct object **l;
 	size_t i, k, n;
 
-	for (k = 0; k < 3 && uid; k++) {
+	for (k = 0; k < GC_KINDS && uid; k++) {
 		struct informer *inf = c->all[k];
 
+		if (inf == NULL)
+			continue;
 		n = informer_dependents(inf, uid, ns, &l);
 		for (i = 0; i < n; i++)
 			add_key(c, l[i]->k->kind, ns, object_meta(l[i])->name);
@@ -158,9 +169,11 @@ finalize(struct ctl_gc *c, const struct object *owner, bool orphan)
 	size_t i, k, n, left = 0;
 	int fail = 0;
 
-	for (k = 0; k < 3 && !fail; k++) {
+	for (k = 0; k < GC_KINDS && !fail; k++) {
 		struct informer *inf = c->all[k];
 
+		if (inf == NULL)
+			continue;
 		n = informer_dependents(inf, om->uid, om->namespace, &l);
 		for (i = 0; i < n && !fail; i++) {
 			const struct object_meta *dm = object_meta(l[i]);
@@ -259,26 +272,32 @@ struct ctl_gc *
 ctl_gc_start(const struct ctl_config *cfg)
 {
 	struct ctl_gc *c = xcalloc(1, sizeof(*c));
+	size_t k;
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "garbage-collector", sync_one, c);
 	c->all[0] = cfg->deploys;
 	c->all[1] = cfg->rss;
 	c->all[2] = cfg->pods;
-	informer_subscribe(cfg->deploys, on_event, c);
-	informer_subscribe(cfg->rss, on_event, c);
-	informer_subscribe(cfg->pods, on_event, c);
+	c->all[3] = cfg->services;
+	c->all[4] = cfg->slices;
+	c->all[5] = cfg->endpoints;
+	for (k = 0; k < GC_KINDS; k++)
+		if (c->all[k])
+			informer_subscribe(c->all[k], on_event, c);
 	return c;
 }
 
 void
 ctl_gc_stop(struct ctl_gc *c)
 {
+	size_t k;
+
 	if (c == NULL)
 		return;
-	informer_unsubscribe(c->cfg.deploys, c);
-	informer_unsubscribe(c->cfg.rss, c);
-	informer_unsubscribe(c->cfg.pods, c);
+	for (k = 0; k < GC_KINDS; k++)
+		if (c->all[k])
+			informer_unsubscribe(c->all[k], c);
 	queue_free(c->q);
 	free(c);
 }
@@ -291,9 +310,11 @@ ctl_gc_resync(struct ctl_gc *c)
 	struct object **l;
 	size_t i, k, n;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < GC_KINDS; k++) {
 		struct informer *inf = c->all[k];
 
+		if (inf == NULL)
+			continue;
 		n = informer_list(inf, NULL, &l);
 		for (i = 0; i < n; i++) {
 			const struct object_meta *m = object_meta(l[i]);

@@ -24,7 +24,10 @@
 #include "ctl.h"
 #include "log.h"
 #include "logs.h"
+#include "metrics.h"
+#include "metrics_process.h"
 #include "portalloc.h"
+#include "queue.h"
 #include "rand.h"
 #include "dtime.h"
 #include "secexec.h"
@@ -70,6 +73,7 @@ static const char usage_text[] =
 struct serve {
 	uv_loop_t *loop;
 	struct store *store;
+	struct metrics *metrics; /* GET /metrics */
 	struct api *api;
 	struct http_server *http;
 	struct client *client;
@@ -745,7 +749,15 @@ serve_main(int argc, char **argv)
 	ac.store = s.store;
 	ac.now = now_cb;
 	ac.random = random_cb;
+	s.metrics = metrics_new();
+	ac.metrics = s.metrics;
 	s.api = api_new(&ac);
+	/* GET /metrics: the API and the store, the controllers' work
+	 * queues, the process (in that order). */
+	metrics_register(s.metrics, "apiserver", api_metrics_collect, s.api);
+	metrics_register(s.metrics, "store", api_store_metrics_collect, s.api);
+	metrics_register(s.metrics, "workqueue", queue_metrics_collect, NULL);
+	metrics_register(s.metrics, "process", metrics_process_collect, NULL);
 	hc.api = s.api;
 	hc.loop = s.loop;
 	hc.unix_path = sock;
@@ -762,6 +774,7 @@ serve_main(int argc, char **argv)
 	if (http_server_start(&hc, &s.http, err, sizeof(err))) {
 		fprintf(stderr, "error: %s\n", err);
 		api_free(s.api);
+		metrics_free(s.metrics);
 		store_free(s.store);
 		return 1;
 	}
@@ -812,6 +825,7 @@ serve_main(int argc, char **argv)
 	uv_run(s.loop, UV_RUN_DEFAULT);
 	s.client->ops->free(s.client);
 	api_free(s.api);
+	metrics_free(s.metrics);
 	store_free(s.store);
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");

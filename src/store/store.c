@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "labels.h"
 #include "store.h"
@@ -59,7 +60,19 @@ struct store {
 	size_t bytes, max_bytes; /* their size, and its bound (0: none) */
 	struct store_watch *watchers;
 	int delivering;
+	/* store_stats */
+	uint64_t creates, updates, deletes, commits, commit_failures;
+	struct histogram commit_seconds;
 };
+
+static double
+mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 const char *
 store_strerror(int err)
@@ -177,6 +190,8 @@ store_new(const struct store_backend_ops *ops, void *be, size_t history)
 	s->rv = s->written = s->committed = s->shown = ops->current_rv(be);
 	s->cap = s->limit = history ? history : 1;
 	s->ring = xcalloc(s->cap, sizeof(*s->ring));
+	histogram_init(&s->commit_seconds, histogram_fsync_bounds,
+		       HISTOGRAM_NBOUNDS(histogram_fsync_bounds));
 	return s;
 }
 
@@ -201,6 +216,7 @@ store_free(struct store *s)
 	while (s->nold)
 		free(s->old_rings[--s->nold]);
 	free(s->old_rings);
+	histogram_release(&s->commit_seconds);
 	s->ops->close(s->be);
 	free(s);
 }
@@ -427,6 +443,7 @@ rollback(struct store *s)
 		s->ops->rollback(s->be);
 	if (hi == lo)
 		return;
+	s->commit_failures++;
 	while (s->len && hist_at(s, s->len - 1)->item.rv > lo) {
 		struct hist *h = hist_at(s, s->len - 1);
 
@@ -473,6 +490,18 @@ store_txn(struct store *s, struct store_op *ops, size_t n, size_t *failed)
 	if (r)
 		return r;
 	s->rv += (int64_t)n;
+	for (i = 0; i < n; i++) {
+		struct store_op *op = &ops[i];
+
+		if (op->kind == STORE_OP_CREATE)
+			s->creates++;
+		else if (op->kind == STORE_OP_UPDATE)
+			s->updates++;
+		else
+			s->deletes++;
+	}
+	if (!s->deferred)
+		s->commits++;
 	for (i = 0; i < n; i++) {
 		struct store_op *op = &ops[i];
 		struct store_item it = {
@@ -531,14 +560,44 @@ store_set_deferred(struct store *s, bool on)
 int
 store_flush(struct store *s)
 {
+	double t0;
+	int r;
+
 	if (s->rv == s->written)
 		return 0;
-	if (s->ops->flush && s->ops->flush(s->be)) {
+	t0 = mono_seconds();
+	r = s->ops->flush ? s->ops->flush(s->be) : 0;
+	histogram_observe(&s->commit_seconds, mono_seconds() - t0);
+	if (r) {
 		rollback(s);
 		return STORE_EIO;
 	}
+	s->commits++;
 	written(s);
 	return 0;
+}
+
+void
+store_stats(const struct store *s, struct store_stats *out)
+{
+	out->creates = s->creates;
+	out->updates = s->updates;
+	out->deletes = s->deletes;
+	out->commits = s->commits;
+	out->commit_failures = s->commit_failures;
+	histogram_copy(&out->commit_seconds, &s->commit_seconds);
+	if (out->fsync_seconds.counts == NULL)
+		histogram_init(&out->fsync_seconds, histogram_fsync_bounds,
+			       HISTOGRAM_NBOUNDS(histogram_fsync_bounds));
+	if (s->ops->fsync_seconds)
+		s->ops->fsync_seconds(s->be, &out->fsync_seconds);
+}
+
+void
+store_stats_release(struct store_stats *st)
+{
+	histogram_release(&st->commit_seconds);
+	histogram_release(&st->fsync_seconds);
 }
 
 int

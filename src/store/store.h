@@ -64,6 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "histogram.h"
 #include "model.h"
 
 enum store_err {
@@ -154,6 +155,9 @@ struct store_backend_ops {
 	int (*background)(void *be, void (*notify)(void *arg), void *arg);
 	void (*sync)(void *be, int64_t rv);
 	int64_t (*synced)(void *be, int *err);
+	/* May be NULL: a copy of the histogram of the background thread's
+	 * syncs, in seconds (left as it is without a thread). */
+	void (*fsync_seconds)(void *be, struct histogram *out);
 };
 
 struct store;
@@ -229,6 +233,21 @@ int store_reopen(struct store *s, char *err, size_t errlen);
 void store_fail_commits(struct store *s, int n);
 /* Tests: the next n background syncs fail as an I/O error would. */
 void store_fail_syncs(struct store *s, int n);
+
+/* What the store has done since it was opened, for the metrics:
+ * writes by kind (one per op of a transaction that succeeded), commits
+ * (groups made durable: a flush with something in it, or each write
+ * without group commit), commit failures (groups rolled back), the time
+ * the loop spent in flushes, and the background thread's syncs. The
+ * histograms are copies the caller releases (store_stats_release). */
+struct store_stats {
+	uint64_t creates, updates, deletes;
+	uint64_t commits, commit_failures;
+	struct histogram commit_seconds;
+	struct histogram fsync_seconds; /* count 0 without a sync thread */
+};
+void store_stats(const struct store *s, struct store_stats *out);
+void store_stats_release(struct store_stats *st);
 
 /* Watches resource (NULL: all) in ns (NULL: all) from rv: events with a
  * higher rv are delivered, first from history, then live. from_rv 0 means

@@ -756,6 +756,15 @@ lite_synced(void *be, int *err)
 	return l->synced;
 }
 
+static void
+lite_fsync_seconds(void *be, struct histogram *out)
+{
+	struct lite *l = be;
+
+	if (l->sy)
+		syncer_fsync_seconds(l->sy, out);
+}
+
 /* Read-only to writable: a new connection, or the old one kept. */
 static int
 lite_reopen(void *be, char *err, size_t errlen)
@@ -794,6 +803,7 @@ static const struct store_backend_ops lite_ops = {
     .sync = lite_sync,
     .synced = lite_synced,
     .fail_syncs = lite_fail_syncs,
+    .fsync_seconds = lite_fsync_seconds,
 };
 
 struct store *

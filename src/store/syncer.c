@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "syncer.h"
@@ -25,12 +26,22 @@ struct syncer {
 	char *path;
 	void (*notify)(void *arg); /* NULL once stopping */
 	void *arg;
-	int64_t want, done; /* under mu */
-	int err;            /* under mu: the first failure's errno */
-	bool stop;          /* under mu */
-	int fail;           /* under mu: syncs to fail (tests) */
-	bool dir_synced;    /* the thread's own */
+	int64_t want, done;      /* under mu */
+	int err;                 /* under mu: the first failure's errno */
+	bool stop;               /* under mu */
+	int fail;                /* under mu: syncs to fail (tests) */
+	bool dir_synced;         /* the thread's own */
+	struct histogram fsyncs; /* under mu: seconds per sync */
 };
+
+static double
+mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int
 sync_path(const char *path, bool data_only)
@@ -79,9 +90,13 @@ syncer_main(void *arg)
 			sy->fail--;
 			r = EIO;
 		} else {
+			double t0 = mono_seconds(), t;
+
 			pthread_mutex_unlock(&sy->mu);
 			r = sync_once(sy);
+			t = mono_seconds() - t0;
 			pthread_mutex_lock(&sy->mu);
+			histogram_observe(&sy->fsyncs, t);
 		}
 		if (r)
 			sy->err = r;
@@ -106,7 +121,10 @@ syncer_start(const char *path, int64_t from_rv, void (*notify)(void *arg),
 	sy->notify = notify;
 	sy->arg = arg;
 	sy->want = sy->done = from_rv;
+	histogram_init(&sy->fsyncs, histogram_fsync_bounds,
+		       HISTOGRAM_NBOUNDS(histogram_fsync_bounds));
 	if (pthread_create(&sy->th, NULL, syncer_main, sy)) {
+		histogram_release(&sy->fsyncs);
 		pthread_mutex_destroy(&sy->mu);
 		pthread_cond_destroy(&sy->cv);
 		free(sy->path);
@@ -149,6 +167,14 @@ syncer_done(struct syncer *sy, int *err)
 }
 
 void
+syncer_fsync_seconds(struct syncer *sy, struct histogram *out)
+{
+	pthread_mutex_lock(&sy->mu);
+	histogram_copy(out, &sy->fsyncs);
+	pthread_mutex_unlock(&sy->mu);
+}
+
+void
 syncer_stop(struct syncer *sy, int64_t *done, int *err)
 {
 	pthread_mutex_lock(&sy->mu);
@@ -163,6 +189,7 @@ syncer_stop(struct syncer *sy, int64_t *done, int *err)
 		*err = sy->err;
 	pthread_mutex_destroy(&sy->mu);
 	pthread_cond_destroy(&sy->cv);
+	histogram_release(&sy->fsyncs);
 	free(sy->path);
 	free(sy);
 }

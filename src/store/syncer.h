@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "histogram.h"
+
 struct syncer;
 
 /* Starts the thread for path; from_rv is what is durable already. NULL
@@ -28,6 +30,9 @@ void syncer_ask(struct syncer *sy, int64_t rv);
 int64_t syncer_done(struct syncer *sy, int *err);
 /* Tests: the next n syncs fail as an I/O error would (EIO). */
 void syncer_fail_next(struct syncer *sy, int n);
+/* A copy of the histogram of the thread's fdatasyncs, in seconds (out
+ * initialised or zeroed; the caller releases it). */
+void syncer_fsync_seconds(struct syncer *sy, struct histogram *out);
 /* Syncs what was asked, without notifying, then joins and frees; fills
  * what syncer_done would answer. */
 void syncer_stop(struct syncer *sy, int64_t *done, int *err);

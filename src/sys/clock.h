@@ -4,7 +4,8 @@
 
 #include "dtime.h"
 
-dtime clock_now(void);       /* wall clock, ms since the epoch */
-int64_t clock_mono_ms(void); /* monotonic, for intervals */
+dtime clock_now(void);        /* wall clock, ms since the epoch */
+int64_t clock_mono_ms(void);  /* monotonic, for intervals */
+uint64_t clock_mono_ns(void); /* the same in ns, for short durations */
 
 #endif

@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
 #include "queue.h"
+#include "strbuf.h"
 
 struct rec {
 	struct queue *q;
@@ -151,6 +154,64 @@ test_backoff(void **state)
 	assert_true(r.t_last - r.t_first >= 75);
 }
 
+/* The line "NAME{name=\"metrics\"} V" of the exposition: V, or -1. */
+static double
+metric(const char *text, const char *family)
+{
+	char pat[160];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s{name=\"metrics\"} ", family);
+	p = strstr(text, pat);
+	return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+/* client-go's workqueue metrics: an add counts once while the key waits
+ * (three adds of "a" and one of "b" before the loop runs: 2), a retry
+ * for each back-off after a failure and each delayed add, the work
+ * duration once per sync, the depth back to 0. */
+static void
+test_metrics(void **state)
+{
+	uv_loop_t loop;
+	struct rec r = {.fail_first = 1};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	uv_loop_init(&loop);
+	r.loop = &loop;
+	r.q = queue_new(&loop, "metrics", sync_cb, &r);
+	queue_add(r.q, "a");
+	queue_add(r.q, "a");
+	queue_add(r.q, "a");
+	queue_add(r.q, "b");
+	queue_metrics_collect(NULL, &sb);
+	assert_true(metric(sb.buf, "drover_workqueue_depth") == 2);
+	assert_true(metric(sb.buf, "drover_workqueue_adds_total") == 2);
+	queue_add_after(r.q, "b", 5);
+	run(&loop, r.q);
+	/* a failed once (a back-off retry, then its sync); b ran twice */
+	assert_int_equal(r.calls_a, 2);
+	assert_int_equal(r.calls_b, 2);
+	strbuf_reset(&sb);
+	queue_metrics_collect(NULL, &sb);
+	assert_non_null(strstr(sb.buf, "# TYPE drover_workqueue_adds_total "
+				       "counter\n"));
+	assert_non_null(strstr(sb.buf, "# TYPE drover_workqueue_work_duration_"
+				       "seconds histogram\n"));
+	assert_true(metric(sb.buf, "drover_workqueue_depth") == 0);
+	assert_true(metric(sb.buf, "drover_workqueue_adds_total") == 4);
+	assert_true(metric(sb.buf, "drover_workqueue_retries_total") == 2);
+	assert_true(metric(sb.buf, "drover_workqueue_work_duration_seconds_"
+				   "count") == 4);
+	assert_true(metric(sb.buf, "drover_workqueue_queue_duration_seconds_"
+				   "count") == 4);
+	assert_non_null(strstr(sb.buf, "drover_workqueue_work_duration_"
+				       "seconds_bucket{name=\"metrics\","
+				       "le=\"+Inf\"} 4\n"));
+	strbuf_release(&sb);
+}
+
 int
 main(void)
 {
@@ -159,6 +220,7 @@ main(void)
 	    cmocka_unit_test(test_fifo),
 	    cmocka_unit_test(test_requeue_after),
 	    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,24 @@ test_subresources_have_what_they_serve(void **state)
 	assert_true(k->subresources & KIND_SUB_BINDING);
 	assert_false(kind_by_id(KIND_NODE)->namespaced);
 	assert_true(kind_by_id(KIND_NODE)->rules & KIND_CREATE_WITH_STATUS);
+	/* Services and their endpoints: no status (a Service's status is
+	 * a load balancer's, which drover has not), no subresources */
+	k = kind_by_resource("", "v1", "services");
+	assert_non_null(k);
+	assert_int_equal(k->id, KIND_SERVICE);
+	assert_string_equal(k->short_names[0], "svc");
+	assert_true(k->namespaced);
+	assert_int_equal(k->subresources, 0);
+	assert_null(kind_status_field(k));
+	k = kind_lookup("discovery.k8s.io/v1", "EndpointSlice");
+	assert_non_null(k);
+	assert_string_equal(k->plural, "endpointslices");
+	assert_null(k->short_names[0]);
+	assert_ptr_equal(
+	    kind_by_resource("discovery.k8s.io", "v1", "endpointslices"), k);
+	k = kind_by_id(KIND_ENDPOINTS);
+	assert_string_equal(k->short_names[0], "ep");
+	assert_string_equal(k->singular, "endpoints");
 }
 
 static void
@@ -115,6 +133,7 @@ test_field_labels(void **state)
 	assert_true(
 	    kind_field_label(kind_by_id(KIND_NODE), "spec.unschedulable"));
 	assert_false(kind_field_label(kind_by_id(KIND_NODE), "status.phase"));
+	assert_true(kind_field_label(kind_by_id(KIND_SERVICE), "spec.type"));
 }
 
 static void

@@ -1,0 +1,281 @@
+"""test_services.py - Services with the real daemon and real processes
+(--runtime process, the example service with a named port): a
+Deployment of 2 and a Service selecting it get an EndpointSlice per host
+port whose endpoints are the pods, ready, on the host ports their status
+reports, and an Endpoints object that agrees; a deleted pod shows as
+terminating or goes, and its replacement appears; a second Service on the
+same port is refused (422, spec.ports[0].port) and nothing is stored;
+`drover get svc`, `describe svc` and `get ep` print what they should;
+deleting the Service deletes its slices and its Endpoints. Everything is
+deleted before the daemon stops, and no process is left behind."""
+import os
+import subprocess
+
+import pytest
+
+from test_api import APPS, BIN, CORE, Daemon, wait_for
+from test_runtime import EXAMPLE, alive, all_pids, stop_left
+
+DISC = "/apis/discovery.k8s.io/v1/namespaces/default"
+PORT = 18181  # the Service's port: only a number in the store here
+
+
+def web(replicas=2):
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web"},
+            "spec": {"replicas": replicas,
+                     "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"terminationGracePeriodSeconds": 2,
+                                           "containers": [{
+                                               "name": "web", "image": "web:1",
+                                               "command": [EXAMPLE],
+                                               "args": ["--port", "$(PORT)"],
+                                               "ports": [{"name": "http",
+                                                          "containerPort": 8080}],
+                                               "readinessProbe": {
+                                                   "httpGet": {"path": "/healthz",
+                                                               "port": "http"},
+                                                   "periodSeconds": 1}}]}}}}
+
+
+def service(name="web", port=PORT):
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name},
+            "spec": {"selector": {"app": "web"},
+                     "ports": [{"name": "http", "port": port,
+                                "targetPort": "http", "appProtocol": "http"}]}}
+
+
+@pytest.fixture
+def dm():
+    if not os.path.exists(EXAMPLE):
+        pytest.fail("example service not built: " + EXAMPLE)
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        dm = Daemon(d, extra=["--runtime", "process"])
+        try:
+            yield dm
+        finally:
+            pids = []
+            try:
+                pids = all_pids(dm)
+                for x in dm.req("GET", CORE + "/services").json()["items"]:
+                    dm.req("DELETE", CORE + "/services/" + x["metadata"]["name"])
+                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+                for p in dm.req("GET", CORE + "/pods").json()["items"]:
+                    dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
+                           params={"gracePeriodSeconds": "1"})
+                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+                         timeout=15, what="every pod to go")
+                wait_for(lambda: not dm.req("GET", DISC + "/endpointslices")
+                         .json()["items"], what="every slice to go")
+                for pid in pids:
+                    wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
+            finally:
+                try:
+                    dm.kill()
+                finally:
+                    left = stop_left(dm.dir)
+                    assert not left, "processes left behind: %s" % left
+
+
+def host_port(pod):
+    """The host port the agent reports for the pod's "http" port."""
+    for cs in pod.get("status", {}).get("containerStatuses", []):
+        for p in cs.get("ports", []):
+            if p.get("name") == "http" and p.get("hostPort"):
+                return p["hostPort"]
+    return None
+
+
+def live_pods(dm):
+    return [p for p in dm.req("GET", CORE + "/pods").json()["items"]
+            if not p["metadata"].get("deletionTimestamp")]
+
+
+def slices(dm):
+    r = dm.req("GET", DISC + "/endpointslices",
+               params={"labelSelector": "kubernetes.io/service-name=web"})
+    assert r.status_code == 200, r.text
+    return r.json()["items"]
+
+
+def endpoints_by_pod(dm):
+    """{pod name: (address, port, conditions)} over the Service's slices."""
+    out = {}
+    for s in slices(dm):
+        assert s["addressType"] == "IPv4"
+        assert len(s["ports"]) == 1
+        port = s["ports"][0]
+        assert port["name"] == "http" and port["protocol"] == "TCP"
+        assert port["appProtocol"] == "http"
+        for e in s["endpoints"]:
+            out[e["targetRef"]["name"]] = (e["addresses"][0], port["port"],
+                                           e["conditions"])
+    return out
+
+
+def ready_on_status_ports(dm, n):
+    """n live pods, all Ready, each listed ready in a slice on the host
+    port its status reports; returns the pods."""
+    pods = live_pods(dm)
+    if len(pods) != n or any(host_port(p) is None for p in pods):
+        return None
+    eps = endpoints_by_pod(dm)
+    for p in pods:
+        e = eps.get(p["metadata"]["name"])
+        if e is None or e[1] != host_port(p) or e[0] != "127.0.0.1":
+            return None
+        if not e[2].get("ready") or not e[2].get("serving"):
+            return None
+    return pods
+
+
+def cli(dm, *args, input=None):
+    env = dict(os.environ)
+    env["DROVER_SERVER"] = "http://127.0.0.1:%d" % dm.port
+    env["DROVER_TOKEN"] = dm.token
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True,
+                          env=env, timeout=30, input=input)
+
+
+def test_discovery(dm):
+    core = {r["name"]: r for r in dm.req("GET", "/api/v1").json()["resources"]}
+    assert core["services"]["shortNames"] == ["svc"]
+    assert core["services"]["namespaced"] is True
+    assert core["endpoints"]["shortNames"] == ["ep"]
+    groups = [g["name"] for g in dm.req("GET", "/apis").json()["groups"]]
+    assert "discovery.k8s.io" in groups
+    disc = dm.req("GET", "/apis/discovery.k8s.io/v1").json()
+    assert disc["groupVersion"] == "discovery.k8s.io/v1"
+    assert [r["name"] for r in disc["resources"]] == ["endpointslices"]
+
+
+def test_service_endpoints_follow_pods(dm):
+    assert dm.req("POST", APPS + "/deployments", web()).status_code == 201
+    # through the registry: apply creates it, a second apply changes
+    # nothing (the three-way merge of its ports by "port")
+    import json
+    out = cli(dm, "apply", "-f", "-", input=json.dumps(service()))
+    assert out.returncode == 0 and out.stdout.strip() == "service/web created", \
+        (out.stdout, out.stderr)
+    out = cli(dm, "apply", "-f", "-", input=json.dumps(service()))
+    assert out.stdout.strip() == "service/web unchanged", (out.stdout,
+                                                            out.stderr)
+    svc = dm.req("GET", CORE + "/services/web").json()
+    assert svc["spec"]["type"] == "ClusterIP"
+    assert svc["spec"]["ports"][0]["protocol"] == "TCP"
+
+    pods = wait_for(lambda: ready_on_status_ports(dm, 2), timeout=30,
+                    what="2 ready endpoints on the pods' host ports")
+    # the slices belong to the Service (the garbage collector's link)
+    for s in slices(dm):
+        ref = s["metadata"]["ownerReferences"][0]
+        assert (ref["kind"], ref["name"], ref["uid"], ref["controller"]) == \
+            ("Service", "web", svc["metadata"]["uid"], True)
+    # the Endpoints object agrees
+    want = sorted("127.0.0.1:%d" % host_port(p) for p in pods)
+
+    def endpoints_agree():
+        ep = dm.req("GET", CORE + "/endpoints/web")
+        if ep.status_code != 200:
+            return None
+        got = sorted("%s:%d" % (a["ip"], sub["ports"][0]["port"])
+                     for sub in ep.json().get("subsets", [])
+                     for a in sub.get("addresses", []))
+        return got == want and ep.json()
+    ep = wait_for(endpoints_agree, what="the Endpoints object to agree")
+    names = sorted(a["targetRef"]["name"] for sub in ep["subsets"]
+                   for a in sub["addresses"])
+    assert names == sorted(p["metadata"]["name"] for p in pods)
+
+    # the CLI
+    out = cli(dm, "get", "svc")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "TYPE", "PORT(S)", "AGE"]
+    assert lines[1].split()[:3] == ["web", "ClusterIP", "%d/TCP" % PORT]
+    out = cli(dm, "get", "services", "-o", "wide")
+    assert out.stdout.splitlines()[0].split()[-1] == "SELECTOR"
+    assert out.stdout.splitlines()[1].split()[-1] == "app=web"
+    out = cli(dm, "get", "ep")
+    assert out.returncode == 0, out.stderr
+    row = out.stdout.splitlines()[1].split()
+    assert row[0] == "web" and sorted(row[1].split(",")) == want
+    out = cli(dm, "get", "endpointslices")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split() == [
+        "NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
+    assert sorted(int(l.split()[2]) for l in out.stdout.splitlines()[1:]) == \
+        sorted(host_port(p) for p in pods)
+    out = cli(dm, "describe", "svc", "web")
+    assert out.returncode == 0, out.stderr
+    d = dict((l.split(":", 1)[0], l.split(":", 1)[1].strip())
+             for l in out.stdout.splitlines() if ":" in l)
+    assert d["Selector"] == "app=web"
+    assert d["Type"] == "ClusterIP"
+    assert d["Port"].split() == ["http", "%d/TCP" % PORT]
+    assert d["TargetPort"] == "http/TCP"
+    assert sorted(d["Endpoints"].split(",")) == want
+
+    # a second Service on the same port: refused, nothing stored
+    r = dm.req("POST", CORE + "/services", service("other"))
+    assert r.status_code == 422, r.text
+    causes = r.json()["details"]["causes"]
+    assert causes == [{"reason": "FieldValueInvalid",
+                       "message": "Invalid value: %d: provided port is "
+                                  "already allocated" % PORT,
+                       "field": "spec.ports[0].port"}], causes
+    assert dm.req("GET", CORE + "/services/other").status_code == 404
+    # nor may an update take it
+    other = service("other", PORT + 1)
+    assert dm.req("POST", CORE + "/services", other).status_code == 201
+    cur = dm.req("GET", CORE + "/services/other").json()
+    cur["spec"]["ports"][0]["port"] = PORT
+    r = dm.req("PUT", CORE + "/services/other", cur)
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["causes"][0]["field"] == "spec.ports[0].port"
+    assert dm.req("GET", CORE + "/services/other").json()["spec"]["ports"][0][
+        "port"] == PORT + 1
+    assert dm.req("DELETE", CORE + "/services/other").status_code == 200
+
+    # a pod deleted: terminating (serving, not ready) or gone; its
+    # replacement appears ready on its own host port
+    victim = pods[0]["metadata"]["name"]
+    r = dm.req("DELETE", CORE + "/pods/" + victim)
+    assert r.status_code == 200
+    seen = {}
+
+    def replaced():
+        eps = endpoints_by_pod(dm)
+        if victim in eps:
+            c = eps[victim][2]
+            if c.get("terminating"):
+                seen["terminating"] = c
+            return None
+        new = ready_on_status_ports(dm, 2)
+        return new if new and victim not in [
+            p["metadata"]["name"] for p in new] else None
+    new = wait_for(replaced, timeout=30, what="the replacement's endpoint")
+    if "terminating" in seen:
+        assert seen["terminating"]["ready"] is False
+    new_names = sorted(p["metadata"]["name"] for p in new)
+
+    def endpoints_name_new_pods():
+        ep = dm.req("GET", CORE + "/endpoints/web").json()
+        return sorted(a["targetRef"]["name"] for sub in ep.get("subsets", [])
+                      for a in sub.get("addresses", [])
+                      + sub.get("notReadyAddresses", [])) == new_names
+    wait_for(endpoints_name_new_pods,
+             what="the Endpoints object to list the pods after the change")
+    assert len(new) == 2
+
+    # the Service deleted: its slices and its Endpoints go
+    out = cli(dm, "delete", "svc", "web")
+    assert out.stdout.strip() == 'service "web" deleted', (out.stdout,
+                                                           out.stderr)
+    wait_for(lambda: not slices(dm), what="the slices to go")
+    wait_for(lambda: dm.req("GET", CORE + "/endpoints/web").status_code == 404,
+             what="the Endpoints object to go")
