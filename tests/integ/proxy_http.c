@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "metrics.h"
 #include "proxy.h"
 #include "proxy_testlib.h"
 
