@@ -6,7 +6,7 @@ Two drover-example-web backends on 127.0.0.1; in front of them haproxy
 mode with http-reuse always) and drover's proxy (bench/proxy/harness.c: the
 proxy library on its thread, one service), in tcp mode and in http mode.
 The same wrk load for each (wrk -t1 -c32 -d5s --latency, keep-alive),
-three runs each, interleaved; the medians of req/s, p50, p99 and CPU per
+three runs each, interleaved (who goes first alternates); the medians of req/s, p50, p99 and CPU per
 request, and drover's ratios to haproxy beside the targets (throughput >=
 1.0x, p99 <= 1.1x). One direct run to one backend shows the ceiling.
 
@@ -159,7 +159,11 @@ def main():
         res = {(m, w): [] for m in targets for w in ("haproxy", "drover")}
         for r in range(RUNS):
             for mode in targets:
-                for who in ("haproxy", "drover"):
+                # who goes first alternates, so that a drift of the
+                # machine's speed favours neither
+                order = ("haproxy", "drover") if r % 2 == 0 else \
+                    ("drover", "haproxy")
+                for who in order:
                     port, pid = targets[mode][who]
                     x = wrk(port, pid)
                     res[(mode, who)].append(x)

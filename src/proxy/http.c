@@ -26,7 +26,9 @@
  * connection lives on: its next request goes to another endpoint. The
  * client side is closed only when the request or the response says
  * Connection: close (or is HTTP/1.0 without keep-alive), on an error, or
- * after the idle timeout between requests. */
+ * after the idle timeout between requests. A request with Upgrade
+ * answered 101 turns the session into a tunnel (bytes both ways, as in
+ * TCP mode). */
 #include <http_parser.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 #include "pstate.h"
 
 #define POOL_IDLE_MAX_MS 15000u /* under the usual backend keep-alive */
+#define REPLAY_MAX       16384u /* the largest request kept for a replay */
 
 struct hsess;
 
@@ -49,6 +52,11 @@ struct bconn {
 	http_parser rp;
 	int open_handles;
 	bool connected, closing, reading, dirty, complete, counted;
+	bool eof;       /* tunnel: the backend sent EOF */
+	bool reused;    /* taken from the pool for this request */
+	bool copy_over; /* the request outgrew its copy: no replay */
+	char *sent;     /* reused: a copy of the request bytes sent */
+	size_t nsent, capsent;
 	int status;
 	struct bconn *pool_next;
 	char *pend; /* request bytes waiting for the connect */
@@ -60,13 +68,16 @@ struct hsess {
 	struct plink link;
 	struct psvc *svc;
 	uv_tcp_t cli;
-	uv_timer_t timer; /* idle timeout */
-	uv_shutdown_t sreq;
+	uv_timer_t timer;      /* idle timeout */
+	uv_shutdown_t sreq;    /* of the client side */
+	uv_shutdown_t be_sreq; /* tunnel: of the backend side */
+	int shut_done;         /* tunnel: sides shut down */
 	http_parser qp;
 	struct bconn *be;
 	int open_handles;
 	bool closing, ending, reading, cli_eof;
-	bool in_req, req_done, resp_started, keep, no_ep;
+	bool tunnel; /* after a 101: bytes both ways, as in TCP mode */
+	bool in_req, req_done, resp_started, keep, no_ep, replayed;
 	unsigned char method;
 	char *pend; /* client bytes after a complete request (pipelining) */
 	size_t npend, cap;
@@ -89,9 +100,13 @@ static void bc_close(struct bconn *b);
 static void on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void on_cli_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
 static void feed(struct hsess *s, const char *data, size_t len);
-static struct bconn *backend_for(struct hsess *s);
+static struct bconn *backend_for(struct hsess *s, bool fresh);
+static bool replay(struct hsess *s, struct bconn *b);
 static void finish_request(struct hsess *s);
 static void count_once(struct hsess *s, struct bconn *b);
+static void tunnel_read(struct hsess *s, bool from_cli, ssize_t nread,
+			const uv_buf_t *buf);
+static void tunnel_start(struct hsess *s, const char *rest, size_t n);
 
 static int
 append(char **buf, size_t *n, size_t *cap, const char *data, size_t len)
@@ -129,6 +144,7 @@ bc_release(struct bconn *b)
 	px_unlink(&b->link);
 	px_svc_unref(b->svc);
 	free(b->pend);
+	free(b->sent);
 	free(b);
 }
 
@@ -190,7 +206,7 @@ px_http_drop_pool(struct pep *e)
 static void
 bc_read(struct bconn *b, bool on)
 {
-	if (on == b->reading || !b->connected || b->closing)
+	if (on == b->reading || !b->connected || b->closing || (on && b->eof))
 		return;
 	b->reading = on;
 	if (on)
@@ -229,6 +245,8 @@ on_be_write(uv_write_t *req, int status)
 	if (status < 0) {
 		struct hsess *s = b->sess;
 
+		if (s && replay(s, b))
+			return;
 		bc_close(b);
 		if (s && !s->resp_started)
 			sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -247,6 +265,10 @@ bc_send(struct bconn *b, const char *data, size_t len)
 {
 	if (!b->connected)
 		return append(&b->pend, &b->npend, &b->cap, data, len);
+	if (b->reused && !b->copy_over &&
+	    (b->nsent + len > REPLAY_MAX ||
+	     append(&b->sent, &b->nsent, &b->capsent, data, len) < 0))
+		b->copy_over = true;
 	return px_write((uv_stream_t *)&b->h, data, len, on_be_write, b);
 }
 
@@ -269,7 +291,7 @@ bc_connect_failed(struct bconn *b)
 		free(pend);
 		return;
 	}
-	nb = backend_for(s);
+	nb = backend_for(s, false);
 	if (nb == NULL) {
 		free(pend);
 		sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -319,13 +341,15 @@ on_be_connect(uv_connect_t *req, int status)
 		int rc = px_write((uv_stream_t *)&b->h, b->pend, b->npend,
 				  on_be_write, b);
 
+		if (rc < 0) {
+			/* the connection is broken: the bytes, still in
+			 * pend, go to the next endpoint */
+			bc_connect_failed(b);
+			return;
+		}
 		free(b->pend);
 		b->pend = NULL;
 		b->npend = b->cap = 0;
-		if (rc < 0) {
-			bc_connect_failed(b); /* nothing of it was sent */
-			return;
-		}
 	}
 	bc_read(b, true);
 	if (b->sess)
@@ -420,6 +444,10 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			bc_close(b);
 		return;
 	}
+	if (s->tunnel) {
+		tunnel_read(s, false, nread, buf);
+		return;
+	}
 	if (nread == 0)
 		return;
 	if (nread < 0) {
@@ -432,6 +460,8 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 				return;
 			}
 		}
+		if (replay(s, b))
+			return;
 		bc_close(b);
 		if (!s->resp_started)
 			sess_end(s, resp_502, sizeof(resp_502) - 1);
@@ -451,6 +481,10 @@ on_be_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			sess_close(s);
 			return;
 		}
+	}
+	if (b->complete && b->status == 101 && s->qp.upgrade && s->req_done) {
+		tunnel_start(s, buf->base + n, (size_t)nread - n);
+		return;
 	}
 	if (b->complete) {
 		if (n < (size_t)nread)
@@ -505,6 +539,17 @@ static void
 sess_kill(struct plink *l)
 {
 	sess_close((struct hsess *)l);
+}
+
+/* Its service was removed: a client between requests is closed (one in
+ * a request is closed after its response, by finish_request). */
+static void
+sess_svc_gone(struct plink *l)
+{
+	struct hsess *s = (struct hsess *)l;
+
+	if (!s->in_req)
+		sess_end(s, NULL, 0);
 }
 
 static void
@@ -568,7 +613,7 @@ sess_update(struct hsess *s)
 /* The endpoint for the session's request: a pooled connection of the
  * chosen endpoint, else a new one; an endpoint is tried once. */
 static struct bconn *
-backend_for(struct hsess *s)
+backend_for(struct hsess *s, bool fresh)
 {
 	struct bconn *b = NULL;
 	struct pep *e;
@@ -580,14 +625,17 @@ backend_for(struct hsess *s)
 		if (e == NULL)
 			return NULL;
 		s->tried[s->ntried++] = e;
-		if (e->pool) {
+		if (e->pool && !fresh) {
 			b = e->pool;
 			pool_remove(b);
 			uv_timer_stop(&b->timer);
+			b->reused = true;
 		} else {
 			b = bc_connect(s->svc, e);
 		}
 	}
+	b->nsent = 0;
+	b->copy_over = false;
 	b->sess = s;
 	s->be = b;
 	b->ep->busy++;
@@ -596,6 +644,139 @@ backend_for(struct hsess *s)
 	http_parser_init(&b->rp, HTTP_RESPONSE);
 	b->rp.data = b;
 	return b;
+}
+
+static bool
+idempotent(unsigned char m)
+{
+	return m == HTTP_GET || m == HTTP_HEAD || m == HTTP_OPTIONS ||
+	       m == HTTP_TRACE;
+}
+
+/* A pooled connection failed before any byte of the response: the
+ * backend most likely closed it as idle while the request was on its way
+ * (the race every keep-alive pool has). A GET, HEAD, OPTIONS or TRACE
+ * whose bytes sent are all in the copy goes once more, on a new
+ * connection (Go's http.Transport does the same for idempotent requests
+ * on a reused connection). True when it went. */
+static bool
+replay(struct hsess *s, struct bconn *b)
+{
+	struct bconn *nb;
+	char *copy = b->sent;
+	size_t n = b->nsent, cap = b->capsent;
+	int i;
+
+	if (!b->reused || b->copy_over || s->resp_started || s->replayed ||
+	    !s->in_req || !idempotent(s->method) || b->sess != s)
+		return false;
+	s->replayed = true;
+	b->sent = NULL;
+	b->nsent = b->capsent = 0;
+	/* the same endpoint may take it again, on a new connection */
+	for (i = 0; i < s->ntried; i++)
+		if (s->tried[i] == b->ep)
+			s->tried[i] = NULL;
+	bc_close(b);
+	nb = backend_for(s, true);
+	if (nb == NULL) {
+		free(copy);
+		return false;
+	}
+	free(nb->pend);
+	nb->pend = copy;
+	nb->npend = n;
+	nb->cap = cap;
+	sess_update(s);
+	return true;
+}
+
+/* ---- after a 101 Switching Protocols: a tunnel ---- */
+
+static void
+on_tunnel_shut(uv_shutdown_t *req, int status)
+{
+	struct hsess *s = req->data;
+
+	if (status == UV_ECANCELED || s->closing)
+		return;
+	if (status < 0 || ++s->shut_done == 2)
+		sess_close(s);
+}
+
+/* Bytes of one side go to the other; an EOF is passed on as a shutdown
+ * (half-close) and the tunnel closes once both sides are shut, as in TCP
+ * mode. */
+static void
+tunnel_read(struct hsess *s, bool from_cli, ssize_t nread, const uv_buf_t *buf)
+{
+	struct bconn *b = s->be;
+	int rc;
+
+	if (b == NULL || nread == 0)
+		return;
+	if (nread > 0) {
+		s->last = uv_now(s->cli.loop);
+		rc = from_cli ? bc_send(b, buf->base, (size_t)nread)
+			      : px_write((uv_stream_t *)&s->cli, buf->base,
+					 (size_t)nread, on_cli_write, s);
+		if (rc < 0)
+			sess_close(s);
+		else
+			sess_update(s);
+		return;
+	}
+	if (nread != UV_EOF) {
+		sess_close(s);
+		return;
+	}
+	if (from_cli) {
+		s->cli_eof = true;
+		s->be_sreq.data = s;
+		rc = uv_shutdown(&s->be_sreq, (uv_stream_t *)&b->h,
+				 on_tunnel_shut);
+	} else {
+		b->eof = true;
+		s->sreq.data = s;
+		rc = uv_shutdown(&s->sreq, (uv_stream_t *)&s->cli,
+				 on_tunnel_shut);
+	}
+	if (rc < 0)
+		sess_close(s);
+	else
+		sess_update(s);
+}
+
+/* The backend switched protocols: the response (its head in this read)
+ * is forwarded, then whatever follows, and the client's bytes kept after
+ * its request go to the backend. The backend connection stays the
+ * session's until the end (busy for least-connections, and holding a
+ * draining endpoint until the tunnel ends, as a TCP connection would). */
+static void
+tunnel_start(struct hsess *s, const char *rest, size_t n)
+{
+	struct bconn *b = s->be;
+
+	s->tunnel = true;
+	s->in_req = false;
+	b->copy_over = true; /* no replay copies */
+	if (n > 0 &&
+	    px_write((uv_stream_t *)&s->cli, rest, n, on_cli_write, s) < 0) {
+		sess_close(s);
+		return;
+	}
+	if (s->npend) {
+		int rc = bc_send(b, s->pend, s->npend);
+
+		free(s->pend);
+		s->pend = NULL;
+		s->npend = s->cap = 0;
+		if (rc < 0) {
+			sess_close(s);
+			return;
+		}
+	}
+	sess_update(s);
 }
 
 /* Counts the response once, before its last bytes go to the client (a
@@ -618,6 +799,10 @@ finish_request(struct hsess *s)
 	bool reuse;
 
 	count_once(s, b);
+	/* A 101 the client did not ask for (no Upgrade): what follows is
+	 * not HTTP; neither side can be reused. */
+	if (b->status == 101 || b->rp.upgrade)
+		resp_keep = false;
 	reuse = resp_keep && s->req_done && !b->dirty &&
 		e->state == PROXY_EP_READY && !e->removed && !s->svc->removed &&
 		!s->svc->p->stopped;
@@ -656,7 +841,9 @@ on_req_begin(http_parser *qp)
 	s->req_done = s->resp_started = false;
 	s->t0 = uv_hrtime();
 	s->ntried = 0;
-	if (backend_for(s) == NULL) {
+	s->replayed = false;
+	s->method = HTTP_POST; /* not replayed before its headers are seen */
+	if (backend_for(s, false) == NULL) {
 		s->no_ep = true;
 		return -1;
 	}
@@ -728,6 +915,10 @@ on_cli_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 	if (s->closing || s->ending)
 		return;
+	if (s->tunnel) {
+		tunnel_read(s, true, nread, buf);
+		return;
+	}
 	if (nread > 0) {
 		s->last = uv_now(st->loop);
 		if (s->in_req && s->req_done) {
@@ -778,6 +969,8 @@ px_http_accept(struct psvc *svc)
 	s->svc = svc;
 	px_svc_ref(svc);
 	px_link(p, &s->link, sess_kill);
+	s->link.svc = svc;
+	s->link.svc_gone = sess_svc_gone;
 	CNT_ADD(svc->active, 1);
 	CNT_ADD(svc->total, 1);
 	uv_tcp_init(&p->loop, &s->cli);
@@ -786,7 +979,7 @@ px_http_accept(struct psvc *svc)
 	s->open_handles = 2;
 	http_parser_init(&s->qp, HTTP_REQUEST);
 	s->qp.data = s;
-	if (uv_accept((uv_stream_t *)&svc->listener, (uv_stream_t *)&s->cli) <
+	if (uv_accept((uv_stream_t *)svc->listener, (uv_stream_t *)&s->cli) <
 	    0) {
 		sess_close(s);
 		return;

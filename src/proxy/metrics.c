@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "histogram.h"
+#include "metrics.h"
 #include "pstate.h"
 
 /* Prometheus' default buckets, with finer ones below 5 ms: a request
@@ -128,86 +130,65 @@ proxy_endpoint_idle(struct proxy *p, const char *service, const char *key)
 	return st.active == 0;
 }
 
-/* A label value with Prometheus' escapes (backslash, quote, newline). */
+/* The labels service, [endpoint, revision,] [xname] of a sample. */
 static void
-label(struct strbuf *sb, const char *name, const char *v)
+labels(struct strbuf *l, const struct psvc *s, const struct pep *e,
+       const char *rev, const char *xname, const char *xval)
 {
-	strbuf_addf(sb, "%s=\"", name);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			strbuf_addch(sb, '\\');
-		if (*v == '\n') {
-			strbuf_addstr(sb, "\\n");
-			continue;
-		}
-		strbuf_addch(sb, *v);
-	}
-	strbuf_addch(sb, '"');
+	strbuf_reset(l);
+	metrics_label(l, "service", s->name);
+	if (e)
+		metrics_label(l, "endpoint", e->key);
+	if (rev)
+		metrics_label(l, "revision", rev);
+	if (xname)
+		metrics_label(l, xname, xval);
 }
 
 static void
-help(struct strbuf *sb, const char *name, const char *type, const char *text)
+sample(struct strbuf *sb, struct strbuf *l, const char *name,
+       const struct psvc *s, const struct pep *e, const char *rev,
+       const char *xname, const char *xval, uint64_t v)
 {
-	strbuf_addf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
-}
-
-/* One sample: NAME{service="..."[,endpoint=..,revision=..][,extra]} V */
-static void
-sample(struct strbuf *sb, const char *name, const struct psvc *s,
-       const struct pep *e, const char *rev, const char *xname,
-       const char *xval, uint64_t v)
-{
-	strbuf_addf(sb, "%s{", name);
-	label(sb, "service", s->name);
-	if (e) {
-		strbuf_addch(sb, ',');
-		label(sb, "endpoint", e->key);
-	}
-	if (rev) {
-		strbuf_addch(sb, ',');
-		label(sb, "revision", rev);
-	}
-	if (xname) {
-		strbuf_addch(sb, ',');
-		label(sb, xname, xval);
-	}
-	strbuf_addf(sb, "} %llu\n", (unsigned long long)v);
+	labels(l, s, e, rev, xname, xval);
+	metrics_sample_u64(sb, name, l->buf, v);
 }
 
 static void
-svc_metrics(struct strbuf *sb, struct psvc *svcs)
+svc_metrics(struct strbuf *sb, struct strbuf *l, struct psvc *svcs)
 {
+	static const char *const names[5] = {
+	    "drover_proxy_listener_up", "drover_proxy_connections_active",
+	    "drover_proxy_connections_total",
+	    "drover_proxy_connect_failures_total",
+	    "drover_proxy_rejected_total"};
+	static const char *const types[5] = {"gauge", "gauge", "counter",
+					     "counter", "counter"};
+	static const char *const texts[5] = {
+	    "1 when the service's port is bound and listening.",
+	    "Client connections open.", "Client connections accepted.",
+	    "Backend connects that failed or timed out.",
+	    "Connections or requests no endpoint could take."};
 	struct psvc *s, *tmp;
+	int m;
 
-	help(sb, "drover_proxy_listener_up", "gauge",
-	     "1 when the service's port is bound and listening.");
-	HASH_ITER(hh, svcs, s, tmp)
-	sample(sb, "drover_proxy_listener_up", s, NULL, NULL, NULL, NULL,
-	       atomic_load(&s->listen_error) == 0);
-	help(sb, "drover_proxy_connections_active", "gauge",
-	     "Client connections open.");
-	HASH_ITER(hh, svcs, s, tmp)
-	sample(sb, "drover_proxy_connections_active", s, NULL, NULL, NULL, NULL,
-	       CNT_GET(s->active));
-	help(sb, "drover_proxy_connections_total", "counter",
-	     "Client connections accepted.");
-	HASH_ITER(hh, svcs, s, tmp)
-	sample(sb, "drover_proxy_connections_total", s, NULL, NULL, NULL, NULL,
-	       CNT_GET(s->total));
-	help(sb, "drover_proxy_connect_failures_total", "counter",
-	     "Backend connects that failed or timed out.");
-	HASH_ITER(hh, svcs, s, tmp)
-	sample(sb, "drover_proxy_connect_failures_total", s, NULL, NULL, NULL,
-	       NULL, CNT_GET(s->fails));
-	help(sb, "drover_proxy_rejected_total", "counter",
-	     "Connections or requests no endpoint could take.");
-	HASH_ITER(hh, svcs, s, tmp)
-	sample(sb, "drover_proxy_rejected_total", s, NULL, NULL, NULL, NULL,
-	       CNT_GET(s->rejected));
+	for (m = 0; m < 5; m++) {
+		metrics_family(sb, names[m], types[m], texts[m]);
+		HASH_ITER(hh, svcs, s, tmp)
+		{
+			uint64_t v = m == 0 ? atomic_load(&s->listen_error) == 0
+				     : m == 1 ? CNT_GET(s->active)
+				     : m == 2 ? CNT_GET(s->total)
+				     : m == 3 ? CNT_GET(s->fails)
+					      : CNT_GET(s->rejected);
+
+			sample(sb, l, names[m], s, NULL, NULL, NULL, NULL, v);
+		}
+	}
 }
 
 static void
-ep_metrics(struct strbuf *sb, struct psvc *svcs)
+ep_metrics(struct strbuf *sb, struct strbuf *l, struct psvc *svcs)
 {
 	static const char *const names[3] = {
 	    "drover_proxy_endpoint_connections_active",
@@ -217,12 +198,13 @@ ep_metrics(struct strbuf *sb, struct psvc *svcs)
 	    "Backend connections open to the endpoint.",
 	    "Backend connections made to the endpoint.",
 	    "Connects to the endpoint that failed or timed out."};
+	const char *rn = "drover_proxy_endpoint_requests_total";
 	struct psvc *s, *tmp;
 	size_t i;
 	int m, k;
 
 	for (m = 0; m < 3; m++) {
-		help(sb, names[m], m ? "counter" : "gauge", texts[m]);
+		metrics_family(sb, names[m], m ? "counter" : "gauge", texts[m]);
 		HASH_ITER(hh, svcs, s, tmp)
 		for (i = 0; i < s->n_eps; i++) {
 			struct pep *e = s->eps[i];
@@ -230,69 +212,73 @@ ep_metrics(struct strbuf *sb, struct psvc *svcs)
 				     : m == 1 ? CNT_GET(e->total)
 					      : CNT_GET(e->fails);
 
-			sample(sb, names[m], s, e, e->rev ? e->rev->name : "",
-			       NULL, NULL, v);
+			sample(sb, l, names[m], s, e,
+			       e->rev ? e->rev->name : "", NULL, NULL, v);
 		}
 	}
-	help(sb, "drover_proxy_endpoint_requests_total", "counter",
-	     "HTTP responses from the endpoint, by status class.");
+	metrics_family(sb, rn, "counter",
+		       "HTTP responses from the endpoint, by status class.");
 	HASH_ITER(hh, svcs, s, tmp)
-	for (i = 0; i < s->n_eps; i++)
+	for (i = 0; i < s->n_eps; i++) {
+		struct pep *e = s->eps[i];
+
 		for (k = 0; k < 5; k++)
-			sample(sb, "drover_proxy_endpoint_requests_total", s,
-			       s->eps[i],
-			       s->eps[i]->rev ? s->eps[i]->rev->name : "",
-			       "code", klass[k], CNT_GET(s->eps[i]->req[k]));
+			sample(sb, l, rn, s, e, e->rev ? e->rev->name : "",
+			       "code", klass[k], CNT_GET(e->req[k]));
+	}
 }
 
 static void
-rev_metrics(struct strbuf *sb, struct psvc *svcs)
+rev_metrics(struct strbuf *sb, struct strbuf *l, struct psvc *svcs)
 {
 	const char *hn = "drover_proxy_request_duration_seconds";
+	uint64_t counts[PX_NBUCKETS];
 	struct psvc *s, *tmp;
 	struct prev *r;
 	int i, k;
 
-	help(sb, "drover_proxy_requests_total", "counter",
-	     "HTTP responses by revision and status class.");
+	metrics_family(sb, "drover_proxy_requests_total", "counter",
+		       "HTTP responses by revision and status class.");
 	HASH_ITER(hh, svcs, s, tmp)
 	for (r = s->revs; r; r = r->next)
 		for (k = 0; k < 5; k++)
-			sample(sb, "drover_proxy_requests_total", s, NULL,
+			sample(sb, l, "drover_proxy_requests_total", s, NULL,
 			       r->name, "code", klass[k], CNT_GET(r->req[k]));
-	help(sb, hn, "histogram",
-	     "Time from a request's first byte to its response's last.");
+	metrics_family(
+	    sb, hn, "histogram",
+	    "Time from a request's first byte to its response's last.");
 	HASH_ITER(hh, svcs, s, tmp)
 	for (r = s->revs; r; r = r->next) {
-		uint64_t cum = 0;
-		char le[32];
+		/* a copy of the counters as src/core/histogram.h has them */
+		struct histogram h = {.bounds = px_bucket_le,
+				      .nbounds = PX_NBUCKETS,
+				      .counts = counts};
 
-		for (i = 0; i <= PX_NBUCKETS; i++) {
-			cum += CNT_GET(r->bucket[i]);
-			if (i < PX_NBUCKETS)
-				snprintf(le, sizeof(le), "%g", px_bucket_le[i]);
-			else
-				strcpy(le, "+Inf");
-			sample(sb,
-			       "drover_proxy_request_duration_seconds_bucket",
-			       s, NULL, r->name, "le", le, cum);
-		}
-		strbuf_addf(sb, "%s_sum{", hn);
-		label(sb, "service", s->name);
-		strbuf_addch(sb, ',');
-		label(sb, "revision", r->name);
-		strbuf_addf(sb, "} %.9f\n", (double)CNT_GET(r->sum_ns) / 1e9);
-		sample(sb, "drover_proxy_request_duration_seconds_count", s,
-		       NULL, r->name, NULL, NULL, cum);
+		for (i = 0; i < PX_NBUCKETS; i++)
+			h.count += counts[i] = CNT_GET(r->bucket[i]);
+		h.count += CNT_GET(r->bucket[PX_NBUCKETS]);
+		h.sum = (double)CNT_GET(r->sum_ns) / 1e9;
+		labels(l, s, NULL, r->name, NULL, NULL);
+		metrics_histogram(sb, hn, l->buf, &h);
 	}
+}
+
+/* A metrics_collect_fn (src/sys/metrics.h): arg is the proxy. */
+void
+proxy_metrics_collect(void *arg, struct strbuf *out)
+{
+	proxy_metrics_append(arg, out);
 }
 
 void
 proxy_metrics_append(struct proxy *p, struct strbuf *sb)
 {
+	struct strbuf l = STRBUF_INIT;
+
 	uv_mutex_lock(&p->mu);
-	svc_metrics(sb, p->svcs);
-	ep_metrics(sb, p->svcs);
-	rev_metrics(sb, p->svcs);
+	svc_metrics(sb, &l, p->svcs);
+	ep_metrics(sb, &l, p->svcs);
+	rev_metrics(sb, &l, p->svcs);
 	uv_mutex_unlock(&p->mu);
+	strbuf_release(&l);
 }

@@ -2,6 +2,8 @@
  * of tables from other threads (the latest copy waits in p->pending; a
  * uv_async_send wakes the loop, which applies it). */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,8 @@ struct proxy *
 proxy_start(const struct proxy_config *cfg)
 {
 	struct proxy *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	int rc;
 
 	if (p == NULL)
 		return NULL;
@@ -68,7 +72,16 @@ proxy_start(const struct proxy_config *cfg)
 	p->async.data = p;
 	uv_mutex_init(&p->mu);
 	uv_mutex_init(&p->qmu);
-	if (uv_thread_create(&p->thread, run, p) < 0) {
+	/* The thread starts with every signal blocked: the process's
+	 * signals are the main loop's business, and a write to a client
+	 * that has gone raises SIGPIPE on the writing thread, which would
+	 * end the process; blocked, it stays pending and the write says
+	 * EPIPE. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = uv_thread_create(&p->thread, run, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0) {
 		uv_close((uv_handle_t *)&p->async, NULL);
 		uv_run(&p->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&p->loop);

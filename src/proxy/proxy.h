@@ -165,5 +165,9 @@ int proxy_endpoint_idle(struct proxy *p, const char *service, const char *key);
  * drover_proxy_requests_total{service,revision,code} and the histogram
  * drover_proxy_request_duration_seconds{service,revision}. */
 void proxy_metrics_append(struct proxy *p, struct strbuf *sb);
+/* The same as a collector of src/sys/metrics.h (arg: the proxy):
+ * metrics_register(m, "proxy", proxy_metrics_collect, p). It takes the
+ * proxy's lock; unregister it before proxy_stop(). */
+void proxy_metrics_collect(void *arg, struct strbuf *out);
 
 #endif

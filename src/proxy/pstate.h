@@ -78,10 +78,12 @@ struct psvc {
 	enum proxy_mode mode;
 	enum proxy_balance balance;
 	unsigned idle_ms, connect_ms;
-	uv_tcp_t listener;
+	uv_tcp_t *listener; /* owned; freed in its close callback, so that a
+			       new one may open while an old one closes */
 	bool listening;
 	_Atomic int listen_error;
 	bool removed;
+	uint64_t seen;    /* the last apply that had it (p->applies) */
 	unsigned refs;    /* connections, and the listener while it is open */
 	struct pep **eps; /* the table's endpoints, in its order */
 	size_t n_eps;
@@ -97,6 +99,10 @@ struct psvc {
 struct plink {
 	struct plink *prev, *next;
 	void (*kill)(struct plink *);
+	struct psvc *svc;
+	/* Optional: its service was removed (HTTP: an idle client is
+	 * closed). */
+	void (*svc_gone)(struct plink *);
 };
 
 /* A table as proxy_set_table() copied it. */
@@ -124,6 +130,7 @@ struct proxy {
 	_Atomic int64_t applied;
 
 	bool stopped;       /* loop side: proxy_stop() is under way */
+	uint64_t applies;   /* tables applied, counted on the loop */
 	struct plink conns; /* list head */
 	char slab[PX_SLAB];
 };

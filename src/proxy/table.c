@@ -225,7 +225,10 @@ px_svc_unref(struct psvc *s)
 static void
 on_listener_closed(uv_handle_t *h)
 {
-	px_svc_unref(h->data);
+	struct psvc *s = h->data;
+
+	free(h);
+	px_svc_unref(s);
 }
 
 static void
@@ -244,20 +247,26 @@ on_accept(uv_stream_t *server, int status)
 static void
 svc_listen(struct psvc *s)
 {
+	uv_tcp_t *l = malloc(sizeof(*l));
 	int rc;
 
-	uv_tcp_init(&s->p->loop, &s->listener);
-	s->listener.data = s;
+	if (l == NULL) {
+		atomic_store(&s->listen_error, UV_ENOMEM);
+		return;
+	}
+	uv_tcp_init(&s->p->loop, l);
+	l->data = s;
 	px_svc_ref(s);
-	rc = uv_tcp_bind(&s->listener, (struct sockaddr *)&s->sa, 0);
+	rc = uv_tcp_bind(l, (struct sockaddr *)&s->sa, 0);
 	if (rc == 0)
-		rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_accept);
+		rc = uv_listen((uv_stream_t *)l, 1024, on_accept);
 	atomic_store(&s->listen_error, rc);
 	if (rc == 0) {
+		s->listener = l;
 		s->listening = true;
 		return;
 	}
-	uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+	uv_close((uv_handle_t *)l, on_listener_closed);
 }
 
 static void
@@ -266,7 +275,8 @@ svc_unlisten(struct psvc *s)
 	if (!s->listening)
 		return;
 	s->listening = false;
-	uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+	uv_close((uv_handle_t *)s->listener, on_listener_closed);
+	s->listener = NULL;
 }
 
 /* Takes an endpoint off its service (p->mu held by the caller). */
@@ -391,6 +401,8 @@ px_apply(struct proxy *p, struct tcopy *t)
 	struct pep **settle = calloc(count_eps(p, t) + 1, sizeof(*settle));
 	struct psvc **gone = NULL, *s, *tmp;
 	size_t i, n_settle = 0, n_gone = 0, n_svcs = HASH_COUNT(p->svcs);
+	uint64_t seq = ++p->applies;
+
 	gone = calloc(n_svcs + 1, sizeof(*gone));
 	if (settle == NULL || gone == NULL)
 		goto out; /* out of memory: the old table stays */
@@ -415,6 +427,7 @@ px_apply(struct proxy *p, struct tcopy *t)
 					s);
 			relisten = true;
 		}
+		s->seen = seq;
 		free(s->address);
 		s->address = strdup(in->address);
 		s->port = in->port;
@@ -432,11 +445,7 @@ px_apply(struct proxy *p, struct tcopy *t)
 	}
 	HASH_ITER(hh, p->svcs, s, tmp)
 	{
-		bool found = false;
-
-		for (i = 0; i < t->t.n_services && !found; i++)
-			found = strcmp(t->t.services[i].name, s->name) == 0;
-		if (!found) {
+		if (s->seen != seq) {
 			svc_remove(s, &settle, &n_settle);
 			gone[n_gone++] = s;
 		}
@@ -444,6 +453,15 @@ px_apply(struct proxy *p, struct tcopy *t)
 	uv_mutex_unlock(&p->mu);
 	for (i = 0; i < n_settle; i++)
 		ep_settle(settle[i]);
+	if (n_gone > 0) {
+		struct plink *l, *next;
+
+		for (l = p->conns.next; l != &p->conns; l = next) {
+			next = l->next;
+			if (l->svc_gone && l->svc && l->svc->removed)
+				l->svc_gone(l);
+		}
+	}
 	for (i = 0; i < n_gone; i++)
 		px_svc_unref(gone[i]);
 	atomic_store(&p->applied, t->gen);

@@ -275,8 +275,7 @@ px_tcp_accept(struct psvc *s)
 	uv_timer_init(&p->loop, &c->timer);
 	c->cli.data = c->timer.data = c;
 	c->open_handles = 2;
-	if (uv_accept((uv_stream_t *)&s->listener, (uv_stream_t *)&c->cli) <
-	    0) {
+	if (uv_accept((uv_stream_t *)s->listener, (uv_stream_t *)&c->cli) < 0) {
 		tc_close(c);
 		return;
 	}

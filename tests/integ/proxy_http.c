@@ -4,13 +4,17 @@
  * the drained endpoint is reported idle; counters by status class,
  * endpoint and revision, and their Prometheus text; a chunked response
  * forwarded intact; a refused endpoint retried; Connection: close
- * honoured; pipelined requests answered in order; no endpoint: 503. */
+ * honoured; pipelined requests answered in order; no endpoint: 503;
+ * endpoints flipped under load lose no request; a GET on a pooled
+ * connection the backend closed goes again; a removed service closes its
+ * idle clients. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "metrics.h"
 #include "proxy.h"
 #include "proxy_testlib.h"
 
@@ -250,6 +254,38 @@ test_refused_endpoint_retried(void **state)
 	assert_int_equal(st.rejected, 0);
 }
 
+/* An endpoint whose connects hang: the request moves on to the next
+ * endpoint after the connect timeout, on the same client connection. */
+static void
+test_connect_timeout_moves_on(void **state)
+{
+	struct fx *f = *state;
+	struct proxy_service_stats st;
+	struct hresp r;
+	int bh, fill[3], i, fd, slow = 0;
+
+	f->eps[0].port = blackhole_port(&bh, fill);
+	f->svc.connect_timeout_ms = 150;
+	set(f);
+	fd = client(f->port);
+	for (i = 0; i < 4; i++) {
+		uint64_t t0 = uv_hrtime();
+
+		assert_int_equal(http_get(fd, "/", NULL, &r), 0);
+		assert_int_equal(r.status, 200);
+		assert_string_equal(r.body, "B");
+		slow += uv_hrtime() - t0 >= 140 * 1000000ull;
+	}
+	assert_true(slow >= 1); /* the timeout, not a refusal */
+	close(fd);
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_true(st.connect_failures >= 2);
+	assert_int_equal(st.total, 1);
+	for (i = 0; i < 3; i++)
+		close(fill[i]);
+	close(bh);
+}
+
 static void
 test_connection_close_honoured(void **state)
 {
@@ -298,6 +334,84 @@ test_no_endpoint_503(void **state)
 	fd = client(f->port);
 	assert_int_equal(http_get(fd, "/", NULL, &r), 0);
 	assert_int_equal(r.status, 503);
+	close(fd);
+}
+
+/* A backend that closes a pooled connection as the next request comes:
+ * a GET goes again on a new connection and succeeds; a POST is not
+ * replayed (it may have been acted on) and gets 502. */
+static void
+test_stale_pooled_connection_replayed(void **state)
+{
+	struct fx *f = *state;
+	const char *post = "POST / HTTP/1.1\r\nHost: t\r\n"
+			   "Content-Length: 2\r\n\r\nhi";
+	struct hresp r;
+	int fd, i;
+
+	f->bp.b[0].mode = B_HTTP_ONESHOT;
+	f->svc.n_endpoints = 1;
+	set(f);
+	fd = client(f->port);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(http_get(fd, "/", NULL, &r), 0);
+		assert_int_equal(r.status, 200);
+		assert_string_equal(r.body, "A");
+	}
+	assert_int_equal(atomic_load(&f->bp.b[0].accepted), 5);
+	assert_int_equal(write(fd, post, strlen(post)), (ssize_t)strlen(post));
+	assert_int_equal(http_read(fd, &r), 0);
+	assert_int_equal(r.status, 502);
+	close(fd);
+}
+
+/* A service left out of the table: its port closes, and a keep-alive
+ * client between requests is closed. */
+static void
+test_removed_service_closes_idle_clients(void **state)
+{
+	struct fx *f = *state;
+	struct proxy_table empty = {0};
+	struct hresp r;
+	char buf[8];
+	int fd = client(f->port), i;
+	int64_t gen;
+
+	assert_int_equal(http_get(fd, "/", NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	gen = proxy_set_table(f->p, &empty);
+	for (i = 0; i < 400 && proxy_applied(f->p) < gen; i++)
+		sleep_ms(5);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	assert_int_equal(client(f->port), -1);
+}
+
+/* An Upgrade: the 101 goes to the client, then bytes both ways (here
+ * echoed by the backend, the first ones sent with the request), and the
+ * client's EOF ends the tunnel from both sides. */
+static void
+test_upgrade_tunnels(void **state)
+{
+	struct fx *f = *state;
+	const char *up = "GET /upgrade HTTP/1.1\r\nHost: t\r\n"
+			 "Connection: Upgrade\r\nUpgrade: echo\r\n\r\nearly";
+	struct hresp r;
+	char buf[64];
+	int fd = client(f->port);
+
+	f->svc.n_endpoints = 1;
+	set(f);
+	assert_int_equal(write(fd, up, strlen(up)), (ssize_t)strlen(up));
+	assert_int_equal(http_read(fd, &r), 0);
+	assert_int_equal(r.status, 101);
+	assert_int_equal(read(fd, buf, 5), 5);
+	assert_memory_equal(buf, "early", 5);
+	assert_int_equal(write(fd, "hello", 5), 5);
+	assert_int_equal(read(fd, buf, 5), 5);
+	assert_memory_equal(buf, "hello", 5);
+	shutdown(fd, SHUT_WR);
+	assert_int_equal(read_all(fd, buf, sizeof(buf)), 0);
 	close(fd);
 }
 
@@ -379,6 +493,8 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_endpoint_retried,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_timeout_moves_on,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_connection_close_honoured,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pipelined_in_order, setup,
@@ -387,6 +503,12 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_flips_under_load_lose_nothing,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_stale_pooled_connection_replayed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_removed_service_closes_idle_clients, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_upgrade_tunnels, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -217,6 +217,39 @@ test_refused_endpoint_is_skipped(void **state)
 	assert_int_equal(es.connect_failures, st.connect_failures);
 }
 
+/* An endpoint whose connects hang: the connect timeout moves each
+ * connection on to the next endpoint. */
+static void
+test_connect_timeout_moves_on(void **state)
+{
+	struct fx *f = *state;
+	struct proxy_service_stats st;
+	int bh, fill[3], i, slow = 0;
+	uint64_t t0;
+	char id[2];
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->eps[0].port = blackhole_port(&bh, fill);
+	f->eps[1] = ep(f, 1, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 2;
+	f->svc.connect_timeout_ms = 150;
+	set(f);
+	for (i = 0; i < 4; i++) {
+		t0 = uv_hrtime();
+		close(connect_id(f, id));
+		assert_int_equal(id[0], 'B');
+		assert_true(uv_hrtime() - t0 < 900 * 1000000ull);
+		slow += uv_hrtime() - t0 >= 140 * 1000000ull;
+	}
+	assert_true(slow >= 1); /* the timeout, not a refusal */
+	assert_int_equal(proxy_service_stats(f->p, "default/web", &st), 0);
+	assert_true(st.connect_failures >= 2);
+	assert_int_equal(st.rejected, 0);
+	for (i = 0; i < 3; i++)
+		close(fill[i]);
+	close(bh);
+}
+
 static void
 test_half_close_client_side(void **state)
 {
@@ -405,6 +438,129 @@ test_port_in_use_is_reported(void **state)
 	close(busy);
 }
 
+/* A service given another port: the old listener closes, the new one
+ * opens, an established connection carries on. */
+static void
+test_service_moves_port(void **state)
+{
+	struct fx *f = *state;
+	char id[2];
+	int c1, old = f->port;
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 1;
+	set(f);
+	c1 = connect_id(f, id);
+	f->port = f->svc.port = free_port();
+	set(f);
+	close(connect_id(f, id));
+	assert_int_equal(id[0], 'A');
+	assert_int_equal(client(old), -1);
+	echo_ok(c1);
+	close(c1);
+}
+
+#define BIG (4 << 20)
+
+struct writer {
+	int fd;
+	size_t n, done;
+	uv_thread_t th;
+};
+
+static unsigned char
+pattern(size_t i)
+{
+	return (unsigned char)(i * 7 + i / 251);
+}
+
+static void
+write_big(void *arg)
+{
+	struct writer *w = arg;
+	unsigned char buf[16384];
+	size_t i;
+
+	while (w->done < w->n) {
+		size_t k =
+		    w->n - w->done < sizeof(buf) ? w->n - w->done : sizeof(buf);
+		ssize_t r;
+
+		for (i = 0; i < k; i++)
+			buf[i] = pattern(w->done + i);
+		r = write(w->fd, buf, k);
+		if (r <= 0)
+			return;
+		w->done += (size_t)r;
+	}
+}
+
+/* 4 MiB through the proxy and back (the backend echoes) while the
+ * client reads slowly at first: the queued writes, the pause of a side
+ * whose peer's queue is long, and its resumption keep every byte in
+ * order. */
+static void
+test_large_transfer_intact(void **state)
+{
+	struct fx *f = *state;
+	struct writer w = {.n = BIG};
+	unsigned char *got = malloc(BIG);
+	char id[2];
+	size_t n = 0;
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 1;
+	set(f);
+	w.fd = connect_id(f, id);
+	uv_thread_create(&w.th, write_big, &w);
+	sleep_ms(200); /* let the queues fill */
+	while (n < BIG) {
+		ssize_t r = read(w.fd, got + n, BIG - n);
+
+		assert_true(r > 0);
+		n += (size_t)r;
+	}
+	uv_thread_join(&w.th);
+	assert_int_equal(w.done, BIG);
+	for (n = 0; n < BIG; n++)
+		if (got[n] != pattern(n))
+			break;
+	assert_int_equal(n, BIG);
+	close(w.fd);
+	free(got);
+}
+
+/* A client that resets its connection while the backend still sends:
+ * the proxy's writes fail (EPIPE, no SIGPIPE for the process), the pair
+ * is closed, the proxy serves on. */
+static void
+test_client_reset_mid_stream(void **state)
+{
+	struct fx *f = *state;
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	struct writer w = {.n = 1 << 20};
+	struct proxy_service_stats st;
+	char id[2];
+	int i;
+
+	f->eps[0] = ep(f, 0, "v1", PROXY_EP_READY);
+	f->svc.n_endpoints = 1;
+	set(f);
+	w.fd = connect_id(f, id);
+	write_big(&w);
+	setsockopt(w.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(w.fd);
+	for (i = 0; i < 400; i++) {
+		proxy_service_stats(f->p, "default/web", &st);
+		if (st.active == 0)
+			break;
+		sleep_ms(5);
+	}
+	assert_int_equal(st.active, 0);
+	close(connect_id(f, id));
+	assert_int_equal(id[0], 'A');
+}
+
 struct loader {
 	int port;
 	int n, ok;
@@ -488,6 +644,8 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_refused_endpoint_is_skipped,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_timeout_moves_on,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_half_close_client_side, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_half_close_backend_side, setup,
@@ -502,6 +660,12 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_flips_under_load_lose_nothing,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_large_transfer_intact, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_service_moves_port, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_client_reset_mid_stream, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

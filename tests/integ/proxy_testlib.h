@@ -6,6 +6,8 @@
 #include <http_parser.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,10 +19,14 @@
 #include <uv.h>
 
 enum bmode {
-	B_ECHO,      /* "ID\n" on accept, echoes, "bye\n" on EOF, then EOF */
-	B_SHUTFIRST, /* "ID\n" then EOF at once; records what it receives */
-	B_HTTP,      /* HTTP/1.1 keep-alive: "/" answers the ID, "/chunked"
+	B_ECHO,         /* "ID\n" on accept, echoes, "bye\n" on EOF, then EOF */
+	B_SHUTFIRST,    /* "ID\n" then EOF at once; records what it receives */
+	B_HTTP,         /* HTTP/1.1 keep-alive: "/" answers the ID, "/chunked"
 			a chunked body */
+	B_HTTP_ONESHOT, /* the same, but a connection's second request is
+			   not answered: the connection is closed (a
+			   backend closing an idle keep-alive connection
+			   as the request arrives) */
 };
 
 struct backend {
@@ -50,6 +56,8 @@ struct bconnx {
 	http_parser hp;
 	char url[64];
 	size_t nurl;
+	int served;
+	bool raw; /* switched protocols: echoes */
 	uv_shutdown_t sreq;
 };
 
@@ -134,7 +142,19 @@ tl_on_complete(http_parser *hp)
 	char out[512];
 	int n;
 
+	if (c->b->mode == B_HTTP_ONESHOT && c->served++ > 0) {
+		tl_close(c);
+		return 0;
+	}
 	atomic_fetch_add(&c->b->requests, 1);
+	if (strcmp(c->url, "/upgrade") == 0) {
+		const char *sw = "HTTP/1.1 101 Switching Protocols\r\n"
+				 "Connection: Upgrade\r\nUpgrade: echo\r\n\r\n";
+
+		tl_write(c, sw, strlen(sw));
+		c->raw = true;
+		return 0;
+	}
 	if (strcmp(c->url, "/chunked") == 0) {
 		/* in two writes: the proxy streams what it has */
 		tl_write(c,
@@ -177,10 +197,14 @@ tl_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (b->mode == B_ECHO)
 			tl_write(c, buf->base, nread);
-		if (b->mode == B_HTTP) {
+		if (b->mode >= B_HTTP && c->raw) {
+			tl_write(c, buf->base, nread);
+		} else if (b->mode >= B_HTTP) {
 			size_t n = http_parser_execute(&c->hp, &tl_http,
 						       buf->base, nread);
-			if (n != (size_t)nread)
+			if (c->raw && n < (size_t)nread)
+				tl_write(c, buf->base + n, nread - n);
+			else if (n != (size_t)nread)
 				tl_close(c);
 		}
 		return;
@@ -215,7 +239,7 @@ tl_accept(uv_stream_t *srv, int status)
 	atomic_fetch_add(&b->accepted, 1);
 	http_parser_init(&c->hp, HTTP_REQUEST);
 	c->hp.data = c;
-	if (b->mode != B_HTTP) {
+	if (b->mode < B_HTTP) {
 		snprintf(hello, sizeof(hello), "%s\n", b->id);
 		tl_write(c, hello, strlen(hello));
 	}
@@ -274,7 +298,17 @@ bpool_start(struct bpool *p, int n, enum bmode mode)
 		uv_tcp_getsockname(&b->srv, (struct sockaddr *)&sa, &len);
 		b->port = ntohs(sa.sin_port);
 	}
-	uv_thread_create(&p->th, tl_run, p);
+	{
+		/* The backends' writes to a proxy that closed raise SIGPIPE
+		 * on their thread: blocked there, so that the process
+		 * dies of it only if the proxy's thread raises it. */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		uv_thread_create(&p->th, tl_run, p);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 }
 
 static void
@@ -300,6 +334,28 @@ dead_port(void)
 	port = ntohs(sa.sin_port);
 	close(fd);
 	return port;
+}
+
+/* A port whose connects hang: a listener with a backlog of 0 that never
+ * accepts, its queue filled by the connections left in fill[3] (the
+ * kernel then drops further SYNs). Close fill[] and *fd after. */
+static int __attribute__((unused)) blackhole_port(int *fd, int fill[3])
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int i;
+
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(*fd, (struct sockaddr *)&sa, sizeof(sa));
+	listen(*fd, 0);
+	getsockname(*fd, (struct sockaddr *)&sa, &len);
+	for (i = 0; i < 3; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[i], (struct sockaddr *)&sa, sizeof(sa));
+	}
+	usleep(50000);
+	return ntohs(sa.sin_port);
 }
 
 /* A free port for a proxy listener (same trick: a race with other
@@ -427,20 +483,14 @@ static const http_parser_settings hr_settings = {
     .on_message_complete = hr_done,
 };
 
-/* Sends a GET of path on fd and reads its response (one byte at a time,
- * so that nothing of a later response is taken). 0, or -1. */
-static int __attribute__((unused))
-http_get(int fd, const char *path, const char *extra, struct hresp *r)
+/* Reads one response from fd (one byte at a time, so that nothing of a
+ * later response is taken). 0, or -1. */
+static int
+http_read(int fd, struct hresp *r)
 {
-	char req[256];
 	http_parser hp;
-	int n =
-	    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n%s\r\n",
-		     path, extra ? extra : "");
 
 	memset(r, 0, sizeof(*r));
-	if (write(fd, req, n) != n)
-		return -1;
 	http_parser_init(&hp, HTTP_RESPONSE);
 	hp.data = r;
 	while (!r->done) {
@@ -455,4 +505,18 @@ http_get(int fd, const char *path, const char *extra, struct hresp *r)
 			return -1;
 	}
 	return 0;
+}
+
+/* Sends a GET of path on fd and reads its response. 0, or -1. */
+static int __attribute__((unused))
+http_get(int fd, const char *path, const char *extra, struct hresp *r)
+{
+	char req[256];
+	int n =
+	    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n%s\r\n",
+		     path, extra ? extra : "");
+
+	if (write(fd, req, n) != n)
+		return -1;
+	return http_read(fd, r);
 }
