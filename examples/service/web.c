@@ -84,22 +84,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HDR_MAX     8192               /* request line and headers */
-#define OUT_MAX     4096               /* one whole response */
-#define FIELD_MAX   1024               /* version string, pod name */
-#define BODY_MAX    (1024 * 1024)      /* request body read and dropped */
-#define MAX_CONNS   512                /* below the usual 1024 fd limit */
-#define IO_TIMEOUT  30000              /* ms to read a request or write */
+#define HDR_MAX    8192          /* request line and headers */
+#define OUT_MAX    4096          /* one whole response */
+#define FIELD_MAX  1024          /* version string, pod name */
+#define BODY_MAX   (1024 * 1024) /* request body read and dropped */
+#define MAX_CONNS  512           /* below the usual 1024 fd limit */
+#define IO_TIMEOUT 30000         /* ms to read a request or write */
 /* After SIGTERM, how long an idle keep-alive connection may still bring
  * a request. Closing it at once would race a request already on its way
  * (a client, or a proxy, sends the next one as soon as the last answer
  * arrives: the connection is "idle" on this side most of the time), and
  * that request would fail with a reset. */
 #define DRAIN_LINGER_MS 1000
-#define SLOW_MAX    3600000            /* ms, the longest /slow */
-#define TIME_MAX    (INT64_C(1) << 40) /* ms, any switch */
-#define ADDR_MAX    64                 /* a numeric IPv4 or IPv6 address */
-#define EXIT_SIGINT 130                /* 128 + SIGINT, as a shell reports */
+#define SLOW_MAX        3600000            /* ms, the longest /slow */
+#define TIME_MAX        (INT64_C(1) << 40) /* ms, any switch */
+#define ADDR_MAX        64                 /* a numeric IPv4 or IPv6 address */
+#define EXIT_SIGINT     130 /* 128 + SIGINT, as a shell reports */
 
 /* Where a connection is in its request/response cycle. */
 enum conn_state {

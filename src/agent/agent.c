@@ -809,3 +809,12 @@ agent_stop(struct agent *a)
 		uv_close((uv_handle_t *)&a->resync, on_closed);
 	}
 }
+
+void
+agent_metrics_collect(void *arg, struct strbuf *out)
+{
+	struct agent *a = arg;
+
+	if (a)
+		agent_services_metrics(a->svc, out);
+}

@@ -47,5 +47,9 @@ struct agent;
 /* Registers the Node and starts watching; NULL if the API refused. */
 struct agent *agent_start(const struct agent_config *cfg);
 void agent_stop(struct agent *a);
+/* The collector of the proxy's counters for GET /metrics (metrics.h):
+ * arg is an agent, or NULL (nothing). */
+struct strbuf;
+void agent_metrics_collect(void *arg, struct strbuf *out);
 
 #endif

@@ -61,6 +61,7 @@ struct agent_services {
 	unsigned tries;
 	struct strbuf in;
 	char *published; /* the annotation this node has now, as written */
+	char *metrics;   /* the proxy's counters, as it last sent them */
 	struct left *left;
 	int closing;
 };
@@ -431,6 +432,14 @@ on_busy(struct agent_services *s, json_t *msg)
 	int64_t rv = -1;
 	size_t i;
 
+	if (op && !strcmp(op, "metrics")) {
+		const char *text =
+		    json_string_value(json_object_get(msg, "text"));
+
+		free(s->metrics);
+		s->metrics = text ? xstrdup(text) : NULL;
+		return;
+	}
 	if (op == NULL || strcmp(op, "busy") || !json_is_array(busy))
 		return;
 	for (i = 0; i < GENS; i++)
@@ -648,6 +657,13 @@ agent_services_forget(struct agent_services *s, const char *uid)
 	}
 }
 
+void
+agent_services_metrics(struct agent_services *s, struct strbuf *out)
+{
+	if (s && s->metrics && s->want_proxy)
+		strbuf_addstr(out, s->metrics);
+}
+
 /* ---- start, stop ---- */
 
 struct agent_services *
@@ -715,6 +731,7 @@ agent_services_stop(struct agent_services *s)
 	free(s->table_text);
 	free(s->table_msg);
 	free(s->published);
+	free(s->metrics);
 	strbuf_release(&s->in);
 	s->closing = 2 + (s->conn != NULL) + (s->proc != NULL);
 	if (s->proc) {

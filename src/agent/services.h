@@ -58,6 +58,10 @@ void agent_services_stop(struct agent_services *s);
  * it, or its slices show none of its endpoints ready and every node's
  * proxy has seen that and has nothing open to it (core/drain.h). */
 bool agent_services_drained(struct agent_services *s, const struct pod *p);
+/* Appends the proxy's counters (Prometheus text, as the proxy process
+ * last sent them, at most a second old) to out; nothing without one. */
+struct strbuf;
+void agent_services_metrics(struct agent_services *s, struct strbuf *out);
 /* The pod is gone: forget what was kept for it. */
 void agent_services_forget(struct agent_services *s, const char *uid);
 

@@ -16,7 +16,9 @@
  * ends at once with status 0 (the first one serves).
  *
  * One control client at a time: a new connection replaces the old one
- * (an agent that restarted). Each table applied is answered with the
+ * (an agent that restarted). While one is connected, the proxy's
+ * counters are sent to it every METRICS_MS as Prometheus text
+ * ({"op":"metrics","text":...}): the agent serves them on /metrics. Each table applied is answered with the
  * "busy" message (wire.h), and so is each endpoint that drains; the
  * endpoints of earlier tables that are gone are watched until idle too,
  * so that a pod left out of a table is reported busy while a connection
@@ -42,6 +44,9 @@
 #include "wire.h"
 #include "xalloc.h"
 
+/* How often the counters go to the agent. */
+#define METRICS_MS 1000
+
 /* A line longer than this ends the control connection. */
 #define MAX_LINE (16u << 20)
 
@@ -59,6 +64,7 @@ struct proxyd {
 	struct strbuf in;  /* the client's unfinished line */
 	uv_async_t wake;   /* from the proxy's thread: applied or idle */
 	uv_signal_t sigterm, sigint;
+	uv_timer_t metrics;
 	struct proxy *proxy;
 	struct proxy_table *table; /* the last table given (owned) */
 	int64_t table_pgen;        /* its proxy generation */
@@ -193,6 +199,28 @@ static void
 on_wake(uv_async_t *a)
 {
 	report(a->data, false);
+}
+
+static void
+on_metrics(uv_timer_t *t)
+{
+	struct proxyd *d = t->data;
+	struct strbuf sb;
+	json_t *msg;
+	char *text;
+
+	if (d->client == NULL)
+		return;
+	strbuf_init(&sb);
+	proxy_metrics_append(d->proxy, &sb);
+	msg =
+	    json_pack("{ss ss}", "op", "metrics", "text", sb.buf ? sb.buf : "");
+	strbuf_release(&sb);
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (text)
+		send_line(d, text);
+	free(text);
 }
 
 static bool
@@ -357,6 +385,7 @@ stop_all(struct proxyd *d)
 	uv_close((uv_handle_t *)&d->wake, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
+	uv_close((uv_handle_t *)&d->metrics, NULL);
 }
 
 static void
@@ -428,6 +457,9 @@ proxyd_main(int argc, char **argv)
 	d.sigterm.data = d.sigint.data = &d;
 	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
 	uv_signal_start(&d.sigint, on_signal, SIGINT);
+	uv_timer_init(d.loop, &d.metrics);
+	d.metrics.data = &d;
+	uv_timer_start(&d.metrics, on_metrics, METRICS_MS, METRICS_MS);
 	cfg.on_idle = on_idle;
 	cfg.on_applied = on_applied;
 	cfg.arg = &d;

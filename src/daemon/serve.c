@@ -535,6 +535,13 @@ serve_exec_helper(int argc, char **argv)
 	return secexec_main(argc, argv);
 }
 
+/* The metrics collector of the proxy: what the running agent has. */
+static void
+proxy_metrics(void *arg, struct strbuf *out)
+{
+	agent_metrics_collect(((struct serve *)arg)->agent, out);
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -790,6 +797,9 @@ serve_main(int argc, char **argv)
 	metrics_register(s.metrics, "store", api_store_metrics_collect, s.api);
 	metrics_register(s.metrics, "workqueue", queue_metrics_collect, NULL);
 	metrics_register(s.metrics, "process", metrics_process_collect, NULL);
+	/* The proxy's counters, through the agent of the moment (it is
+	 * started again after a store rollback). */
+	metrics_register(s.metrics, "proxy", proxy_metrics, &s);
 	hc.api = s.api;
 	hc.loop = s.loop;
 	hc.unix_path = sock;

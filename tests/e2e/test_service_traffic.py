@@ -67,7 +67,8 @@ def service(port, mode):
 
 
 class Load:
-    """wrk against the Service for `seconds`, in the background."""
+    """wrk against the Service for at most `seconds`, in the background,
+    until result() ends it (SIGINT: wrk stops and reports)."""
 
     def __init__(self, port, seconds):
         self.p = subprocess.Popen(
@@ -75,7 +76,12 @@ class Load:
              "http://127.0.0.1:%d/" % port],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
+    def running(self):
+        return self.p.poll() is None
+
     def result(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
         out = self.p.communicate(timeout=120)[0]
         m = re.search(r"(\d+) requests in", out)
         assert m, out
@@ -161,18 +167,20 @@ def cluster():
 
 
 def under_load(dm, port, seconds, action, done, what):
-    """Runs action() under `seconds` of load, then waits for done(); the
-    load must outlast the action. Asserts 0 failed requests."""
-    load = Load(port, seconds)
-    time.sleep(1)  # the load is running before the change
+    """Runs action() under load, waits (at most `seconds`) for done(),
+    keeps the load on for one more second, then stops it. Asserts that the
+    load outlasted the action and that no request failed."""
+    load = Load(port, seconds + 10)
+    time.sleep(1)  # load before the change (a span of time, not a wait)
     t0 = time.monotonic()
     action()
     wait_for(done, timeout=seconds, what=what)
     took = time.monotonic() - t0
+    time.sleep(1)  # and load after it
+    assert load.running(), "the load ended before %s was done" % what
     r = load.result()
     print("%s: %d requests, %d socket errors, %d non-2xx, done in %.1f s" % (
         what, r["requests"], r["socket_errors"], r["non2xx"], took))
-    assert took < seconds - 1, "the load ended before %s: %.1f s" % (what, took)
     assert r["requests"] > 100, r["text"]
     assert r["socket_errors"] == 0, r["text"]
     assert r["non2xx"] == 0, r["text"]
@@ -234,6 +242,16 @@ def test_zero_failed_requests_while_pods_change(cluster, mode):
     under_load(dm, port, 15, crash, lambda: settled(dm, "v1", 2),
                "the daemon's SIGKILL and restart")
     assert proxy_pid(dm) == proxy, "the proxy process was replaced"
+
+    # The proxy's counters reach /metrics (through the agent, each second).
+    def counted():
+        text = dm.req("GET", "/metrics").text
+        want = (r'drover_proxy_requests_total\{service="default/web",'
+                r'revision="[0-9a-f]+",code="2xx"\} ([0-9]+)' if mode == "http" else
+                r'drover_proxy_connections_total\{service="default/web"\} ([0-9]+)')
+        m = re.search(want, text)
+        return m and int(m.group(1)) > 0
+    wait_for(counted, timeout=10, what="the proxy's counters on /metrics")
 
 
 def test_recreate_downtime_is_measured(cluster):
