@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh - runs the planner benchmark, hyperfine on `drover plan`, then
-# the API benchmark (bench/api/run.sh: drover serve next to etcd).
+# the API benchmark (bench/api/run.sh: drover serve next to etcd), the
+# rollout and scale benchmarks, and the proxy next to haproxy.
 # Usage: bench/run.sh BUILD_DIR   (a Release build: `make bench` makes one)
 set -e
 build=${1:?usage: bench/run.sh BUILD_DIR}
@@ -30,3 +31,7 @@ echo "== bench/rollout: a 50-replica rollout of the example service"
 echo
 echo "== bench/scale: pods as objects at 1,000, 5,000 and 20,000"
 /usr/bin/python3 "$root/bench/scale/scale.py" "$build"
+
+echo
+echo "== bench/proxy: drover's Service proxy next to haproxy, tcp and http"
+/usr/bin/python3 "$root/bench/proxy/proxy.py" "$build"

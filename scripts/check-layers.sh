@@ -20,8 +20,9 @@ allowed() {
 	client) echo "client codec sys core" ;;
 	api) echo "api client store codec sys core" ;;
 	ctl) echo "ctl client codec sys core" ;;
-	agent) echo "agent client codec sys core" ;;
-	daemon) echo "daemon agent ctl api client store codec sys core" ;;
+	proxy) echo "proxy sys core" ;;
+	agent) echo "agent proxy client codec sys core" ;;
+	daemon) echo "daemon agent proxy ctl api client store codec sys core" ;;
 	cli) echo "cli daemon api client codec sys core" ;;
 	*) echo "" ;;
 	esac

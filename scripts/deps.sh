@@ -6,8 +6,8 @@ need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqli
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus" ;;
-	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests" ;;
+	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk" ;;
+	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests haproxy" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;
 	esac

@@ -49,10 +49,12 @@
  *
  * Signals
  *   SIGTERM  log "draining", close the listening socket (new connections
- *            are refused), close idle keep-alive connections, finish every
- *            request already received (including /slow ones) with
- *            "Connection: close", then log "exiting" and exit 0. Another
- *            SIGTERM while draining changes nothing.
+ *            are refused), finish every request already received
+ *            (including /slow ones) with "Connection: close", answer a
+ *            request that arrives on an idle keep-alive connection within
+ *            DRAIN_LINGER_MS (1 s) the same way, close connections idle
+ *            longer, then log "exiting" and exit 0. Another SIGTERM while
+ *            draining changes nothing.
  *   SIGINT   log "interrupted" and "exiting", exit 130 at once, even while
  *            draining or with IGNORE_SIGTERM.
  *
@@ -82,16 +84,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HDR_MAX     8192               /* request line and headers */
-#define OUT_MAX     4096               /* one whole response */
-#define FIELD_MAX   1024               /* version string, pod name */
-#define BODY_MAX    (1024 * 1024)      /* request body read and dropped */
-#define MAX_CONNS   512                /* below the usual 1024 fd limit */
-#define IO_TIMEOUT  30000              /* ms to read a request or write */
-#define SLOW_MAX    3600000            /* ms, the longest /slow */
-#define TIME_MAX    (INT64_C(1) << 40) /* ms, any switch */
-#define ADDR_MAX    64                 /* a numeric IPv4 or IPv6 address */
-#define EXIT_SIGINT 130                /* 128 + SIGINT, as a shell reports */
+#define HDR_MAX    8192          /* request line and headers */
+#define OUT_MAX    4096          /* one whole response */
+#define FIELD_MAX  1024          /* version string, pod name */
+#define BODY_MAX   (1024 * 1024) /* request body read and dropped */
+#define MAX_CONNS  512           /* below the usual 1024 fd limit */
+#define IO_TIMEOUT 30000         /* ms to read a request or write */
+/* After SIGTERM, how long an idle keep-alive connection may still bring
+ * a request. Closing it at once would race a request already on its way
+ * (a client, or a proxy, sends the next one as soon as the last answer
+ * arrives: the connection is "idle" on this side most of the time), and
+ * that request would fail with a reset. */
+#define DRAIN_LINGER_MS 1000
+#define SLOW_MAX        3600000            /* ms, the longest /slow */
+#define TIME_MAX        (INT64_C(1) << 40) /* ms, any switch */
+#define ADDR_MAX        64                 /* a numeric IPv4 or IPv6 address */
+#define EXIT_SIGINT     130 /* 128 + SIGINT, as a shell reports */
 
 /* Where a connection is in its request/response cycle. */
 enum conn_state {
@@ -834,28 +842,24 @@ accept_all(void)
 }
 
 /*
- * SIGTERM: stop accepting, and close keep-alive connections that hold no
- * request. A request that reached the socket just before the signal is
- * still answered: idle connections are read once before being closed.
+ * SIGTERM: stop accepting; keep-alive connections that hold no request
+ * get DRAIN_LINGER_MS for one more (answered with "Connection: close"),
+ * then their read deadline closes them.
  */
 static void
 start_drain(void)
 {
+	int64_t until = now_ms() + DRAIN_LINGER_MS;
 	int i;
 
 	logmsg("draining");
 	draining = 1;
 	close(listen_fd);
 	listen_fd = -1;
-	for (i = 0; i < nconns; i++) {
-		if (!conns[i] || conns[i]->state != CONN_READ ||
-		    conns[i]->in_len != 0)
-			continue;
-		conn_read(i);
+	for (i = 0; i < nconns; i++)
 		if (conns[i] && conns[i]->state == CONN_READ &&
-		    conns[i]->in_len == 0)
-			conn_close(i);
-	}
+		    conns[i]->in_len == 0 && conns[i]->deadline > until)
+			conns[i]->deadline = until;
 }
 
 static void

@@ -18,6 +18,8 @@
 #include "object.h"
 #include "queue.h"
 #include "runtime.h"
+#include "services.h"
+#include "drain.h"
 #include "xalloc.h"
 
 /* What an op of the agent's to-do does. */
@@ -71,6 +73,12 @@ struct agent {
 	 * instead of reading the pod back. */
 	struct informer *pods;
 	struct runtime *rt;
+	/* Services on this node: the proxy and the drain handshake (NULL
+	 * without a runtime or a proxy socket). */
+	struct agent_services *svc;
+	/* Wakes terminating pods whose drain wait reaches its end. */
+	uv_timer_t drain_timer;
+	uint64_t drain_due; /* uv_now() it is set for; 0: not set */
 	/* Work deferred out of callbacks (enum agent_op), run once the
 	 * writes behind it are durable. It runs in the loop's check phase,
 	 * right after the group commit of the turn (store.h), so that it
@@ -138,7 +146,8 @@ fill_status(struct agent *a, struct node *n)
 		ad =
 		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
 		ad->type = xstrdup("InternalIP");
-		ad->address = xstrdup("127.0.0.1");
+		ad->address = xstrdup(a->cfg.node_address ? a->cfg.node_address
+							  : "127.0.0.1");
 		ad =
 		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
 		ad->type = xstrdup("Hostname");
@@ -301,6 +310,68 @@ start(struct agent *a, const struct pod *p)
 		runtime_ensure(a->rt, p);
 }
 
+/* Every pod of this node being deleted asks the drain question again. */
+static void
+reterminate(struct agent *a)
+{
+	struct object **v;
+	size_t n, i;
+
+	if (a->pods == NULL)
+		return;
+	n = informer_list(a->pods, NULL, &v);
+	for (i = 0; i < n; i++) {
+		const struct object_meta *m = object_meta(v[i]);
+
+		if (m->deletion_timestamp)
+			defer(a, AGENT_OP_TERMINATE, m->namespace, m->name);
+	}
+	free(v);
+}
+
+static void
+on_drain_timer(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+
+	a->drain_due = 0;
+	reterminate(a);
+}
+
+/* The drain state changed (services.h). */
+static void
+on_drain_changed(void *arg)
+{
+	reterminate(arg);
+}
+
+/* Asks again in ms at the latest: a drain wait ends with the grace
+ * period even if no proxy answers. */
+static void
+drain_wake_at(struct agent *a, int64_t ms)
+{
+	uint64_t due = uv_now(a->cfg.loop) + (uint64_t)(ms > 0 ? ms : 0);
+
+	if (a->drain_due && a->drain_due <= due)
+		return;
+	a->drain_due = due;
+	uv_timer_start(&a->drain_timer, on_drain_timer,
+		       (uint64_t)(ms > 0 ? ms : 0), 0);
+}
+
+/* The pod-template-hash of one of this node's pods (services.h). */
+static const char *
+pod_revision(void *arg, const char *ns, const char *name)
+{
+	struct agent *a = arg;
+	const struct object *o =
+	    a->pods ? informer_find(a->pods, ns, name) : NULL;
+
+	return o ? strmap_get(&((const struct pod *)o->obj)->metadata.labels,
+			      "pod-template-hash")
+		 : NULL;
+}
+
 /* Writes the runtime's view of a pod into its status, if it changed:
  * a strategic merge patch from the status the informer holds (the last
  * the agent knew) to the new one, with the pod's uid as its precondition
@@ -338,14 +409,17 @@ write_status(struct agent *a, const char *ns, const char *name, bool starting,
 	object_release(&got);
 }
 
-/* A pod being deleted: its Ready=False status first, then the stop
- * (SIGTERM, SIGKILL after the grace period), then the deletion. */
+/* A pod being deleted: its Ready=False status first, then, once no
+ * proxy sends it anything new and none has a connection to it left (the
+ * drain handshake, core/drain.h) or when the grace period would run out,
+ * the stop (SIGTERM, SIGKILL after what is left of the grace period),
+ * then the deletion. */
 static void
 terminate(struct agent *a, const char *ns, const char *name)
 {
 	struct object o;
 	const struct object_meta *m;
-	int64_t grace;
+	int64_t grace, now, kill_after;
 
 	if (get_pod(a, ns, name, false, &o))
 		return;
@@ -354,7 +428,23 @@ terminate(struct agent *a, const char *ns, const char *name)
 		    ? m->deletion_grace_period_seconds.v
 		    : 30;
 	write_status(a, ns, name, false, false);
-	if (durable(a) && runtime_stop(a->rt, m->uid, grace))
+	now = a->cfg.now();
+	kill_after = grace;
+	if (grace > 0 && m->deletion_timestamp) {
+		int64_t wait_until =
+		    m->deletion_timestamp - DTIME_SEC(DRAIN_MIN_KILL_S);
+
+		if (now < wait_until &&
+		    !agent_services_drained(a->svc, o.obj)) {
+			drain_wake_at(a, wait_until - now);
+			object_release(&o);
+			return;
+		}
+		kill_after = drain_kill_after(m->deletion_timestamp, now);
+		if (kill_after > grace)
+			kill_after = grace;
+	}
+	if (durable(a) && runtime_stop(a->rt, m->uid, kill_after))
 		finish_delete(a, ns, name);
 	object_release(&o);
 }
@@ -513,6 +603,7 @@ on_pod(void *arg, json_t *ev)
 		return;
 	}
 	if (!strcmp(type, "DELETED")) {
+		agent_services_forget(a->svc, uid);
 		defer(a, AGENT_OP_KILL, uid, NULL);
 		return;
 	}
@@ -573,6 +664,8 @@ agent_start(const struct agent_config *cfg)
 	a->kick.data = a;
 	uv_idle_init(cfg->loop, &a->kick_idle);
 	a->kick_idle.data = a;
+	uv_timer_init(cfg->loop, &a->drain_timer);
+	a->drain_timer.data = a;
 	if (cfg->pod_dir) {
 		struct runtime_config rc = {
 		    .loop = cfg->loop,
@@ -623,6 +716,25 @@ agent_start(const struct agent_config *cfg)
 						KIND_POD, query);
 		if (a->pods == NULL)
 			log_error("agent: node %s: cannot watch its pods",
+				  a->node);
+	}
+	if (a->pods && cfg->proxy_socket) {
+		struct agent_services_config sc = {
+		    .loop = cfg->loop,
+		    .client = cfg->client,
+		    .node = a->node,
+		    .address =
+			cfg->node_address ? cfg->node_address : "127.0.0.1",
+		    .socket = cfg->proxy_socket,
+		    .log = cfg->proxy_log,
+		    .revision = pod_revision,
+		    .changed = on_drain_changed,
+		    .arg = a,
+		};
+
+		a->svc = agent_services_start(&sc);
+		if (a->svc == NULL)
+			log_error("agent: node %s: cannot watch Services",
 				  a->node);
 	}
 	if (a->pods) {
@@ -677,12 +789,15 @@ agent_stop(struct agent *a)
 		return;
 	if (a->wpod)
 		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
+	agent_services_stop(a->svc);
 	informer_free(a->pods);
 	if (a->rt)
 		runtime_free(a->rt);
-	a->closing = 2;
+	a->closing = 3;
 	uv_close((uv_handle_t *)&a->kick, on_closed);
 	uv_close((uv_handle_t *)&a->kick_idle, on_closed);
+	uv_timer_stop(&a->drain_timer);
+	uv_close((uv_handle_t *)&a->drain_timer, on_closed);
 	if (a->heartbeat.loop) {
 		a->closing++;
 		uv_timer_stop(&a->heartbeat);
@@ -693,4 +808,13 @@ agent_stop(struct agent *a)
 		uv_timer_stop(&a->resync);
 		uv_close((uv_handle_t *)&a->resync, on_closed);
 	}
+}
+
+void
+agent_metrics_collect(void *arg, struct strbuf *out)
+{
+	struct agent *a = arg;
+
+	if (a)
+		agent_services_metrics(a->svc, out);
 }

@@ -34,6 +34,12 @@ struct agent_config {
 	 * default_uid:default_gid (--default-user). */
 	bool default_user;
 	long long default_uid, default_gid;
+	/* This node's address (its InternalIP, where Services listen);
+	 * NULL: 127.0.0.1. */
+	const char *node_address;
+	/* With a process runtime: the proxy process's control socket and
+	 * output (services.h); NULL: Services are not served here. */
+	const char *proxy_socket, *proxy_log;
 };
 
 struct agent;
@@ -41,5 +47,9 @@ struct agent;
 /* Registers the Node and starts watching; NULL if the API refused. */
 struct agent *agent_start(const struct agent_config *cfg);
 void agent_stop(struct agent *a);
+/* The collector of the proxy's counters for GET /metrics (metrics.h):
+ * arg is an agent, or NULL (nothing). */
+struct strbuf;
+void agent_metrics_collect(void *arg, struct strbuf *out);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "proc.h"
+#include "proxyd.h"
 #include "serve.h"
 
 static const struct cmd_entry *const verbs[] = {
@@ -46,6 +47,9 @@ main(int argc, char **argv)
 	/* The agent's exec helper (secexec.h): not a command of users. */
 	if (argc >= 2 && !strcmp(argv[1], PROC_HELPER_VERB))
 		return serve_exec_helper(argc, argv);
+	/* The node agent's proxy process (proxyd.h): not one either. */
+	if (argc >= 2 && !strcmp(argv[1], PROXYD_VERB))
+		return proxyd_main(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

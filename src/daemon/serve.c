@@ -14,6 +14,8 @@
 #include <sys/resource.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -46,6 +48,7 @@ static const char usage_text[] =
     "                    [--max-unauthenticated N]\n"
     "                    [--max-unauthenticated-per-address N]\n"
     "                    [--host-port-range A-B] [--default-user USER]\n"
+    "                    [--node-address ADDR]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -58,7 +61,10 @@ static const char usage_text[] =
     "sync every object at start and again every DURATION (default 5m,\n"
     "0: only at start). Pods get their host ports from A-B (default\n"
     "30000-32767); pods that name no user (runAsUser) run as USER (a name\n"
-    "or a uid; recommended when drover runs as root).\n"
+    "or a uid; recommended when drover runs as root). Services listen at\n"
+    "ADDR, the node's address (default 127.0.0.1), on their port, served\n"
+    "by a proxy process that outlives the daemon (control socket\n"
+    "DIR/proxy.sock, output in DIR/proxy.log).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -529,6 +535,13 @@ serve_exec_helper(int argc, char **argv)
 	return secexec_main(argc, argv);
 }
 
+/* The metrics collector of the proxy: what the running agent has. */
+static void
+proxy_metrics(void *arg, struct strbuf *out)
+{
+	agent_metrics_collect(((struct serve *)arg)->agent, out);
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -551,6 +564,7 @@ serve_main(int argc, char **argv)
 	     OPT_MAX_UNAUTH_PER_ADDR},
 	    {"host-port-range", required_argument, NULL, 'P'},
 	    {"default-user", required_argument, NULL, 'U'},
+	    {"node-address", required_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -560,7 +574,7 @@ serve_main(int argc, char **argv)
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
 	const char *node_name = NULL, *runtime = "process";
-	char pod_dir[600];
+	char pod_dir[600], proxy_sock[600], proxy_log[600];
 	char hostname[256];
 	int c, port = 0, optidx = 0, lock_fd;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
@@ -584,6 +598,20 @@ serve_main(int argc, char **argv)
 		case 'N':
 			node_name = optarg;
 			break;
+		case 'A': {
+			unsigned char ip[16];
+
+			if (inet_pton(AF_INET, optarg, ip) != 1 &&
+			    inet_pton(AF_INET6, optarg, ip) != 1) {
+				fprintf(stderr,
+					"error: --node-address: \"%s\": "
+					"expected an IPv4 or IPv6 address\n",
+					optarg);
+				return 2;
+			}
+			s.agc.node_address = optarg;
+			break;
+		}
 		case 'R':
 			runtime = optarg;
 			if (strcmp(runtime, "none") &&
@@ -745,6 +773,17 @@ serve_main(int argc, char **argv)
 	if (!strcmp(runtime, "process")) {
 		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
 		s.agc.pod_dir = pod_dir;
+		snprintf(proxy_sock, sizeof(proxy_sock), "%s/proxy.sock", dir);
+		snprintf(proxy_log, sizeof(proxy_log), "%s/proxy.log", dir);
+		if (strlen(proxy_sock) <
+		    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+			s.agc.proxy_socket = proxy_sock;
+			s.agc.proxy_log = proxy_log;
+		} else {
+			log_error("drover serve: %s: too long for a unix "
+				  "socket: Services are not served",
+				  proxy_sock);
+		}
 	}
 	ac.store = s.store;
 	ac.now = now_cb;
@@ -758,6 +797,9 @@ serve_main(int argc, char **argv)
 	metrics_register(s.metrics, "store", api_store_metrics_collect, s.api);
 	metrics_register(s.metrics, "workqueue", queue_metrics_collect, NULL);
 	metrics_register(s.metrics, "process", metrics_process_collect, NULL);
+	/* The proxy's counters, through the agent of the moment (it is
+	 * started again after a store rollback). */
+	metrics_register(s.metrics, "proxy", proxy_metrics, &s);
 	hc.api = s.api;
 	hc.loop = s.loop;
 	hc.unix_path = sock;

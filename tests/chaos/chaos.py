@@ -54,8 +54,10 @@ class Violation(Exception):
 def service_pids(data_dir):
     """The service processes a daemon on data_dir started and that are
     still there: each leads its own process group and writes its standard
-    output to a pod log under DIR/pods."""
+    output to a pod log under DIR/pods; and its proxy process (which
+    writes to DIR/proxy.log; it runs while a Service exists)."""
     logs = os.path.realpath(data_dir) + "/pods/"
+    proxy_log = os.path.realpath(data_dir) + "/proxy.log"
     out = []
     for e in os.listdir("/proc"):
         if not e.isdigit():
@@ -65,7 +67,8 @@ def service_pids(data_dir):
                 st = f.read().rsplit(")", 1)[1].split()
             if st[0] == "Z" or st[2] != e:
                 continue
-            if os.readlink("/proc/%s/fd/1" % e).startswith(logs):
+            fd1 = os.readlink("/proc/%s/fd/1" % e)
+            if fd1.startswith(logs) or fd1 == proxy_log:
                 out.append(int(e))
         except OSError:
             continue

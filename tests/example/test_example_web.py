@@ -241,6 +241,28 @@ def test_graceful_sigterm_finishes_slow_request(web):
     idle.close()
 
 
+def test_sigterm_answers_a_request_on_an_idle_connection_then_closes(web):
+    """A request already on its way to an idle keep-alive connection when
+    SIGTERM comes is answered (with Connection: close), not reset."""
+    w = web(env={"VERSION": "v1"})
+    idle, quiet = w.http(), w.http()
+    assert w.get("/", conn=idle)[0] == 200
+    assert w.get("/", conn=quiet)[0] == 200
+    os.kill(w.proc.pid, signal.SIGTERM)
+    w.wait_log("draining")
+    t0 = time.monotonic()
+    r = w.get("/", conn=idle)
+    assert r[0] == 200
+    assert r[2].getheader("Connection") == "close"
+    # The connection that sends nothing is closed after the linger.
+    quiet.sock.settimeout(3)
+    assert quiet.sock.recv(1) == b""
+    assert time.monotonic() - t0 >= 0.5
+    assert w.wait() == 0
+    idle.close()
+    quiet.close()
+
+
 def test_sigterm_when_idle_exits_at_once(web):
     w = web()
     os.kill(w.proc.pid, signal.SIGTERM)

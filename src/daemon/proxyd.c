@@ -1,0 +1,494 @@
+/* proxyd.c - the proxy process, `drover __proxy --socket PATH`: the
+ * Service proxy (src/proxy) in a process of its own, run by the node
+ * agent and fed tables over a unix socket (src/proxy/wire.h).
+ *
+ * Why a process of its own: services outlive the daemon by design, and
+ * so must the proxy in front of them. A SIGKILL of `drover serve` ends
+ * the agent's control connection, nothing else: the listeners and every
+ * established connection stay with this process, which keeps routing
+ * with the last table it was given. The agent of the next daemon
+ * connects again (agent/proxy_link.c), sends its table, and takes over.
+ * The process ends when the agent says "exit" (no Service left), or on
+ * SIGTERM/SIGINT.
+ *
+ * One process per socket path: a lock on PATH.lock (flock) held for the
+ * process's life; a second one started by mistake finds it taken and
+ * ends at once with status 0 (the first one serves).
+ *
+ * One control client at a time: a new connection replaces the old one
+ * (an agent that restarted). While one is connected, the proxy's
+ * counters are sent to it every METRICS_MS as Prometheus text
+ * ({"op":"metrics","text":...}): the agent serves them on /metrics. Each table applied is answered with the
+ * "busy" message (wire.h), and so is each endpoint that drains; the
+ * endpoints of earlier tables that are gone are watched until idle too,
+ * so that a pod left out of a table is reported busy while a connection
+ * to it remains. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "log.h"
+#include "proxy.h"
+#include "proxyd.h"
+#include "strbuf.h"
+#include "wire.h"
+#include "xalloc.h"
+
+/* How often the counters go to the agent. */
+#define METRICS_MS 1000
+
+/* A line longer than this ends the control connection. */
+#define MAX_LINE (16u << 20)
+
+/* An endpoint left out of a table while not idle: reported busy until
+ * its last connection ends. */
+struct departed {
+	char *service, *key;
+	struct departed *next;
+};
+
+struct proxyd {
+	uv_loop_t *loop;
+	uv_pipe_t listener;
+	uv_pipe_t *client; /* NULL: no agent connected */
+	struct strbuf in;  /* the client's unfinished line */
+	uv_async_t wake;   /* from the proxy's thread: applied or idle */
+	uv_signal_t sigterm, sigint;
+	uv_timer_t metrics;
+	struct proxy *proxy;
+	struct proxy_table *table; /* the last table given (owned) */
+	int64_t table_pgen;        /* its proxy generation */
+	int64_t table_agen;        /* and the agent's */
+	struct departed *departed;
+	char *last_sent; /* the last busy message, to send changes only */
+	bool stopping;
+};
+
+static void
+on_wake_from_proxy(void *arg)
+{
+	struct proxyd *d = arg;
+
+	uv_async_send(&d->wake);
+}
+
+static void
+on_applied(void *arg, int64_t gen)
+{
+	(void)gen;
+	on_wake_from_proxy(arg);
+}
+
+static void
+on_idle(void *arg, const char *service, const char *key)
+{
+	(void)service;
+	(void)key;
+	on_wake_from_proxy(arg);
+}
+
+static void
+on_written(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w->data);
+	free(w);
+}
+
+static void close_client(struct proxyd *d);
+
+static void
+send_line(struct proxyd *d, const char *text)
+{
+	size_t n = strlen(text);
+	uv_write_t *w = xmalloc(sizeof(*w));
+	char *copy = xmalloc(n + 1);
+	uv_buf_t b;
+
+	if (d->client == NULL) {
+		free(w);
+		free(copy);
+		return;
+	}
+	memcpy(copy, text, n);
+	copy[n] = '\n';
+	b = uv_buf_init(copy, (unsigned)n + 1);
+	w->data = copy;
+	if (uv_write(w, (uv_stream_t *)d->client, &b, 1, on_written) < 0) {
+		free(copy);
+		free(w);
+		close_client(d);
+	}
+}
+
+static bool
+has_key(json_t *keys, const char *key)
+{
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(
+	    keys, i, k) if (!strcmp(json_string_value(k), key)) return true;
+	return false;
+}
+
+/* The busy message of the last applied table, sent when it differs from
+ * the last one sent (or always, with force: a new table or agent). */
+static void
+report(struct proxyd *d, bool force)
+{
+	json_t *busy = json_array(), *msg;
+	struct departed **pp = &d->departed, *x;
+	char *text;
+	size_t i, j;
+
+	if (d->table == NULL || proxy_applied(d->proxy) < d->table_pgen)
+		goto out; /* not applied yet: on_applied wakes us again */
+	for (i = 0; i < d->table->n_services; i++) {
+		const struct proxy_service *s = &d->table->services[i];
+
+		for (j = 0; j < s->n_endpoints; j++) {
+			const struct proxy_endpoint *e = &s->endpoints[j];
+
+			if (e->state != PROXY_EP_READY &&
+			    !proxy_endpoint_idle(d->proxy, s->name, e->key) &&
+			    !has_key(busy, e->key))
+				json_array_append_new(busy,
+						      json_string(e->key));
+		}
+	}
+	while ((x = *pp) != NULL) {
+		if (proxy_endpoint_idle(d->proxy, x->service, x->key)) {
+			*pp = x->next;
+			free(x->service);
+			free(x->key);
+			free(x);
+			continue;
+		}
+		if (!has_key(busy, x->key))
+			json_array_append_new(busy, json_string(x->key));
+		pp = &x->next;
+	}
+	msg = json_pack("{ss sI sO}", "op", "busy", "gen",
+			(json_int_t)d->table_agen, "busy", busy);
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (text &&
+	    (force || d->last_sent == NULL || strcmp(text, d->last_sent))) {
+		send_line(d, text);
+		free(d->last_sent);
+		d->last_sent = text;
+	} else {
+		free(text);
+	}
+out:
+	json_decref(busy);
+}
+
+static void
+on_wake(uv_async_t *a)
+{
+	report(a->data, false);
+}
+
+static void
+on_metrics(uv_timer_t *t)
+{
+	struct proxyd *d = t->data;
+	struct strbuf sb;
+	json_t *msg;
+	char *text;
+
+	if (d->client == NULL)
+		return;
+	strbuf_init(&sb);
+	proxy_metrics_append(d->proxy, &sb);
+	msg =
+	    json_pack("{ss ss}", "op", "metrics", "text", sb.buf ? sb.buf : "");
+	strbuf_release(&sb);
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (text)
+		send_line(d, text);
+	free(text);
+}
+
+static bool
+table_has(const struct proxy_table *t, const char *service, const char *key)
+{
+	size_t i, j;
+
+	for (i = 0; t && i < t->n_services; i++)
+		if (!strcmp(t->services[i].name, service))
+			for (j = 0; j < t->services[i].n_endpoints; j++)
+				if (!strcmp(t->services[i].endpoints[j].key,
+					    key))
+					return true;
+	return false;
+}
+
+/* Remembers the endpoints of the old table that the new one leaves out
+ * (they are gone now, and may still have connections). */
+static void
+note_departed(struct proxyd *d, const struct proxy_table *old,
+	      const struct proxy_table *new)
+{
+	size_t i, j;
+
+	for (i = 0; old && i < old->n_services; i++)
+		for (j = 0; j < old->services[i].n_endpoints; j++) {
+			const char *svc = old->services[i].name;
+			const char *key = old->services[i].endpoints[j].key;
+			struct departed *x;
+
+			if (table_has(new, svc, key))
+				continue;
+			x = xcalloc(1, sizeof(*x));
+			x->service = xstrdup(svc);
+			x->key = xstrdup(key);
+			x->next = d->departed;
+			d->departed = x;
+		}
+}
+
+static void stop_all(struct proxyd *d);
+
+static void
+handle_line(struct proxyd *d, const char *line, size_t n)
+{
+	json_error_t err;
+	json_t *msg = json_loadb(line, n, 0, &err);
+	const char *op = json_string_value(json_object_get(msg, "op"));
+	struct proxy_table *t;
+	const char *why = NULL;
+	int64_t agen, pgen;
+
+	if (op && !strcmp(op, "table")) {
+		if (proxy_wire_parse_table(msg, &agen, &t, &why)) {
+			log_warn("proxy: a table refused: %s", why);
+		} else if ((pgen = proxy_set_table(d->proxy, t)) < 0) {
+			log_warn("proxy: a table refused: %s",
+				 strerror((int)-pgen));
+			proxy_wire_table_free(t);
+		} else {
+			note_departed(d, d->table, t);
+			proxy_wire_table_free(d->table);
+			d->table = t;
+			d->table_pgen = pgen;
+			d->table_agen = agen;
+			report(d, true);
+		}
+	} else if (op && !strcmp(op, "exit")) {
+		log_info("proxy: no Service left: exiting");
+		stop_all(d);
+	} else {
+		log_warn("proxy: a control message not understood");
+	}
+	json_decref(msg);
+}
+
+static void
+on_client_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void
+close_client(struct proxyd *d)
+{
+	if (d->client == NULL)
+		return;
+	uv_close((uv_handle_t *)d->client, on_client_closed);
+	d->client = NULL;
+	strbuf_reset(&d->in);
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t size, uv_buf_t *b)
+{
+	(void)h;
+	b->base = xmalloc(size);
+	b->len = size;
+}
+
+static void
+on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct proxyd *d = s->data;
+	size_t start = 0, i;
+
+	if (n < 0 || (uv_pipe_t *)s != d->client) {
+		free(b->base);
+		if (n < 0 && (uv_pipe_t *)s == d->client)
+			close_client(d); /* the agent went: keep serving */
+		return;
+	}
+	strbuf_add(&d->in, b->base, (size_t)n);
+	free(b->base);
+	for (i = 0; i < d->in.len && d->client; i++) {
+		if (d->in.buf[i] != '\n')
+			continue;
+		handle_line(d, d->in.buf + start, i - start);
+		start = i + 1;
+	}
+	if (d->client == NULL)
+		return;
+	if (start) {
+		memmove(d->in.buf, d->in.buf + start, d->in.len - start);
+		d->in.len -= start;
+		d->in.buf[d->in.len] = '\0';
+	}
+	if (d->in.len > MAX_LINE)
+		close_client(d);
+}
+
+static void
+on_connection(uv_stream_t *l, int status)
+{
+	struct proxyd *d = l->data;
+	uv_pipe_t *c;
+
+	if (status < 0 || d->stopping)
+		return;
+	c = xmalloc(sizeof(*c));
+	uv_pipe_init(d->loop, c, 0);
+	if (uv_accept(l, (uv_stream_t *)c) < 0) {
+		uv_close((uv_handle_t *)c, on_client_closed);
+		return;
+	}
+	close_client(d); /* a new agent replaces the old one */
+	d->client = c;
+	c->data = d;
+	free(d->last_sent);
+	d->last_sent = NULL;
+	uv_read_start((uv_stream_t *)c, on_alloc, on_read);
+}
+
+static void
+stop_all(struct proxyd *d)
+{
+	if (d->stopping)
+		return;
+	d->stopping = true;
+	close_client(d);
+	uv_close((uv_handle_t *)&d->listener, NULL);
+	uv_close((uv_handle_t *)&d->wake, NULL);
+	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	uv_close((uv_handle_t *)&d->sigint, NULL);
+	uv_close((uv_handle_t *)&d->metrics, NULL);
+}
+
+static void
+on_signal(uv_signal_t *s, int sig)
+{
+	log_info("proxy: signal %d: exiting", sig);
+	stop_all(s->data);
+}
+
+/* Takes PATH.lock for the process's life: -1 when another proxy holds
+ * it (or it cannot be made). */
+static int
+take_lock(const char *sock)
+{
+	struct strbuf p;
+	int fd;
+
+	strbuf_init(&p);
+	strbuf_addf(&p, "%s.lock", sock);
+	fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	strbuf_release(&p);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd; /* kept open: the lock lasts as long as the process */
+}
+
+int
+proxyd_main(int argc, char **argv)
+{
+	struct proxyd d = {0};
+	struct proxy_config cfg = {0};
+	const char *sock = NULL;
+	int i, r, lock;
+
+	for (i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--socket") && i + 1 < argc)
+			sock = argv[++i];
+	if (sock == NULL) {
+		fprintf(stderr, "usage: drover %s --socket PATH\n",
+			PROXYD_VERB);
+		return 2;
+	}
+	if ((lock = take_lock(sock)) < 0) {
+		log_info("proxy: %s is served by another proxy process", sock);
+		return 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	d.loop = uv_default_loop();
+	strbuf_init(&d.in);
+	uv_pipe_init(d.loop, &d.listener, 0);
+	d.listener.data = &d;
+	unlink(sock);
+	if ((r = uv_pipe_bind(&d.listener, sock)) < 0 ||
+	    chmod(sock, 0600) < 0 ||
+	    (r = uv_listen((uv_stream_t *)&d.listener, 8, on_connection)) < 0) {
+		log_error("proxy: cannot listen on %s: %s", sock,
+			  r < 0 ? uv_strerror(r) : strerror(errno));
+		close(lock);
+		return 1;
+	}
+	uv_async_init(d.loop, &d.wake, on_wake);
+	d.wake.data = &d;
+	uv_signal_init(d.loop, &d.sigterm);
+	uv_signal_init(d.loop, &d.sigint);
+	d.sigterm.data = d.sigint.data = &d;
+	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+	uv_signal_start(&d.sigint, on_signal, SIGINT);
+	uv_timer_init(d.loop, &d.metrics);
+	d.metrics.data = &d;
+	uv_timer_start(&d.metrics, on_metrics, METRICS_MS, METRICS_MS);
+	cfg.on_idle = on_idle;
+	cfg.on_applied = on_applied;
+	cfg.arg = &d;
+	d.proxy = proxy_start(&cfg);
+	if (d.proxy == NULL) {
+		log_error("proxy: cannot start its thread");
+		stop_all(&d);
+		uv_run(d.loop, UV_RUN_DEFAULT);
+		close(lock);
+		return 1;
+	}
+	log_info("proxy: serving, control socket %s (pid %d)", sock,
+		 (int)getpid());
+	uv_run(d.loop, UV_RUN_DEFAULT);
+	/* The thread's callbacks wake d.wake: stop it before d goes. */
+	proxy_stop(d.proxy);
+	unlink(sock);
+	proxy_wire_table_free(d.table);
+	while (d.departed) {
+		struct departed *x = d.departed;
+
+		d.departed = x->next;
+		free(x->service);
+		free(x->key);
+		free(x);
+	}
+	free(d.last_sent);
+	strbuf_release(&d.in);
+	uv_loop_close(d.loop);
+	close(lock);
+	return 0;
+}
