@@ -1,8 +1,8 @@
 #!/bin/sh
 # run.sh - what `make run` does: drover serve on the embedded default
 # (SQLite, the default data directory) with the process runtime, then the
-# example Deployment applied and rolled out. Ctrl-C deletes the example
-# and stops the daemon. Usage: scripts/run.sh BUILD_DIR [serve flags...]
+# example Deployment and its Service applied and rolled out. Ctrl-C
+# deletes the example and stops the daemon. Usage: scripts/run.sh BUILD_DIR [serve flags...]
 set -eu
 build=$1
 shift
@@ -18,6 +18,7 @@ setsid "$bin" serve --runtime process "$@" &
 pid=$!
 stop() {
 	trap - INT TERM
+	"$bin" delete svc web --ignore-not-found >/dev/null 2>&1 || true
 	"$bin" delete deploy web --ignore-not-found >/dev/null 2>&1 || true
 	i=0 # the pods stop gracefully: wait for them before the daemon goes
 	while [ $i -lt 150 ] && "$bin" get pods -o name 2>/dev/null | grep -q .; do
@@ -41,11 +42,13 @@ done
 sed "s|@EXAMPLE_DIR@|$example|" examples/web.yaml | "$bin" apply -f -
 "$bin" rollout status deploy/web --timeout=60s
 "$bin" get pods -o wide
+"$bin" get svc
 echo
 echo "drover serve is running (pid $pid, socket $DROVER_SERVER)."
-echo "Try, in another shell:"
+echo "The example answers at its Service's address:"
+echo "  curl http://127.0.0.1:8000/"
+echo "Roll it to v2 (no request fails meanwhile), in another shell:"
 echo "  export DROVER_SERVER=$DROVER_SERVER"
-echo "  sed -e 's|@EXAMPLE_DIR@|$example|' -e 's/value: v1/value: v2/' examples/web.yaml | $bin apply -f -"
-echo "  $bin rollout status deploy/web; $bin rollout history deploy/web"
+echo "  $bin set env deploy/web VERSION=v2 && $bin rollout status deploy/web"
 echo "Ctrl-C deletes the example and stops drover serve."
 wait "$pid"

@@ -73,6 +73,11 @@ void resp_invalid(struct api_resp *resp, const struct kind_info *res,
  * allocated" on spec.ports[i].port) in resp. */
 int service_ports_free(struct api *a, const struct object *o,
 		       struct api_resp *resp);
+/* h_service.c: 0 unless a targetPort of Service o is a name that none of
+ * the pods (and pod templates) it selects declares; then -1 with the
+ * answer (422 on spec.ports[i].targetPort) in resp. */
+int service_target_ports_known(struct api *a, const struct object *o,
+			       struct api_resp *resp);
 
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);

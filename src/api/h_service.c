@@ -10,8 +10,20 @@
  *   already allocated
  * and nothing is stored. drover does the same for `port`, with the same
  * message. The check and the write run in one handler on the loop, so
- * no other write can come between them. */
+ * no other write can come between them.
+ *
+ * drover also refuses a targetPort name that none of the pods the
+ * Service selects declares (Kubernetes accepts it, and the Service
+ * silently gets no endpoints): the pods and the pod templates of the
+ * Deployments and ReplicaSets of its namespace whose labels the selector
+ * matches are read, and when there is at least one and none has a
+ * container port of that name, the write is refused with
+ *   spec.ports[0].targetPort: Invalid value: "htp": no container port
+ *   of the pods this Service selects is named "htp"
+ * A Service created before its workload is accepted: nothing to check
+ * against yet. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api_int.h"
@@ -68,6 +80,132 @@ service_ports_free(struct api *a, const struct object *o, struct api_resp *resp)
 	if (errs.n == 0)
 		return 0;
 	resp_invalid(resp, o->k, m->name, &errs);
+	fielderr_list_release(&errs);
+	return -1;
+}
+
+/* Whether the JSON labels hold every pair of sel. */
+static bool
+json_labels_match(const struct strmap *sel, json_t *labels)
+{
+	size_t i;
+
+	for (i = 0; i < sel->n; i++) {
+		const char *v =
+		    json_string_value(json_object_get(labels, sel->v[i].key));
+
+		if (v == NULL || strcmp(v, sel->v[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* Whether a pod spec (JSON) declares a container port named name. */
+static bool
+json_spec_names_port(json_t *spec, const char *name)
+{
+	json_t *c, *p;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(spec, "containers"), i, c)
+	{
+		json_array_foreach(json_object_get(c, "ports"), j, p)
+		{
+			const char *n =
+			    json_string_value(json_object_get(p, "name"));
+
+			if (n && !strcmp(n, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Over the pods (template false) or the pod templates of resource in
+ * ns that sel matches: how many there are, and whether one names port
+ * `name` (*named). -1 if the store cannot list. */
+static long
+count_selected(struct api *a, const char *resource, bool template,
+	       const char *ns, const struct strmap *sel, const char *name,
+	       bool *named)
+{
+	struct store_items items = {0};
+	int64_t rv;
+	long n = 0;
+	size_t i;
+
+	if (store_list(a->cfg.store, resource, ns, NULL, &items, &rv))
+		return -1;
+	for (i = 0; i < items.n; i++) {
+		json_t *v = json_loads(items.v[i].value, 0, NULL);
+		json_t *pod = template
+				  ? json_object_get(json_object_get(v, "spec"),
+						    "template")
+				  : v;
+
+		if (json_labels_match(
+			sel, json_object_get(json_object_get(pod, "metadata"),
+					     "labels"))) {
+			n++;
+			if (json_spec_names_port(json_object_get(pod, "spec"),
+						 name))
+				*named = true;
+		}
+		json_decref(v);
+	}
+	store_items_release(&items);
+	return n;
+}
+
+int
+service_target_ports_known(struct api *a, const struct object *o,
+			   struct api_resp *resp)
+{
+	const struct service *s = o->obj;
+	const char *ns = s->metadata.namespace ? s->metadata.namespace : "";
+	struct fielderr_list errs = {0};
+	size_t i;
+	char path[64], why[400];
+
+	for (i = 0; s->spec.selector.n && i < s->spec.ports.n; i++) {
+		const struct intstr *tp = &s->spec.ports.v[i].target_port;
+		static const struct {
+			const char *resource;
+			bool template;
+		} kinds[] = {{"pods", false},
+			     {"deployments", true},
+			     {"replicasets", true}};
+		bool named = false;
+		long n = 0, k;
+		size_t j;
+
+		if (tp->type != INTSTR_STRING || tp->sval == NULL)
+			continue;
+		for (j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++) {
+			k = count_selected(a, kinds[j].resource,
+					   kinds[j].template, ns,
+					   &s->spec.selector, tp->sval, &named);
+			if (k < 0) {
+				fielderr_list_release(&errs);
+				resp_internal(resp, "the store cannot list");
+				return -1;
+			}
+			n += k;
+		}
+		if (n > 0 && !named) {
+			snprintf(path, sizeof(path),
+				 "spec.ports[%zu].targetPort", i);
+			snprintf(why, sizeof(why),
+				 "no container port of the pods this Service "
+				 "selects is named \"%s\"",
+				 tp->sval);
+			fielderr_addf_str(&errs, FE_INVALID, path, tp->sval,
+					  why);
+		}
+	}
+	if (errs.n == 0)
+		return 0;
+	resp_invalid(resp, o->k, s->metadata.name, &errs);
 	fielderr_list_release(&errs);
 	return -1;
 }

@@ -326,9 +326,11 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				 suf);
 			set_str(&m->name, name);
 		}
-		if (tries == 0 && (default_and_validate(res, &o, resp) ||
-				   (res->id == KIND_SERVICE &&
-				    service_ports_free(a, &o, resp)))) {
+		if (tries == 0 &&
+		    (default_and_validate(res, &o, resp) ||
+		     (res->id == KIND_SERVICE &&
+		      (service_ports_free(a, &o, resp) ||
+		       service_target_ports_known(a, &o, resp))))) {
 			object_release(&o);
 			return;
 		}
@@ -623,7 +625,9 @@ do_update(struct api *a, struct route *rt, json_t *body,
 	nm->deletion_grace_period_seconds = om->deletion_grace_period_seconds;
 	if (default_and_validate(res, &nw, resp))
 		goto out;
-	if (res->id == KIND_SERVICE && service_ports_free(a, &nw, resp))
+	if (res->id == KIND_SERVICE &&
+	    (service_ports_free(a, &nw, resp) ||
+	     service_target_ports_known(a, &nw, resp)))
 		goto out;
 	if (selector_changed(&old, &nw)) {
 		struct fielderr_list e = {0};

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "common.h"
 #include "deploy_util.h"
+#include "labels.h"
 #include "object.h"
 
 static const char usage_text[] =
@@ -246,8 +247,42 @@ describe_replicaset(struct client *c, const struct replicaset *rs,
 	strbuf_addstr(sb, "Events:\t<none>\n");
 }
 
+/* The Services of the pod's namespace whose selector picks it (those
+ * that route to it), as "web, api"; "<none>". */
 static void
-describe_pod(const struct pod *p, struct strbuf *sb)
+add_services_of(struct client *c, const struct pod *p, struct strbuf *sb)
+{
+	struct client_resp r;
+	char path[512];
+	json_t *it;
+	size_t i, n = 0;
+
+	cli_path(path, sizeof(path), kind_by_id(KIND_SERVICE),
+		 p->metadata.namespace, NULL, NULL);
+	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	strbuf_addstr(sb, "Services:\t");
+	json_array_foreach(json_object_get(r.body, "items"), i, it)
+	{
+		struct object o = {0};
+		const struct service *svc;
+
+		if (r.status != 200 || cli_decode(it, KIND_SERVICE, &o))
+			continue;
+		svc = o.obj;
+		if (svc->spec.selector.n &&
+		    labels_subset(&svc->spec.selector, &p->metadata.labels))
+			strbuf_addf(sb, "%s%s", n++ ? ", " : "",
+				    svc->metadata.name);
+		object_release(&o);
+	}
+	if (n == 0)
+		strbuf_addstr(sb, "<none>");
+	strbuf_addch(sb, '\n');
+	client_resp_release(&r);
+}
+
+static void
+describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 {
 	const struct pod_status *st = &p->status;
 	struct pod_template t = {0};
@@ -280,16 +315,17 @@ describe_pod(const struct pod *p, struct strbuf *sb)
 		strbuf_addf(sb, "Message:\t%s\n", st->message);
 	strbuf_addf(sb, "IP:\t%s\n", st->pod_ip ? st->pod_ip : "");
 	add_controlled_by(sb, &p->metadata);
+	add_services_of(c, p, sb);
 	/* The containers, as in a template, then the pod's own state. */
 	t.spec = p->spec;
 	{
 		struct strbuf tmp = STRBUF_INIT;
-		const char *c;
+		const char *from;
 
 		cli_describe_containers(&t, &st->container_statuses, &tmp);
 		/* drop the "Pod Template:" and "  Labels:" lines */
-		c = strstr(tmp.buf, "  Containers:");
-		strbuf_addstr(sb, c ? c : tmp.buf);
+		from = strstr(tmp.buf, "  Containers:");
+		strbuf_addstr(sb, from ? from : tmp.buf);
 		strbuf_release(&tmp);
 	}
 	if (st->conditions.n) {
@@ -370,7 +406,7 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 		describe_replicaset(c, o.obj, &text);
 		break;
 	case KIND_POD:
-		describe_pod(o.obj, &text);
+		describe_pod(c, o.obj, &text);
 		break;
 	case KIND_SERVICE:
 		describe_service(c, o.obj, &text);

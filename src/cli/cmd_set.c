@@ -1,8 +1,11 @@
-/* cmd_set.c - `drover set image`: change container images with a
- * strategic merge patch of the pod template's containers, by name.
+/* cmd_set.c - `drover set image` and `drover set env`: change container
+ * images or environment variables with a strategic merge patch of the
+ * pod template's containers, by name (env entries by name too; a
+ * removal is a {"$patch": "delete"} entry, as kubectl sends).
  *
  *   drover set image KIND/NAME CONTAINER=IMAGE... ("*" = every container)
- *   drover set image KIND NAME CONTAINER=IMAGE... */
+ *   drover set image KIND NAME CONTAINER=IMAGE...
+ *   drover set env KIND/NAME NAME=VALUE... NAME-... [-c CONTAINER] */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +18,12 @@ static const char usage_text[] =
     "usage: drover set image KIND/NAME CONTAINER=IMAGE... "
     "[--dry-run=server|client]\n"
     "       drover set image KIND NAME CONTAINER=IMAGE...\n"
+    "       drover set env KIND/NAME NAME=VALUE... NAME-... "
+    "[-c CONTAINER]\n"
     "\n"
-    "CONTAINER \"*\" sets every container. KIND: deployments (deploy),\n"
-    "replicasets (rs), pods (po).\n"
+    "CONTAINER \"*\" sets every container. set env sets (NAME=VALUE) or\n"
+    "removes (NAME-) variables of every container, or of the one -c\n"
+    "names. KIND: deployments (deploy), replicasets (rs), pods (po).\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
 
 /* The containers list of a served object (the template's for
@@ -89,26 +95,104 @@ set_image(struct client *c, const struct kind_info *k, const char *name,
 	return rc;
 }
 
+/* The env part of a containers patch: NAME=VALUE sets, NAME- removes. */
+static json_t *
+env_patch(char **pairs, int npairs)
+{
+	json_t *env = json_array();
+	int i;
+
+	for (i = 0; i < npairs; i++) {
+		char *eq = strchr(pairs[i], '=');
+		size_t n = strlen(pairs[i]);
+
+		if (eq) {
+			*eq = '\0';
+			json_array_append_new(env, json_pack("{ssss}", "name",
+							     pairs[i], "value",
+							     eq + 1));
+			*eq = '=';
+		} else {
+			pairs[i][n - 1] = '\0';
+			json_array_append_new(env, json_pack("{ssss}", "name",
+							     pairs[i], "$patch",
+							     "delete"));
+			pairs[i][n - 1] = '-';
+		}
+	}
+	return env;
+}
+
+static int
+set_env(struct client *c, const struct kind_info *k, const char *name,
+	const char *container, char **pairs, int npairs)
+{
+	json_t *obj, *list, *patch_list = json_array(), *patch, *ct, *env;
+	char q[64];
+	size_t j;
+	int rc;
+
+	if ((rc = cli_get(c, k, cli_g.ns, name, &obj)))
+		return rc;
+	list = containers_of(obj, k->id);
+	env = env_patch(pairs, npairs);
+	json_array_foreach(list, j, ct)
+	{
+		const char *cn = json_string_value(json_object_get(ct, "name"));
+
+		if (cn && (container == NULL || !strcmp(cn, container)))
+			json_array_append_new(
+			    patch_list,
+			    json_pack("{sssO}", "name", cn, "env", env));
+	}
+	json_decref(env);
+	json_decref(obj);
+	if (json_array_size(patch_list) == 0) {
+		json_decref(patch_list);
+		return cli_error("unable to find container named \"%s\"",
+				 container ? container : "*");
+	}
+	if (k->id == KIND_POD)
+		patch = json_pack("{s{so}}", "spec", "containers", patch_list);
+	else
+		patch = json_pack("{s{s{s{so}}}}", "spec", "template", "spec",
+				  "containers", patch_list);
+	rc = cli_patch(c, k, cli_g.ns, name, NULL,
+		       "application/strategic-merge-patch+json", patch, NULL);
+	json_decref(patch);
+	if (rc == 0) {
+		cli_kind_qualified(k, q, sizeof(q));
+		printf("%s/%s env updated%s\n", q, name, cli_dry_suffix());
+	}
+	return rc;
+}
+
 static int
 set_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"dry-run", optional_argument, NULL, 'D'},
+	    {"container", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const struct kind_info *k;
-	const char *name;
+	const char *name, *container = NULL;
 	struct client *c;
 	int ch, rc, i, first;
+	bool env;
 
 	if ((rc = cli_globals_parse(&argc, argv)))
 		return rc;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
 		if (ch == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
+		}
+		if (ch == 'c') {
+			container = optarg;
+			continue;
 		}
 		if (ch == 'D') {
 			if (cli_dry_run_set(optarg))
@@ -118,7 +202,8 @@ set_run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (optind >= argc || strcmp(argv[optind], "image")) {
+	if (optind >= argc ||
+	    (strcmp(argv[optind], "image") && strcmp(argv[optind], "env"))) {
 		if (optind < argc)
 			fprintf(stderr,
 				"error: unknown command \"%s\" for "
@@ -127,6 +212,7 @@ set_run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	env = !strcmp(argv[optind], "env");
 	optind++;
 	if (optind >= argc) {
 		fputs(usage_text, stderr);
@@ -149,12 +235,25 @@ set_run(int argc, char **argv)
 		first = optind + 2;
 	}
 	if (first >= argc) {
-		fprintf(stderr, "error: at least one image update is "
-				"required\n");
+		fprintf(stderr, "error: at least one %s update is required\n",
+			env ? "environment" : "image");
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	for (i = first; i < argc; i++) {
+	for (i = first; env && i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		size_t n = strlen(argv[i]);
+
+		if ((eq == NULL && (n < 2 || argv[i][n - 1] != '-')) ||
+		    eq == argv[i]) {
+			fprintf(stderr,
+				"error: invalid environment update \"%s\": "
+				"expected NAME=VALUE or NAME-\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	for (i = first; !env && i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 
 		if (eq == NULL || eq == argv[i] || eq[1] == '\0') {
@@ -166,10 +265,12 @@ set_run(int argc, char **argv)
 		}
 	}
 	c = cli_client();
-	rc = set_image(c, k, name, argv + first, argc - first);
+	rc = env ? set_env(c, k, name, container, argv + first, argc - first)
+		 : set_image(c, k, name, argv + first, argc - first);
 	c->ops->free(c);
 	return rc;
 }
 
 const struct cmd_entry cmd_set_entry = {
-    "set", usage_text, "change container images (set image)", set_run};
+    "set", usage_text,
+    "change container images or environment (set image, set env)", set_run};

@@ -389,6 +389,30 @@ def test_set_image_creates_new_replicaset(drover, tmp_path):
     assert r.returncode == 2
 
 
+def test_set_env_sets_and_removes_variables(drover, tmp_path):
+    assert apply(drover, tmp_path, manifest(replicas=1)).returncode == 0
+    poll(lambda: len(rs_of(drover, "web")) == 1, what="first rs")
+
+    def env():
+        c = deploy(drover, "web")["spec"]["template"]["spec"]["containers"][0]
+        return {e["name"]: e.get("value") for e in c.get("env", [])}
+    r = drover.run("set", "env", "deploy/web", "VERSION=v2", "MODE=fast")
+    assert (r.returncode, r.stdout) == (0, "deployment.apps/web env updated\n")
+    assert env() == {"VERSION": "v2", "MODE": "fast"}
+    poll(lambda: len(rs_of(drover, "web")) == 2, what="a new replicaset")
+    r = drover.run("set", "env", "deploy/web", "MODE-", "VERSION=v3", "-c", "app")
+    assert r.returncode == 0, r.stderr
+    assert env() == {"VERSION": "v3"}
+    r = drover.run("set", "env", "deploy/web", "X=1", "-c", "nope")
+    assert (r.returncode, r.stderr) == (
+        1, 'error: unable to find container named "nope"\n')
+    r = drover.run("set", "env", "deploy/web", "=1")
+    assert r.returncode == 2 and "expected NAME=VALUE or NAME-" in r.stderr
+    r = drover.run("set", "env", "deploy/web", "--dry-run=server", "X=1")
+    assert r.stdout == "deployment.apps/web env updated (server dry run)\n"
+    assert env() == {"VERSION": "v3"}
+
+
 # ---- rollout ----
 
 def two_image_changes(drover, tmp_path):

@@ -4,7 +4,8 @@ Deployment of 2 and a Service selecting it get an EndpointSlice per host
 port whose endpoints are the pods, ready, on the host ports their status
 reports, and an Endpoints object that agrees; a deleted pod shows as
 terminating or goes, and its replacement appears; a second Service on the
-same port is refused (422, spec.ports[0].port) and nothing is stored;
+same port is refused (422, spec.ports[0].port) and nothing is stored, and
+so is a targetPort name that none of the selected pods declares;
 `drover get svc`, `describe svc` and `get ep` print what they should;
 deleting the Service deletes its slices and its Endpoints. Everything is
 deleted before the daemon stops, and no process is left behind."""
@@ -219,6 +220,11 @@ def test_service_endpoints_follow_pods(dm):
     assert d["Port"].split() == ["http", "%d/TCP" % PORT]
     assert d["TargetPort"] == "http/TCP"
     assert sorted(d["Endpoints"].split(",")) == want
+    # describe pod names the Services that route to the pod
+    out = cli(dm, "describe", "pod", pods[0]["metadata"]["name"])
+    assert out.returncode == 0, out.stderr
+    assert [l.split(":", 1)[1].strip() for l in out.stdout.splitlines()
+            if l.startswith("Services:")] == ["web"], out.stdout
 
     # a second Service on the same port: refused, nothing stored
     r = dm.req("POST", CORE + "/services", service("other"))
@@ -240,6 +246,22 @@ def test_service_endpoints_follow_pods(dm):
     assert dm.req("GET", CORE + "/services/other").json()["spec"]["ports"][0][
         "port"] == PORT + 1
     assert dm.req("DELETE", CORE + "/services/other").status_code == 200
+
+    # a targetPort name the selected pods do not declare: refused with its
+    # field path, nothing stored (a Service with no pods yet is accepted)
+    bad = service("typo", PORT + 2)
+    bad["spec"]["ports"][0]["targetPort"] = "htp"
+    r = dm.req("POST", CORE + "/services", bad)
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["causes"] == [{
+        "reason": "FieldValueInvalid",
+        "message": 'Invalid value: "htp": no container port of the pods '
+                   'this Service selects is named "htp"',
+        "field": "spec.ports[0].targetPort"}], r.text
+    assert dm.req("GET", CORE + "/services/typo").status_code == 404
+    bad["spec"]["selector"] = {"app": "nothing-yet"}
+    assert dm.req("POST", CORE + "/services", bad).status_code == 201
+    assert dm.req("DELETE", CORE + "/services/typo").status_code == 200
 
     # a pod deleted: terminating (serving, not ready) or gone; its
     # replacement appears ready on its own host port
