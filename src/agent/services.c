@@ -62,6 +62,7 @@ struct agent_services {
 	struct strbuf in;
 	char *published; /* the annotation this node has now, as written */
 	char *metrics;   /* the proxy's counters, as it last sent them */
+	char *errors;    /* its listeners' errors, as last logged */
 	struct left *left;
 	int closing;
 };
@@ -423,6 +424,26 @@ publish(struct agent_services *s, int64_t observed, json_t *busy)
 	json_decref(patch);
 }
 
+/* Logs the proxy's listener errors when they change (a Service whose
+ * port is taken by another program, or below 1024 without the right). */
+static void
+log_errors(struct agent_services *s, json_t *errors)
+{
+	char *text = errors ? json_dumps(errors, JSON_COMPACT | JSON_SORT_KEYS)
+			    : xstrdup("{}");
+	const char *name;
+	json_t *v;
+
+	if (text == NULL || (s->errors && !strcmp(text, s->errors))) {
+		free(text);
+		return;
+	}
+	json_object_foreach(errors, name, v)
+	    log_warn("agent: Service %s: %s", name, json_string_value(v));
+	free(s->errors);
+	s->errors = text;
+}
+
 static void
 on_busy(struct agent_services *s, json_t *msg)
 {
@@ -445,6 +466,7 @@ on_busy(struct agent_services *s, json_t *msg)
 	for (i = 0; i < GENS; i++)
 		if (s->sent[i].gen == gen)
 			rv = s->sent[i].rv;
+	log_errors(s, json_object_get(msg, "errors"));
 	if (rv < 0)
 		return; /* older than what is remembered: a newer one comes */
 	publish(s, rv, busy);
@@ -732,6 +754,7 @@ agent_services_stop(struct agent_services *s)
 	free(s->table_msg);
 	free(s->published);
 	free(s->metrics);
+	free(s->errors);
 	strbuf_release(&s->in);
 	s->closing = 2 + (s->conn != NULL) + (s->proc != NULL);
 	if (s->proc) {

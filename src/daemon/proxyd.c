@@ -142,6 +142,29 @@ has_key(json_t *keys, const char *key)
 	return false;
 }
 
+/* The listeners of the last applied table that could not open, by
+ * service name: {"default/web": "cannot listen on 127.0.0.1:80: ..."}. */
+static json_t *
+listen_errors(struct proxyd *d)
+{
+	json_t *errs = json_object();
+	size_t i;
+
+	for (i = 0; i < d->table->n_services; i++) {
+		const struct proxy_service *s = &d->table->services[i];
+		struct proxy_service_stats st;
+
+		if (proxy_service_stats(d->proxy, s->name, &st) == 0 &&
+		    st.listen_error)
+			json_object_set_new(
+			    errs, s->name,
+			    json_sprintf("cannot listen on %s:%d: %s",
+					 s->address, s->port,
+					 uv_strerror(st.listen_error)));
+	}
+	return errs;
+}
+
 /* The busy message of the last applied table, sent when it differs from
  * the last one sent (or always, with force: a new table or agent). */
 static void
@@ -179,8 +202,9 @@ report(struct proxyd *d, bool force)
 			json_array_append_new(busy, json_string(x->key));
 		pp = &x->next;
 	}
-	msg = json_pack("{ss sI sO}", "op", "busy", "gen",
-			(json_int_t)d->table_agen, "busy", busy);
+	msg = json_pack("{ss sI sO so}", "op", "busy", "gen",
+			(json_int_t)d->table_agen, "busy", busy, "errors",
+			listen_errors(d));
 	text = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
 	if (text &&

@@ -14,10 +14,14 @@
  * and the proxy answers, after each table is applied and whenever an
  * endpoint that is not ready has its last connection end:
  *
- *   {"op":"busy","gen":7,"busy":["default/web-5d4f-abcde/9c1e..."]}
+ *   {"op":"busy","gen":7,"busy":["default/web-5d4f-abcde/9c1e..."],
+ *    "errors":{"default/db":"cannot listen on 127.0.0.1:80: permission
+ *    denied"}}
  *
  * "gen" is the agent's generation of the last table applied; "busy" the
- * keys of the endpoints, draining or gone, that still have connections.
+ * keys of the endpoints, draining or gone, that still have connections;
+ * "errors" the listeners of that table that could not open (the agent
+ * logs them; the next table tries again).
  * An endpoint of that table that is not ready and not busy is drained:
  * no connection or request will reach it again. That is all the drain
  * handshake needs (agent/drain.c).

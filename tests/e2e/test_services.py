@@ -10,6 +10,7 @@ so is a targetPort name that none of the selected pods declares;
 deleting the Service deletes its slices and its Endpoints. Everything is
 deleted before the daemon stops, and no process is left behind."""
 import os
+import socket
 import subprocess
 
 import pytest
@@ -262,6 +263,22 @@ def test_service_endpoints_follow_pods(dm):
     bad["spec"]["selector"] = {"app": "nothing-yet"}
     assert dm.req("POST", CORE + "/services", bad).status_code == 201
     assert dm.req("DELETE", CORE + "/services/typo").status_code == 200
+
+    # a port another program listens on: the Service is stored (the API
+    # cannot know), its proxy listener cannot open, and the daemon says so
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen(1)
+    held = blocker.getsockname()[1]
+    try:
+        assert dm.req("POST", CORE + "/services",
+                      service("taken", held)).status_code == 201
+        wait_for(lambda: "Service default/taken: cannot listen on 127.0.0.1:%d"
+                 % held in open(os.path.join(dm.dir, "serve.log")).read(),
+                 what="the listen error in the daemon's log")
+        assert dm.req("DELETE", CORE + "/services/taken").status_code == 200
+    finally:
+        blocker.close()
 
     # a pod deleted: terminating (serving, not ready) or gone; its
     # replacement appears ready on its own host port
