@@ -158,6 +158,12 @@ def cluster():
                 for pid in pids:
                     wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
                 wait_for(lambda: proxy_pid(dm) is None, what="the proxy to exit")
+                # under the sanitizers, the proxy process reports there
+                log = os.path.join(dm.dir, "proxy.log")
+                text = open(log, errors="replace").read() if os.path.exists(log) else ""
+                for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                            "runtime error:"):
+                    assert bad not in text, text[-4000:]
             finally:
                 try:
                     dm.kill()
