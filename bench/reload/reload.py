@@ -31,7 +31,8 @@ checked gone). A benchmark, never a test: no figure fails it.
 
 usage: /usr/bin/python3 bench/reload/reload.py BUILD_DIR
 env: RELOAD_BENCH_MAX_SECONDS (120, the bound on each reload and on the
-load)"""
+load); RELOAD_BENCH_PM2_DEFAULTS=1 leaves out pm2's graceful settings
+(wait_ready, listen_timeout, kill_timeout), to see what they buy"""
 import http.client
 import json
 import os
@@ -172,15 +173,17 @@ ECOSYSTEM = """module.exports = {{ apps: [{{
   script: {script},
   exec_mode: "cluster",
   instances: {n},
-  // graceful reload, as pm2's docs recommend: the new worker counts as up
-  // once it sends 'ready' (after listen), bounded by listen_timeout; the
-  // old one gets SIGINT and kill_timeout ms before SIGKILL
-  wait_ready: true,
-  listen_timeout: 10000,
-  kill_timeout: {kill_ms},
-  env: {{ PORT: "{port}", VERSION: "{version}" }},
+{graceful}  env: {{ PORT: "{port}", VERSION: "{version}" }},
 }}] }};
 """
+# graceful reload, as pm2's docs recommend: the new worker counts as up
+# once it sends 'ready' (after listen), bounded by listen_timeout; the old
+# one gets SIGINT and kill_timeout ms before SIGKILL (pm2's default: 1600)
+GRACEFUL = """  wait_ready: true,
+  listen_timeout: 10000,
+  kill_timeout: {kill_ms},
+"""
+PM2_DEFAULTS = os.environ.get("RELOAD_BENCH_PM2_DEFAULTS") == "1"
 
 
 def ensure_pm2():
@@ -205,8 +208,9 @@ def bench_pm2(tmp):
     def write(version):
         with open(eco, "w") as f:
             f.write(ECOSYSTEM.format(script=json.dumps(SERVER), n=INSTANCES,
-                                     kill_ms=GRACE * 1000, port=port,
-                                     version=version))
+                                     graceful="" if PM2_DEFAULTS else
+                                     GRACEFUL.format(kill_ms=GRACE * 1000),
+                                     port=port, version=version))
 
     def pm2(*args, timeout=60):
         return subprocess.run([PM2] + list(args), env=env, cwd=tmp,
@@ -456,7 +460,8 @@ def main():
                                         e.get("read", 0), e.get("write", 0),
                                         e.get("timeout", 0), r["non2xx"]))
     print()
-    print("%-34s %12s %12s" % ("", "pm2 5", "drover"))
+    print("%-34s %16s %8s" % ("", "pm2 5" + (" (defaults)" if PM2_DEFAULTS
+                                               else ""), "drover"))
     rows = [("failed requests (socket + non-2xx)",
              lambda r: "%d" % (r["socket_errors"] + r["non2xx"])),
             ("  of which socket errors", lambda r: "%d" % r["socket_errors"]),
@@ -466,7 +471,7 @@ def main():
             ("requests/s", lambda r: "%.0f" % r["rps"]),
             ("reload/rollout wall time, s", lambda r: "%.2f" % r["took"])]
     for name, f in rows:
-        print("%-34s %12s %12s" % (name, f(res["pm2"]), f(res["drover"])))
+        print("%-34s %16s %8s" % (name, f(res["pm2"]), f(res["drover"])))
     n = res["drover"]["socket_errors"] + res["drover"]["non2xx"]
     print()
     print("drover failed requests: %d  target 0  %s" % (n, "ok" if n == 0
