@@ -14,8 +14,9 @@
 // kill signal): it stops accepting connections; a request that arrives in
 // the next LINGER_MS on an open keep-alive connection is still answered,
 // with `Connection: close`, so that the client reconnects cleanly (to
-// another instance) instead of racing a close; then the idle connections
-// are closed, in-flight requests finish, and it exits 0 once no
+// another instance) instead of racing a close; then the connections with
+// no request in flight (idle keep-alive ones, and those that never sent
+// one) are closed, in-flight requests finish, and it exits 0 once no
 // connection is left. The supervisor's timeout (terminationGracePeriod-
 // Seconds, pm2's kill_timeout) bounds all of it.
 'use strict';
@@ -28,7 +29,18 @@ const version = process.env.VERSION || 'v1';
 const port = Number(process.env.PORT || 0);
 let draining = false;
 
+// Every open connection and how many requests it has in flight: at the
+// end of the linger, those with none are closed. (http.Server's
+// closeIdleConnections() leaves out a connection that has not sent a
+// request yet, which would then hold the process for headersTimeout.)
+const conns = new Map();
+
 const server = http.createServer((req, res) => {
+	const s = req.socket;
+	conns.set(s, (conns.get(s) || 0) + 1);
+	res.on('close', () => {
+		if (conns.has(s)) conns.set(s, conns.get(s) - 1);
+	});
 	if (draining) res.setHeader('Connection', 'close');
 	let code = 404;
 	let body = 'not found\n';
@@ -46,6 +58,10 @@ const server = http.createServer((req, res) => {
 	res.end(body);
 });
 server.keepAliveTimeout = 30000;
+server.on('connection', (s) => {
+	conns.set(s, 0);
+	s.on('close', () => conns.delete(s));
+});
 
 server.listen(port, '127.0.0.1', () => {
 	const a = server.address();
@@ -65,7 +81,10 @@ function stop(sig) {
 		console.log(`server.js pid ${process.pid}: drained, exiting`);
 		process.exit(0);
 	});
-	setTimeout(() => server.closeIdleConnections(), LINGER_MS).unref();
+	setTimeout(() => {
+		for (const [s, inflight] of conns)
+			if (inflight === 0) s.destroy();
+	}, LINGER_MS).unref();
 }
 
 process.on('SIGTERM', () => stop('SIGTERM'));

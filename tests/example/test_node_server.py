@@ -106,3 +106,24 @@ def test_graceful_stop_answers_then_closes(server, sig):
     assert time.monotonic() - t0 >= LINGER * 0.9
     idle.close()
     assert p.wait(timeout=5) == 0
+
+
+def test_connection_without_request_does_not_hold_the_stop(server):
+    """A connection that never sends a request (one a proxy or a prober
+    opened) is closed at the end of the linger too; the process does not
+    wait for Node's headersTimeout (60 s)."""
+    p, port = server
+    quiet = socket.create_connection(("127.0.0.1", port), 5)
+    # a request answered on a later connection: the quiet one, queued
+    # first, has been accepted by then
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", "/")
+    assert c.getresponse().read() == b"v7\n"
+    c.close()
+    t0 = time.monotonic()
+    os.kill(p.pid, signal.SIGTERM)
+    quiet.settimeout(5)
+    assert quiet.recv(4096) == b""
+    assert time.monotonic() - t0 >= LINGER * 0.9
+    quiet.close()
+    assert p.wait(timeout=5) == 0
