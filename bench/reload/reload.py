@@ -30,7 +30,9 @@ only PIDs started here are stopped (pm2's daemon and workers through
 checked gone). A benchmark, never a test: no figure fails it.
 
 usage: /usr/bin/python3 bench/reload/reload.py BUILD_DIR
-env: RELOAD_BENCH_MAX_SECONDS (120, the bound on each reload and on the
+env: RELOAD_BENCH_TIMELINE=1 prints how drover's pods changed (printed
+anyway when the rollout took over 15 s or a request failed);
+RELOAD_BENCH_MAX_SECONDS (120, the bound on each reload and on the
 load); RELOAD_BENCH_PM2_DEFAULTS=1 leaves out pm2's graceful settings
 (wait_ready, listen_timeout, kill_timeout), to see what they buy"""
 import http.client
@@ -379,9 +381,15 @@ def bench_drover(build, tmp):
 
     started = []
     try:
-        wait_for(lambda: os.path.exists(sock), 10, "drover's socket")
-        wait_for(lambda: daemon.poll() is not None or
-                 req("GET", "/version"), 10, "drover's API")
+        def up():
+            if daemon.poll() is not None:
+                raise SystemExit("bench/reload: drover serve exited with %d "
+                                 "(see its log)" % daemon.returncode)
+            try:
+                return req("GET", "/version")
+            except OSError:  # no socket yet, or not listening yet
+                return None
+        wait_for(up, 10, "drover's API")
         port = free_port()
         req("POST", APPS + "/deployments", deployment(node, "v1"))
         req("POST", CORE + "/services", service(port))
@@ -395,12 +403,52 @@ def bench_drover(build, tmp):
             dep["spec"]["template"] = deployment(node, "v2")["spec"]["template"]
             req("PUT", APPS + "/deployments/web", dep)
 
+        seen = {}  # pod name -> what was last said of it
+        timeline = []
+        t_start = []
+
+        def watch_pods():
+            """One line per change of a pod (version, phase, ready,
+            restarts, terminating) since the change; polled with done()."""
+            now = time.monotonic() - t_start[0] if t_start else 0.0
+            ps = pods()
+            names = set()
+            for p in ps:
+                n = p["metadata"]["name"]
+                names.add(n)
+                st = p.get("status", {})
+                ready = any(c["type"] == "Ready" and c["status"] == "True"
+                            for c in st.get("conditions", []))
+                restarts = sum(c.get("restartCount", 0)
+                               for c in st.get("containerStatuses", []))
+                what = "%s %s%s restarts %d%s" % (
+                    p["spec"]["containers"][0]["env"][0]["value"],
+                    st.get("phase", "?"), " Ready" if ready else "",
+                    restarts, " terminating" if
+                    p["metadata"].get("deletionTimestamp") else "")
+                if seen.get(n) != what:
+                    seen[n] = what
+                    timeline.append("%6.2f s  %s: %s" % (now, n, what))
+            for n in list(seen):
+                if n not in names:
+                    del seen[n]
+                    timeline.append("%6.2f s  %s: gone" % (now, n))
+            return ps
+
         def done():
+            if not t_start:
+                t_start.append(time.monotonic())
+            watch_pods()
             if not settled("v2"):
                 return False
             started.extend(p for pod in pods() for p in pod_pids(pod))
             return not any(alive(p) for p in old)
+        watch_pods()
         r = under_load(port, change, done)
+        if r["took"] > 15 or r["socket_errors"] or r["non2xx"] or \
+                os.environ.get("RELOAD_BENCH_TIMELINE") == "1":
+            say("drover's pods during the rollout (from the first poll "
+                "after the PUT):\n  " + "\n  ".join(timeline))
         if not all(get_root(port) == "v2" for _ in range(8)):
             say("warning: drover's Service does not answer v2 after the "
                 "rollout")
