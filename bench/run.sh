@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh - runs the planner benchmark, hyperfine on `drover plan`, then
 # the API benchmark (bench/api/run.sh: drover serve next to etcd), the
-# rollout and scale benchmarks, and the proxy next to haproxy.
+# rollout and scale benchmarks, the proxy next to haproxy, and a reload
+# of a Node.js service under load, drover against pm2.
 # Usage: bench/run.sh BUILD_DIR   (a Release build: `make bench` makes one)
 set -e
 build=${1:?usage: bench/run.sh BUILD_DIR}
@@ -35,3 +36,7 @@ echo "== bench/scale: pods as objects at 1,000, 5,000 and 20,000"
 echo
 echo "== bench/proxy: drover's Service proxy next to haproxy, tcp and http"
 /usr/bin/python3 "$root/bench/proxy/proxy.py" "$build"
+
+echo
+echo "== bench/reload: a reload of 4 Node.js instances under load, pm2 and drover"
+/usr/bin/python3 "$root/bench/reload/reload.py" "$build"
