@@ -2,8 +2,8 @@
 itself on loopback: its answers, and its graceful stop on SIGTERM and
 SIGINT (a request on an open keep-alive connection within the linger is
 answered with `Connection: close`; an idle one is closed after the
-linger, not before; the process exits 0). Skipped when node is not
-installed: `make test` does not need it (bench/reload does).
+linger, not before; the process exits 0). Needs node (Debian's nodejs,
+which `make test` installs): without it the tests fail, never skip.
 
 Each test starts its own process with PORT=0 and reads the bound port
 from its "listening on" line; every process is killed by PID and reaped
@@ -24,7 +24,11 @@ SERVER = os.path.join(ROOT, "examples", "node", "server.js")
 NODE = shutil.which("node")
 LINGER = 1.0  # server.js's LINGER_MS
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+@pytest.fixture(autouse=True)
+def node_installed():
+    if NODE is None:
+        pytest.fail("node is not installed (scripts/deps.sh test installs nodejs)")
 
 
 def wait_for(pred, timeout=5.0, what="condition"):
