@@ -12,6 +12,7 @@
 #include <utlist.h>
 
 #include "agent.h"
+#include "drain.h"
 #include "informer.h"
 #include "kube.h"
 #include "log.h"
@@ -19,7 +20,6 @@
 #include "queue.h"
 #include "runtime.h"
 #include "services.h"
-#include "drain.h"
 #include "xalloc.h"
 
 /* What an op of the agent's to-do does. */
