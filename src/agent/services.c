@@ -92,7 +92,43 @@ same_name(const char *a, const char *b)
 	return !strcmp(a ? a : "", b ? b : "");
 }
 
-/* The endpoints of Service port sp, from the slices of svc, into eps. */
+/* A key already in a service's endpoints (the proxy refuses a table
+ * that names one twice). */
+struct seen {
+	UT_hash_handle hh;
+	char key[];
+};
+
+/* Adds key to *set: false if it was there already. */
+static bool
+first_time(struct seen **set, const char *key)
+{
+	struct seen *x;
+	size_t n = strlen(key);
+
+	HASH_FIND(hh, *set, key, n, x);
+	if (x)
+		return false;
+	x = xmalloc(sizeof(*x) + n + 1);
+	memcpy(x->key, key, n + 1);
+	HASH_ADD_KEYPTR(hh, *set, x->key, n, x);
+	return true;
+}
+
+static void
+seen_free(struct seen **set)
+{
+	struct seen *x, *tmp;
+
+	HASH_ITER(hh, *set, x, tmp)
+	{
+		HASH_DEL(*set, x);
+		free(x);
+	}
+}
+
+/* The endpoints of Service port sp, from the slices of svc, into eps:
+ * ready ones take new work, the others only finish theirs. */
 static void
 add_endpoints(struct agent_services *s, const struct service *svc,
 	      const struct service_port *sp, json_t *eps)
@@ -100,7 +136,8 @@ add_endpoints(struct agent_services *s, const struct service *svc,
 	struct object **l;
 	size_t n = informer_dependents(s->slices, svc->metadata.uid,
 				       svc->metadata.namespace, &l);
-	size_t i, j, k;
+	struct seen *seen = NULL;
+	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct endpoint_slice *sl = l[i]->obj;
@@ -114,10 +151,10 @@ add_endpoints(struct agent_services *s, const struct service *svc,
 		for (j = 0; j < sl->endpoints.n; j++) {
 			const struct endpoint *e = &sl->endpoints.v[j];
 			const struct object_ref *t = e->target_ref;
-			const char *rev = NULL, *state;
+			const char *rev = NULL;
+			bool ready =
+			    e->conditions.ready.set && e->conditions.ready.v;
 			char key[800];
-			bool dup = false;
-			json_t *x;
 
 			if (e->addresses.n == 0 || t == NULL || !t->name ||
 			    !t->uid)
@@ -126,27 +163,21 @@ add_endpoints(struct agent_services *s, const struct service *svc,
 				 t->namespace ? t->namespace
 					      : svc->metadata.namespace,
 				 t->name, t->uid);
-			json_array_foreach(eps, k, x) if (
-			    !strcmp(
-				json_string_value(json_object_get(x, "key")),
-				key)) dup = true;
-			if (dup)
+			if (!first_time(&seen, key))
 				continue;
 			if (s->cfg.revision)
 				rev = s->cfg.revision(s->cfg.arg,
 						      svc->metadata.namespace,
 						      t->name);
-			state = e->conditions.ready.set && e->conditions.ready.v
-				    ? "ready"
-				    : "draining";
 			json_array_append_new(
-			    eps,
-			    json_pack("{ss sI ss ss ss}", "address",
-				      e->addresses.v[0], "port",
-				      (json_int_t)port, "key", key, "revision",
-				      rev ? rev : "", "state", state));
+			    eps, json_pack("{ss sI ss ss ss}", "address",
+					   e->addresses.v[0], "port",
+					   (json_int_t)port, "key", key,
+					   "revision", rev ? rev : "", "state",
+					   ready ? "ready" : "draining"));
 		}
 	}
+	seen_free(&seen);
 	free(l);
 }
 
