@@ -456,6 +456,9 @@ proxyd_main(int argc, char **argv)
 			PROXYD_VERB);
 		return 2;
 	}
+	/* Nothing the daemon's own parent left open stays held for the
+	 * proxy's long life (a pipe of a shell, a terminal). */
+	closefrom(3);
 	if ((lock = take_lock(sock)) < 0) {
 		log_info("proxy: %s is served by another proxy process", sock);
 		return 0;
