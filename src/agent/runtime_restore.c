@@ -87,9 +87,12 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 		uv_poll_init(rt->cfg.loop, c->watch, fd);
 		c->watch->data = c;
 		uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
-		cont_step(c, &(struct ctr_event){
-				 .type = CEV_ADOPTED,
-				 .started_at = cs->state.running->started_at});
+		cont_step(c,
+			  &(struct ctr_event){
+			      .type = CEV_ADOPTED,
+			      .started_at = cs->state.running->started_at,
+			      .was_started = !cs->started.set || cs->started.v,
+			      .was_ready = cs->ready});
 		log_info("agent: re-adopted %s/%s container %s, pid %d",
 			 pod->metadata.namespace, pod->metadata.name,
 			 c->spec->name, pid);

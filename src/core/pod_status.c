@@ -302,9 +302,25 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		out->actions |= CA_SPAWN | CA_NOTIFY;
 		break;
 	case CEV_ADOPTED:
+		/* A live restore takes the state the status reported: a
+		 * container that was started and ready stays so, its probes
+		 * run on and change that only when they fail. Resetting it
+		 * to not ready (as a fresh start is) would take every pod out
+		 * of its Services until the next probe: requests would fail
+		 * because the agent restarted. Example: readiness every 10 s,
+		 * agent killed and back in 0.5 s: the pod stays in its
+		 * endpoints; a fresh start would leave them for up to 10 s. */
 		if (s != CTR_CREATING)
 			return -1;
 		to_started(c, spec, ev->started_at, out);
+		if (ev->was_started && c->state == CTR_STARTING) {
+			c->state = CTR_RUNNING;
+			c->started = true;
+			out->actions &= ~CA_START_STARTUP;
+			out->actions |= CA_START_PROBES;
+		}
+		if (ev->was_ready && c->state == CTR_RUNNING)
+			c->ready = true;
 		break;
 	case CEV_ADOPTED_GONE:
 		/* the run the status reported ended unseen: an exit at now of

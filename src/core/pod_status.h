@@ -183,8 +183,12 @@ struct ctr_event {
 	 * as recorded */
 	int64_t status;
 	int64_t signal;
-	const char *lost;  /* EXIT etc.: ctr_lost_*, or NULL */
-	dtime started_at;  /* ADOPTED, ADOPTED_GONE, RESTORED_EXITED */
+	const char *lost; /* EXIT etc.: ctr_lost_*, or NULL */
+	dtime started_at; /* ADOPTED, ADOPTED_GONE, RESTORED_EXITED */
+	/* ADOPTED: what the status said before the agent restarted: the
+	 * container had passed its startup probe (was_started) and was ready
+	 * (was_ready); both are kept until a probe says otherwise. */
+	bool was_started, was_ready;
 	dtime finished_at; /* RESTORED_EXITED */
 	int64_t grace_s;   /* STARTUP_FAILED, LIVENESS_FAILED, STOP */
 };

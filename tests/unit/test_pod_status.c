@@ -716,6 +716,51 @@ test_transition_times(void **state)
 	release_conditions(&st);
 }
 
+/* A live restore keeps what the status said: a container that was
+ * started and ready stays ready (its pod stays in its Services' endpoints
+ * while the agent restarts); one that was not stays as a fresh start. */
+static void
+test_adopted_keeps_readiness(void **state)
+{
+	const struct {
+		const struct ctr_spec *spec;
+		bool was_started, was_ready;
+		enum ctr_state to;
+		bool ready, ready_changed;
+		unsigned actions;
+	} cases[] = {
+	    /* readiness probe, was ready: ready at once, probes go on */
+	    {&spec_r, true, true, CTR_RUNNING, true, true, CA_START_PROBES},
+	    /* readiness probe, was not ready: the probe decides */
+	    {&spec_r, true, false, CTR_RUNNING, false, false, CA_START_PROBES},
+	    /* startup probe passed before: no startup probe again */
+	    {&spec_s, true, true, CTR_RUNNING, true, true, CA_START_PROBES},
+	    /* startup probe not passed yet: it runs again */
+	    {&spec_s, false, false, CTR_STARTING, false, false,
+	     CA_START_STARTUP},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ctr c;
+		struct ctr_out out = {0};
+		struct ctr_event ev = {.type = CEV_ADOPTED,
+				       .started_at = T0,
+				       .was_started = cases[i].was_started,
+				       .was_ready = cases[i].was_ready};
+
+		ctr_init(&c);
+		assert_int_equal(
+		    ctr_step(&c, cases[i].spec, &ev, T0 + 500, &out), 0);
+		assert_int_equal(c.state, cases[i].to);
+		assert_int_equal(c.ready, cases[i].ready);
+		assert_int_equal(out.ready_changed, cases[i].ready_changed);
+		assert_int_equal(out.actions, cases[i].actions);
+		ctr_release(&c);
+	}
+}
+
 int
 main(void)
 {
@@ -725,6 +770,7 @@ main(void)
 	    cmocka_unit_test(test_restart_policy),
 	    cmocka_unit_test(test_probe_tally),
 	    cmocka_unit_test(test_transitions),
+	    cmocka_unit_test(test_adopted_keeps_readiness),
 	    cmocka_unit_test(test_refused),
 	    cmocka_unit_test(test_crash_loop),
 	    cmocka_unit_test(test_termination),
