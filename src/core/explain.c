@@ -199,7 +199,10 @@ explain_sim(const struct deployment *d, const struct sim_opts *opts,
 	} else {
 		strbuf_addstr(sb, "  pods become ready ");
 		explain_seconds(opts->pod_ready_ms, sb);
-		strbuf_addstr(sb, " after they are created\n");
+		strbuf_addstr(sb, deploy_is_inplace(d)
+				      ? " after they are created or restarted "
+					"in place\n"
+				      : " after they are created\n");
 	}
 	if (d->spec.min_ready_seconds)
 		strbuf_addf(sb,
