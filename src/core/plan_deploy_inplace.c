@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "deploy_util.h"
+#include "inplace_check.h"
 #include "plan_deploy_int.h"
 #include "plan_rs.h"
 #include "xalloc.h"
@@ -219,14 +220,44 @@ inplace_scale_decision(const struct deployment *d,
 	return l;
 }
 
-/* rolloutInPlace: one step (see the head of this file). */
+/* Whether the pods of old RS `rs` can reach the Deployment's template in
+ * place: its template, without the pod-template-hash label, differs from
+ * d's in the containers' image, command and args at most. A rollback or
+ * a strategy switched mid-rollout can leave an old RS whose template
+ * differs in more (env, ports...): the API's update rule never saw that
+ * pair. If not, *path gets the first forbidden field. */
+static bool
+rs_in_place_ok(const struct deployment *d, const struct replicaset *rs,
+	       struct strbuf *path)
+{
+	struct pod_template t;
+	bool bad;
+
+	pod_template_copy(&t, &rs->spec.template);
+	strmap_del(&t.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	bad = inplace_template_forbidden(&t, &d->spec.template, "spec.template",
+					 path);
+	pod_template_release(&t);
+	return !bad;
+}
+
+/* rolloutInPlace: one step (see the head of this file).
+ *
+ * A picked pod whose RS cannot reach the new template in place (see
+ * rs_in_place_ok) is replaced instead, as OpenKruise's CloneSet does
+ * under InPlaceIfPossible: its RS shrinks by one and the new RS grows by
+ * one in the same step, so it uses the same slot of the budget and the
+ * ReplicaSet controller deletes one pod of that RS (its own victim
+ * ranking also takes unhealthy pods first) and creates one on the new
+ * template. A Normal event InPlaceUpdateImpossible names the field. */
 void
 pd_rollout_inplace(struct st *st)
 {
 	struct replicaset *new_rs, **old;
 	const struct pod **picked;
-	size_t nold, n, i;
-	int64_t want;
+	struct resize_list l = {0};
+	size_t nold, n, i, j;
+	int64_t want, *to, grow = 0;
 
 	if (pd_get_all_rs(st, true, &new_rs, &old, &nold))
 		return;
@@ -241,15 +272,45 @@ pd_rollout_inplace(struct st *st)
 	}
 	n = inplace_pick(st->d, new_rs, rs_ro(old), nold, st->in->pods,
 			 st->in->npods, st->in->now, &picked);
+	to = xcalloc(nold + 1, sizeof(*to));
+	for (j = 0; j < nold; j++)
+		to[j] = rs_replicas(old[j]);
 	for (i = 0; i < n; i++) {
 		const char *name = picked[i]->metadata.name;
+		struct strbuf path = STRBUF_INIT;
 
+		for (j = 0; j < nold; j++)
+			if (controlled_by(picked[i], old[j]))
+				break;
+		if (j < nold && !rs_in_place_ok(st->d, old[j], &path)) {
+			event_add(&st->out->events, "Normal",
+				  "InPlaceUpdateImpossible",
+				  "Pod %s cannot be updated in place (%s "
+				  "differs): replacing it",
+				  name, path.buf);
+			if (to[j] > 0) {
+				to[j]--;
+				grow++;
+			}
+			strbuf_release(&path);
+			continue;
+		}
+		strbuf_release(&path);
 		action_add(&st->out->actions, ACT_UPDATE_IN_PLACE, "Pod", name);
 		event_add(&st->out->events, "Normal", "UpdatingInPlace",
 			  "Updating pod %s in place to replica set %s", name,
 			  pd_rs_name(new_rs));
 	}
 	free(picked);
+	if (grow) {
+		for (j = 0; j < nold; j++)
+			if (to[j] != rs_replicas(old[j]))
+				resize_add(&l, old[j], to[j], false);
+		resize_add(&l, new_rs, rs_replicas(new_rs) + grow, false);
+		pd_apply_resizes(st, &l);
+		resize_list_release(&l);
+	}
+	free(to);
 	if (deployment_complete(st->d, &st->d->status))
 		pd_cleanup_deployment(st, old, nold);
 	pd_sync_rollout_status(st, new_rs);

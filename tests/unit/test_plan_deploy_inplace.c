@@ -17,6 +17,7 @@
 #include "deploy_util.h"
 #include "fixture.h"
 #include "inplace_check.h"
+#include "kinds.h"
 #include "plan_rs.h"
 #include "sim.h"
 #include "xalloc.h"
@@ -421,6 +422,96 @@ test_simulated_rollout(void **state)
 	fx_world_release(&w);
 }
 
+/* An old RS whose template differs in env too (a rollback, a strategy
+ * switched mid-rollout) cannot be reached in place: the picked pod is
+ * replaced instead (old 5 -> 4, new 0 -> 1) in the same budget, with an
+ * event naming the field; the simulated rollout still completes with no
+ * surge. */
+static void
+test_impossible_in_place_replaces(void **state)
+{
+	struct fx_world w;
+	struct plan_deploy_out o;
+	struct sim_opts so = {.pod_ready_ms = 1000,
+			      .start = T0 + DTIME_SEC(100),
+			      .max_ms = DTIME_SEC(3600),
+			      .max_steps = 10000};
+	struct sim_result r;
+	struct env_var *e;
+	char *s;
+	size_t i;
+	bool seen = false;
+
+	world(&w, 5, "1", 5, NULL);
+	e = anylist_push(
+	    (struct anylist *)&w.rs[0]->spec.template.spec.containers.v[0].env,
+	    sizeof(*e));
+	e->name = xstrdup("OLD");
+	e->value = xstrdup("1");
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, "");
+	free(s);
+	s = fx_actions(&o);
+	assert_non_null(strstr(s, "scale rs web-v1 5->4"));
+	assert_non_null(strstr(s, "->1"));
+	free(s);
+	for (i = 0; i < o.events.n; i++)
+		if (!strcmp(o.events.v[i].reason, "InPlaceUpdateImpossible")) {
+			assert_non_null(
+			    strstr(o.events.v[i].message,
+				   "spec.template.spec.containers[0].env"));
+			seen = true;
+		}
+	assert_true(seen);
+	plan_deploy_out_release(&o);
+	assert_int_equal(sim_run(w.d, (const struct replicaset *const *)w.rs,
+				 w.nrs, (const struct pod *const *)w.pods,
+				 w.npods, &so, &r),
+			 0);
+	assert_int_equal(r.result, SIM_COMPLETE);
+	assert_int_equal(r.peak_pods, 5);
+	assert_int_equal(r.min_available, 4);
+	sim_result_release(&r);
+	fx_world_release(&w);
+}
+
+/* The API's switch (kinds.h): while the controller does not run the
+ * strategy, the Deployment kind's admission refuses InPlaceUpdate on
+ * create and update, with the one error the README quotes; other
+ * strategies pass. */
+static void
+test_api_gate(void **state)
+{
+	const struct kind_info *k = kind_by_id(KIND_DEPLOYMENT);
+	struct deployment *d = fx_deployment(3, "web:v1", NULL, NULL);
+	struct fielderr_list errs = {0};
+	struct strbuf m = STRBUF_INIT;
+
+	assert_false(kind_inplace_update_enabled());
+	assert_non_null(k->admit);
+	k->admit(NULL, d, &errs);
+	assert_int_equal(errs.n, 0); /* RollingUpdate */
+	k->admit(d, d, &errs);
+	assert_int_equal(errs.n, 0);
+	fx_inplace(d, NULL);
+	k->validate(d, &errs);
+	assert_int_equal(errs.n, 0); /* valid: drover plan accepts it */
+	k->admit(NULL, d, &errs);
+	assert_int_equal(errs.n, 1);
+	fielderr_format(&errs.v[0], &m);
+	assert_string_equal(m.buf, "spec.strategy.type: Unsupported value: "
+				   "\"InPlaceUpdate\": the controller does "
+				   "not run this strategy yet; preview it "
+				   "with drover plan");
+	fielderr_list_release(&errs);
+	k->admit(d, d, &errs); /* update */
+	assert_int_equal(errs.n, 1);
+	fielderr_list_release(&errs);
+	strbuf_release(&m);
+	fx_free_deployment(d);
+}
+
 /* ---- the template rule ---- */
 
 enum change {
@@ -591,6 +682,8 @@ main(void)
 	    cmocka_unit_test(test_scale_during_update),
 	    cmocka_unit_test(test_simulated_rollout),
 	    cmocka_unit_test(test_template_rule),
+	    cmocka_unit_test(test_impossible_in_place_replaces),
+	    cmocka_unit_test(test_api_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
