@@ -14,6 +14,11 @@
  *    is created Pending and becomes Ready exactly pod_ready_ms after its
  *    creation (sim_opts; < 0: never). Its Ready condition's
  *    lastTransitionTime is that instant, so minReadySeconds counts from it.
+ *  - An in-place update (ACT_UPDATE_IN_PLACE, the InPlaceUpdate
+ *    strategy) is instantaneous bookkeeping plus a restart: the pod keeps
+ *    its name and uid, moves to the new RS (both RS sizes change by one),
+ *    and is Running but not Ready until pod_ready_ms later
+ *    (update_in_place).
  *  - Deleted pods vanish at once: no terminating phase, no grace period.
  *    Deleting a ReplicaSet takes its pods with it (the garbage collector,
  *    done synchronously).
@@ -378,8 +383,6 @@ update_in_place(struct world *w, const char *name)
 	}
 	condition_remove(&sp->p.status.conditions, "Ready");
 	sp->ready_at = w->ready_ms >= 0 ? w->now + w->ready_ms : 0;
-	if (sp->ready_at == 0 && w->ready_ms == 0)
-		set_ready(&sp->p, w->now);
 }
 
 /* Applies a Deployment step the way the API server stores it.
