@@ -183,20 +183,33 @@ decode(const struct kind_info *res, json_t *body, struct object *o,
 	return 0;
 }
 
+/* Defaulting, validation, and, for a CREATE (old NULL) or an UPDATE of
+ * the main resource (old: the stored object), the kind's admission
+ * checks (kinds.h: admit). */
 static int
-default_and_validate(const struct kind_info *res, struct object *o,
-		     struct api_resp *resp)
+default_and_validate_admit(const struct kind_info *res, struct object *o,
+			   const struct object *old, struct api_resp *resp,
+			   bool admit)
 {
 	struct fielderr_list errs = {0};
 
 	o->k->defaults(o->obj);
 	o->k->validate(o->obj, &errs);
+	if (errs.n == 0 && admit && o->k->admit)
+		o->k->admit(old ? old->obj : NULL, o->obj, &errs);
 	if (errs.n) {
 		resp_invalid(resp, res, object_meta(o)->name, &errs);
 		fielderr_list_release(&errs);
 		return -1;
 	}
 	return 0;
+}
+
+static int
+default_and_validate(const struct kind_info *res, struct object *o,
+		     struct api_resp *resp)
+{
+	return default_and_validate_admit(res, o, NULL, resp, false);
 }
 
 /* The text to store for o, and in *j the value it was printed from,
@@ -327,7 +340,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			set_str(&m->name, name);
 		}
 		if (tries == 0 &&
-		    (default_and_validate(res, &o, resp) ||
+		    (default_and_validate_admit(res, &o, NULL, resp, true) ||
 		     (res->id == KIND_SERVICE &&
 		      (service_ports_free(a, &o, resp) ||
 		       service_target_ports_known(a, &o, resp))))) {
@@ -623,7 +636,7 @@ do_update(struct api *a, struct route *rt, json_t *body,
 	nm->creation_timestamp = om->creation_timestamp;
 	nm->deletion_timestamp = om->deletion_timestamp;
 	nm->deletion_grace_period_seconds = om->deletion_grace_period_seconds;
-	if (default_and_validate(res, &nw, resp))
+	if (default_and_validate_admit(res, &nw, &old, resp, true))
 		goto out;
 	if (res->id == KIND_SERVICE &&
 	    (service_ports_free(a, &nw, resp) ||

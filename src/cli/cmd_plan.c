@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "defaults.h"
 #include "deploy_util.h"
 #include "explain.h"
 #include "fsx.h"
@@ -22,6 +23,7 @@
 #include "plan_deploy.h"
 #include "sim.h"
 #include "strbuf.h"
+#include "xalloc.h"
 #include "yaml_out.h"
 
 enum mode { MODE_NONE, MODE_ONCE, MODE_SIMULATE };
@@ -236,6 +238,36 @@ run_once(struct plan_args *a, struct object_list *objs,
 	return 0;
 }
 
+/* The InPlaceUpdate comparison (issue 11): the same Deployment as a
+ * RollingUpdate with maxUnavailable as written for the in-place update
+ * and the default maxSurge 25%, simulated from the same state. Returns
+ * 0 and fills *r (the caller releases it), or -1. */
+static int
+simulate_rolling_twin(const struct deployment *d, const struct replicaset **rs,
+		      size_t nrs, const struct pod **pods, size_t npods,
+		      const struct sim_opts *o, struct sim_result *r)
+{
+	struct deployment twin;
+	struct in_place_update *ip;
+	struct rolling_update *ru = xcalloc(1, sizeof(*ru));
+	int rc;
+
+	deployment_copy(&twin, d);
+	ip = twin.spec.strategy.in_place_update;
+	if (ip) {
+		ru->max_unavailable = ip->max_unavailable; /* moves */
+		free(ip);
+		twin.spec.strategy.in_place_update = NULL;
+	}
+	free(twin.spec.strategy.type);
+	twin.spec.strategy.type = xstrdup("RollingUpdate");
+	twin.spec.strategy.rolling_update = ru; /* twin owns it */
+	defaults_deployment(&twin);
+	rc = sim_run(&twin, rs, nrs, pods, npods, o, r);
+	deployment_release(&twin);
+	return rc;
+}
+
 static int
 run_simulate(struct plan_args *a, const struct deployment *d,
 	     const struct replicaset **rs, size_t nrs, const struct pod **pods,
@@ -249,7 +281,7 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 	    .max_ms = DTIME_SEC(30LL * 24 * 3600),
 	    .max_steps = 1000000,
 	};
-	struct sim_result r;
+	struct sim_result r, tw;
 	size_t i;
 
 	if (sim_run(d, rs, nrs, pods, npods, &o, &r)) {
@@ -260,6 +292,17 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 		struct strbuf sb = STRBUF_INIT;
 
 		explain_sim(d, &o, &r, &sb);
+		if (deploy_is_inplace(d) &&
+		    !simulate_rolling_twin(d, rs, nrs, pods, npods, &o, &tw)) {
+			strbuf_addf(&sb,
+				    "compare: as RollingUpdate (maxSurge 25%%, "
+				    "the same maxUnavailable): %s after ",
+				    sim_result_name(tw.result));
+			explain_seconds(tw.duration_ms, &sb);
+			strbuf_addf(&sb, "; peak %lld pods\n",
+				    (long long)tw.peak_pods);
+			sim_result_release(&tw);
+		}
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);
 	} else {
@@ -287,6 +330,16 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 				    json_integer(r.min_available));
 		json_object_set_new(j, "result",
 				    json_string(sim_result_name(r.result)));
+		if (deploy_is_inplace(d) &&
+		    !simulate_rolling_twin(d, rs, nrs, pods, npods, &o, &tw)) {
+			json_object_set_new(
+			    j, "asRollingUpdate",
+			    json_pack("{sosIss}", "durationSeconds",
+				      seconds_json(tw.duration_ms), "peakPods",
+				      (json_int_t)tw.peak_pods, "result",
+				      sim_result_name(tw.result)));
+			sim_result_release(&tw);
+		}
 		print_json(j, "json");
 		json_decref(j);
 	}

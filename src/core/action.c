@@ -45,8 +45,8 @@ action_add(struct action_list *l, enum action_op op, const char *kind,
 const char *
 action_op_name(enum action_op op)
 {
-	static const char *names[] = {"create", "scale", "update", "delete",
-				      "status"};
+	static const char *names[] = {"create", "scale",  "update",
+				      "delete", "status", "update-in-place"};
 
 	return names[op];
 }

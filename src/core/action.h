@@ -18,6 +18,11 @@ enum action_op {
 	ACT_UPDATE, /* write an object whose size did not change */
 	ACT_DELETE, /* delete object `name` */
 	ACT_STATUS, /* write the status subresource of `name` */
+	/* InPlaceUpdate: update Pod `name` in place to the Deployment's new
+	 * ReplicaSet (same name, uid, node, host ports; its containers
+	 * restarted with the new image/command/args; its label, owner and
+	 * both RS sizes moved in one transaction). */
+	ACT_UPDATE_IN_PLACE,
 };
 
 struct action {

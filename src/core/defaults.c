@@ -6,7 +6,8 @@
  *
  *   SetDefaults_Deployment     replicas 1, strategy RollingUpdate with
  *                              25% / 25%, revisionHistoryLimit 10,
- *                              progressDeadlineSeconds 600
+ *                              progressDeadlineSeconds 600 (drover's
+ *                              InPlaceUpdate: maxUnavailable 25%)
  *   SetDefaults_ReplicaSet     replicas 1
  *   SetDefaults_PodSpec        restartPolicy Always, dnsPolicy
  *                              ClusterFirst, terminationGracePeriodSeconds
@@ -163,6 +164,17 @@ defaults_deployment(struct deployment *d)
 			ru->max_unavailable = intstr_str("25%");
 		if (ru->max_surge.type == INTSTR_UNSET)
 			ru->max_surge = intstr_str("25%");
+	}
+	/* InPlaceUpdate: maxUnavailable 25%, the default only for this
+	 * type (like rollingUpdate's for RollingUpdate). */
+	if (strcmp(s->strategy.type, "InPlaceUpdate") == 0) {
+		struct in_place_update *ip = s->strategy.in_place_update;
+
+		if (ip == NULL)
+			ip = s->strategy.in_place_update =
+			    xcalloc(1, sizeof(*ip));
+		if (ip->max_unavailable.type == INTSTR_UNSET)
+			ip->max_unavailable = intstr_str("25%");
 	}
 	def_int(&s->revision_history_limit, 10);
 	def_int(&s->progress_deadline_seconds, 600);

@@ -38,6 +38,35 @@ deploy_is_rolling(const struct deployment *d)
 	       strcmp(d->spec.strategy.type, "RollingUpdate") == 0;
 }
 
+bool
+deploy_is_inplace(const struct deployment *d)
+{
+	return d->spec.strategy.type &&
+	       strcmp(d->spec.strategy.type, "InPlaceUpdate") == 0;
+}
+
+/* The InPlaceUpdate budget. There is no surge to fall back on, so the
+ * fencepost rule "both zero -> unavailable 1" becomes "at least 1": a
+ * percent that rounds down to 0 pods still lets one pod update at a time
+ * (25% of 3 = 0.75 -> 0 -> 1). A malformed value (validation forbids it)
+ * reads as 1. */
+int64_t
+inplace_max_unavailable(const struct deployment *d)
+{
+	const struct in_place_update *ip = d->spec.strategy.in_place_update;
+	int64_t n = deploy_replicas(d), u = 0;
+
+	if (!deploy_is_inplace(d) || n <= 0)
+		return 0;
+	if (ip == NULL || ip->max_unavailable.type == INTSTR_UNSET)
+		u = n / 4; /* the 25% default, rounded down */
+	else if (intstr_scaled(&ip->max_unavailable, n, false, &u))
+		u = 1;
+	if (u < 1)
+		u = 1;
+	return u > n ? n : u;
+}
+
 /* HasProgressDeadline: unset or math.MaxInt32 means "no deadline"
  * (the pre-apps/v1 default), so no Progressing condition is kept. */
 bool
@@ -203,6 +232,17 @@ new_rs_new_replicas(const struct deployment *d, struct replicaset *const *all,
 	const struct rolling_update *ru = d->spec.strategy.rolling_update;
 	int64_t surge = 0, max_total, current, grow, cur_new;
 
+	if (deploy_is_inplace(d)) {
+		/* InPlaceUpdate never surges: the new RS holds the pods
+		 * the old ones do not (replicas - their sum), which is 0
+		 * when a template change creates it beside a full old RS
+		 * and grows one by one as pods move to it in place;
+		 * a first rollout (no old RS) gets all the replicas. */
+		int64_t others = rs_spec_sum(all, n) - rs_replicas(new_rs);
+		int64_t want = deploy_replicas(d) - others;
+
+		return want > 0 ? want : 0;
+	}
 	if (!deploy_is_rolling(d))
 		return deploy_replicas(d);
 	/* The plain percent rule: no fencepost adjustment here. */

@@ -63,6 +63,21 @@ explain_budget(const struct deployment *d, const char *indent,
 		u = max_unavailable(d);
 	int64_t rs = 0, ru_ = 0;
 
+	if (deploy_is_inplace(d)) {
+		const struct in_place_update *ip =
+		    d->spec.strategy.in_place_update;
+		int64_t raw = 0;
+
+		if (ip)
+			intstr_scaled(&ip->max_unavailable, r, false, &raw);
+		explain_one("maxUnavailable", ip ? &ip->max_unavailable : NULL,
+			    r, raw, false, indent, sb);
+		strbuf_addf(sb,
+			    "%sInPlaceUpdate: no surge; at most %lld pod(s) "
+			    "unavailable, each updated in place\n",
+			    indent, (long long)inplace_max_unavailable(d));
+		return;
+	}
 	if (!deploy_is_rolling(d)) {
 		strbuf_addf(sb,
 			    "%sRecreate: every old pod is stopped before any "
@@ -115,6 +130,9 @@ explain_action(const struct action *a, struct strbuf *sb)
 		break;
 	case ACT_STATUS:
 		strbuf_addf(sb, "status %s %s", a->kind, a->name);
+		break;
+	case ACT_UPDATE_IN_PLACE:
+		strbuf_addf(sb, "update in place %s %s", a->kind, a->name);
 		break;
 	}
 }
@@ -181,7 +199,10 @@ explain_sim(const struct deployment *d, const struct sim_opts *opts,
 	} else {
 		strbuf_addstr(sb, "  pods become ready ");
 		explain_seconds(opts->pod_ready_ms, sb);
-		strbuf_addstr(sb, " after they are created\n");
+		strbuf_addstr(sb, deploy_is_inplace(d)
+				      ? " after they are created or restarted "
+					"in place\n"
+				      : " after they are created\n");
 	}
 	if (d->spec.min_ready_seconds)
 		strbuf_addf(sb,

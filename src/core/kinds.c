@@ -49,6 +49,8 @@
 #include <string.h>
 
 #include "defaults.h"
+#include "deploy_util.h"
+#include "inplace_check.h"
 #include "kinds.h"
 #include "validate.h"
 #include "xalloc.h"
@@ -125,6 +127,36 @@ static void
 val_deployment(const void *o, struct fielderr_list *e)
 {
 	validate_deployment(o, e);
+}
+
+/* The switch kind_inplace_update_enabled() reads (kinds.h). */
+#define KIND_INPLACE_UPDATE_ENABLED 0
+
+bool
+kind_inplace_update_enabled(void)
+{
+	return KIND_INPLACE_UPDATE_ENABLED;
+}
+
+/* Deployment admission: while the controller does not run InPlaceUpdate,
+ * a CREATE or UPDATE that leaves the type InPlaceUpdate is refused on
+ * spec.strategy.type (the only error, so the message says what to do);
+ * once it does, an UPDATE is held to the in-place template rules
+ * (inplace_check.c). */
+static void
+admit_deployment(const void *old, const void *o, struct fielderr_list *e)
+{
+	const struct deployment *d = o;
+
+	if (deploy_is_inplace(d) && !kind_inplace_update_enabled()) {
+		fielderr_addf_str(e, FE_NOT_SUPPORTED, "spec.strategy.type",
+				  "InPlaceUpdate",
+				  "the controller does not run this strategy "
+				  "yet; preview it with drover plan");
+		return;
+	}
+	if (old)
+		validate_deployment_update(old, d, e);
 }
 
 static void
@@ -242,6 +274,7 @@ static const struct kind_info kinds[] = {
 	.selector = selector_deployment,
 	.defaults = def_deployment,
 	.validate = val_deployment,
+	.admit = admit_deployment,
     },
     {
 	.id = KIND_REPLICASET,

@@ -79,6 +79,13 @@ struct kind_info {
 			     int64_t *grace);
 	void (*defaults)(void *obj);
 	void (*validate)(const void *obj, struct fielderr_list *errs);
+	/* The API's checks that need the stored object or are the API's
+	 * alone (drover plan does not run them): run after validate on a
+	 * CREATE (old NULL) and on an UPDATE of the main resource (old:
+	 * the stored object); NULL: none. Deployment: the InPlaceUpdate
+	 * gate and template rules (kinds.c). */
+	void (*admit)(const void *old, const void *obj,
+		      struct fielderr_list *errs);
 };
 
 struct object {
@@ -91,6 +98,13 @@ struct object_list {
 	size_t n;
 	size_t alloc;
 };
+
+/* THE SWITCH of the InPlaceUpdate strategy at the API: false while the
+ * controller does not run it (milestone 1: API shape, validation and the
+ * planner, previewed by `drover plan`), so that no Deployment that would
+ * silently never roll can be stored; the next milestone, whose
+ * controller acts on it, flips KIND_INPLACE_UPDATE_ENABLED in kinds.c. */
+bool kind_inplace_update_enabled(void);
 
 const struct kind_info *kind_lookup(const char *api_version, const char *kind);
 const struct kind_info *kind_by_id(enum kind_id id);

@@ -373,10 +373,19 @@ static const struct field rolling_update_f[] = {
 static const struct schema rolling_update_s =
     SCHEMA(rolling_update, rolling_update_f);
 
+/* InPlaceUpdate's one knob, an *IntOrString like rollingUpdate's. */
+static const struct field in_place_update_f[] = {
+    F(in_place_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
+};
+static const struct schema in_place_update_s =
+    SCHEMA(in_place_update, in_place_update_f);
+
 static const struct field strategy_f[] = {
     F(deployment_strategy, "type", FT_STR, type, O, NULL),
     F(deployment_strategy, "rollingUpdate", FT_PTR, rolling_update, O,
       &rolling_update_s),
+    F(deployment_strategy, "inPlaceUpdate", FT_PTR, in_place_update, O,
+      &in_place_update_s),
 };
 static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
 

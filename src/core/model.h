@@ -256,9 +256,16 @@ struct rolling_update {
 	struct intstr max_surge;
 };
 
+/* drover's InPlaceUpdate strategy (the KEP seed, issue 11): old pods are
+ * updated where they are, maxUnavailable at a time; no surge. */
+struct in_place_update {
+	struct intstr max_unavailable;
+};
+
 struct deployment_strategy {
-	char *type; /* "RollingUpdate" or "Recreate" */
+	char *type; /* "RollingUpdate", "Recreate" or "InPlaceUpdate" */
 	struct rolling_update *rolling_update;
+	struct in_place_update *in_place_update; /* InPlaceUpdate only */
 };
 
 struct deployment_spec {
@@ -562,9 +569,13 @@ extern const struct schema schema_endpoints;
 #define ANN_RESTARTED_AT        "kubectl.kubernetes.io/restartedAt"
 #define ANN_DELETION_COST       "controller.kubernetes.io/pod-deletion-cost"
 #define LABEL_POD_TEMPLATE_HASH "pod-template-hash"
-#define LABEL_SERVICE_NAME      "kubernetes.io/service-name"
-#define LABEL_MANAGED_BY        "endpointslice.kubernetes.io/managed-by"
-#define MANAGED_BY_CONTROLLER   "endpointslice-controller.k8s.io"
+/* On a pod: the name of the ReplicaSet an in-place update of the pod is
+ * moving it to, written before any process is touched (the intent of the
+ * KEP's crash-safe update); the planner counts such a pod as in flight. */
+#define ANN_IN_PLACE_UPDATE   "drover.io/in-place-update-to"
+#define LABEL_SERVICE_NAME    "kubernetes.io/service-name"
+#define LABEL_MANAGED_BY      "endpointslice.kubernetes.io/managed-by"
+#define MANAGED_BY_CONTROLLER "endpointslice-controller.k8s.io"
 
 /* Lifecycle helpers: thin wrappers over schema_release/schema_copy. */
 void deployment_release(struct deployment *d);

@@ -683,6 +683,8 @@ scale_decision(const struct deployment *d, const struct replicaset *new_rs,
 				resize_add(&l, old[i], 0, false);
 		return l;
 	}
+	if (deploy_is_inplace(d))
+		return inplace_scale_decision(d, new_rs, old, nold);
 	if (!deploy_is_rolling(d))
 		return l;
 	act = xmalloc((nold + 1) * sizeof(*act));
@@ -872,6 +874,8 @@ sync_deployment(struct st *st)
 	}
 	if (deploy_is_rolling(d))
 		pd_rollout_rolling(st);
+	else if (deploy_is_inplace(d))
+		pd_rollout_inplace(st);
 	else if (d->spec.strategy.type &&
 		 !strcmp(d->spec.strategy.type, "Recreate"))
 		pd_rollout_recreate(st);
@@ -895,6 +899,10 @@ plan_deploy(const struct plan_deploy_in *in, struct plan_deploy_out *out)
 		out->budget.replicas = deploy_replicas(st.d);
 		out->budget.surge = max_surge(st.d);
 		out->budget.unavailable = max_unavailable(st.d);
+	} else if (deploy_is_inplace(st.d)) {
+		out->budget.set = true; /* no surge */
+		out->budget.replicas = deploy_replicas(st.d);
+		out->budget.unavailable = inplace_max_unavailable(st.d);
 	}
 	sync_deployment(&st);
 	/* Drop deleted RSes and keep the rest oldest first. */

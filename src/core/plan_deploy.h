@@ -22,13 +22,14 @@ struct plan_deploy_in {
 	const struct deployment *d;
 	const struct replicaset *const *rs; /* every RS of the namespace */
 	size_t nrs;
-	const struct pod *const *pods; /* pods of the namespace (Recreate) */
+	const struct pod *const *pods; /* pods of the namespace (Recreate,
+					  InPlaceUpdate) */
 	size_t npods;
 	dtime now;
 };
 
 struct plan_budget {
-	bool set;            /* RollingUpdate only */
+	bool set;            /* RollingUpdate and InPlaceUpdate */
 	int64_t replicas;    /* spec.replicas */
 	int64_t surge;       /* MaxSurge */
 	int64_t unavailable; /* MaxUnavailable */

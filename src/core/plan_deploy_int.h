@@ -92,6 +92,19 @@ void pd_calculate_status(const struct deployment *d,
 			 const struct replicaset *new_rs, dtime now,
 			 struct deployment_status *ns);
 
+/* InPlaceUpdate (plan_deploy_inplace.c). inplace_pick: the old pods to
+ * update in place now, in order, into *picked (the caller frees the
+ * array, not the pods). inplace_scale_decision: scale()'s resizes for an
+ * InPlaceUpdate Deployment with several active RSes; old newest first. */
+size_t inplace_pick(const struct deployment *d, const struct replicaset *new_rs,
+		    const struct replicaset *const *old, size_t nold,
+		    const struct pod *const *pods, size_t npods, dtime now,
+		    const struct pod ***picked);
+struct resize_list inplace_scale_decision(const struct deployment *d,
+					  const struct replicaset *new_rs,
+					  const struct replicaset *const *old,
+					  size_t nold);
+
 /* ---- the sync and its appliers (plan_deploy.c) ---- */
 
 size_t pd_active_only(struct replicaset **v, size_t n);
@@ -104,6 +117,7 @@ size_t pd_live_rs(struct st *st, const struct replicaset *skip,
 bool pd_apply_resizes(struct st *st, const struct resize_list *l);
 void pd_rollback(struct st *st);
 bool pd_rollback_to(const struct deployment *d, int64_t *rev);
+void pd_rollout_inplace(struct st *st);
 void pd_rollout_recreate(struct st *st);
 void pd_rollout_rolling(struct st *st);
 const char *pd_rs_name(const struct replicaset *rs);

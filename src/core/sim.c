@@ -14,6 +14,11 @@
  *    is created Pending and becomes Ready exactly pod_ready_ms after its
  *    creation (sim_opts; < 0: never). Its Ready condition's
  *    lastTransitionTime is that instant, so minReadySeconds counts from it.
+ *  - An in-place update (ACT_UPDATE_IN_PLACE, the InPlaceUpdate
+ *    strategy) is instantaneous bookkeeping plus a restart: the pod keeps
+ *    its name and uid, moves to the new RS (both RS sizes change by one),
+ *    and is Running but not Ready until pod_ready_ms later
+ *    (update_in_place).
  *  - Deleted pods vanish at once: no terminating phase, no grace period.
  *    Deleting a ReplicaSet takes its pods with it (the garbage collector,
  *    done synchronously).
@@ -330,6 +335,56 @@ sub(const struct schema *s, const char *json)
 	return NULL;
 }
 
+static const struct replicaset *new_rs_of(struct world *w);
+
+/* ACT_UPDATE_IN_PLACE as the next milestone's controller will carry it
+ * out, reduced to what the planners see: the pod keeps its name, uid and
+ * node; in one transaction its pod-template-hash label and controller
+ * reference move to the Deployment's new RS, the old RS's spec.replicas
+ * drops by 1 and the new one's rises by 1; its containers restart, so it
+ * is Running but not Ready until pod_ready_ms later (never, if < 0). A
+ * pod or RS that is gone is skipped (the controller would re-plan). */
+static void
+update_in_place(struct world *w, const char *name)
+{
+	struct replicaset *to = (struct replicaset *)new_rs_of(w), *from = NULL;
+	struct spod *sp = NULL;
+	const struct owner_ref *ref;
+	size_t i;
+
+	for (i = 0; i < w->npods; i++)
+		if (!w->pods[i]->dead &&
+		    !strcmp(w->pods[i]->p.metadata.name, name))
+			sp = w->pods[i];
+	if (sp == NULL || to == NULL)
+		return;
+	ref = meta_controller_ref(&sp->p.metadata);
+	for (i = 0; ref && i < w->nrs; i++)
+		if (owner_ref_is(ref, "ReplicaSet", &w->rs[i]->metadata))
+			from = w->rs[i];
+	if (from == NULL || from == to)
+		return;
+	from->spec.replicas.v--;
+	to->spec.replicas.v++;
+	strmap_set(&sp->p.metadata.labels, LABEL_POD_TEMPLATE_HASH,
+		   strmap_get(&to->spec.template.metadata.labels,
+			      LABEL_POD_TEMPLATE_HASH));
+	for (i = 0; i < sp->p.metadata.owner_references.n; i++) {
+		struct owner_ref *r = &sp->p.metadata.owner_references.v[i];
+
+		if (r->controller.set && r->controller.v) {
+			free(r->api_version);
+			free(r->kind);
+			free(r->name);
+			free(r->uid);
+			memset(r, 0, sizeof(*r));
+			rs_controller_ref(to, r);
+		}
+	}
+	condition_remove(&sp->p.status.conditions, "Ready");
+	sp->ready_at = w->ready_ms >= 0 ? w->now + w->ready_ms : 0;
+}
+
 /* Applies a Deployment step the way the API server stores it.
  *
  * - The Deployment: out->d replaces the stored one; the generation is
@@ -409,6 +464,9 @@ apply_deploy(struct world *w, struct plan_deploy_out *out)
 		}
 		cur->metadata.generation = gen;
 	}
+	for (i = 0; i < out->actions.n; i++)
+		if (out->actions.v[i].op == ACT_UPDATE_IN_PLACE)
+			update_in_place(w, out->actions.v[i].name);
 	compact_pods(w);
 }
 

@@ -956,6 +956,42 @@ validate_rolling_update(const struct rolling_update *ru,
 				  "must not be greater than 100%");
 }
 
+/* spec.strategy.inPlaceUpdate: Kubernetes' checks of a rollingUpdate's
+ * maxUnavailable with maxSurge fixed at 0 (an in-place update never
+ * surges): not negative, a valid percent, not 0 (0 and "0%" would never
+ * let a pod update: Kubernetes' "may not be 0 when `maxSurge` is 0"),
+ * not more than 100%. "1%" of 5 rounds down to 0 and is accepted, the
+ * budget then being 1 (inplace_max_unavailable); 7 of 5 is accepted and
+ * clamped to 5, as Kubernetes accepts an integer above replicas. */
+static void
+validate_in_place_update(const struct in_place_update *ip,
+			 struct fielderr_list *errs)
+{
+	const char *pu = "spec.strategy.inPlaceUpdate.maxUnavailable";
+	size_t before = errs->n;
+
+	validate_intstr_nonneg(&ip->max_unavailable, pu, errs);
+	if (errs->n == before && intstr_raw_value(&ip->max_unavailable) == 0) {
+		struct strbuf v = STRBUF_INIT;
+
+		if (ip->max_unavailable.type == INTSTR_STRING)
+			strbuf_addjsonstr(&v, ip->max_unavailable.sval);
+		else
+			strbuf_addf(&v, "%lld",
+				    (long long)ip->max_unavailable.ival);
+		fielderr_add(errs, FE_INVALID, pu, v.buf,
+			     "may not be 0 when strategy `type` is "
+			     "'InPlaceUpdate' (there is no surge)");
+		strbuf_release(&v);
+	}
+	if (ip->max_unavailable.type == INTSTR_STRING &&
+	    intstr_is_percent(ip->max_unavailable.sval) &&
+	    intstr_raw_value(&ip->max_unavailable) > 100)
+		fielderr_addf_str(errs, FE_INVALID, pu,
+				  ip->max_unavailable.sval,
+				  "must not be greater than 100%");
+}
+
 /* ValidateDeployment = ValidateObjectMeta + ValidateDeploymentSpec, in
  * Kubernetes' order: replicas, selector and template, strategy,
  * minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds. The
@@ -976,6 +1012,11 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 				     "spec.strategy.rollingUpdate", NULL,
 				     "may not be specified when strategy "
 				     "`type` is 'Recreate'");
+		if (s->strategy.in_place_update)
+			fielderr_add(errs, FE_FORBIDDEN,
+				     "spec.strategy.inPlaceUpdate", NULL,
+				     "may not be specified when strategy "
+				     "`type` is 'Recreate'");
 	} else if (!strcmp(type, "RollingUpdate")) {
 		if (s->strategy.rolling_update == NULL)
 			fielderr_add(errs, FE_REQUIRED,
@@ -985,11 +1026,30 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 		else
 			validate_rolling_update(s->strategy.rolling_update,
 						errs);
+		if (s->strategy.in_place_update)
+			fielderr_add(errs, FE_FORBIDDEN,
+				     "spec.strategy.inPlaceUpdate", NULL,
+				     "may not be specified when strategy "
+				     "`type` is 'RollingUpdate'");
+	} else if (!strcmp(type, "InPlaceUpdate")) {
+		if (s->strategy.rolling_update)
+			fielderr_add(errs, FE_FORBIDDEN,
+				     "spec.strategy.rollingUpdate", NULL,
+				     "may not be specified when strategy "
+				     "`type` is 'InPlaceUpdate'");
+		if (s->strategy.in_place_update == NULL)
+			fielderr_add(errs, FE_REQUIRED,
+				     "spec.strategy.inPlaceUpdate", NULL,
+				     "this should be defaulted and never be "
+				     "nil");
+		else
+			validate_in_place_update(s->strategy.in_place_update,
+						 errs);
 	} else {
 		/* Kubernetes reports this on spec.strategy itself. */
 		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy", type,
-				  "supported values: \"Recreate\", "
-				  "\"RollingUpdate\"");
+				  "supported values: \"InPlaceUpdate\", "
+				  "\"Recreate\", \"RollingUpdate\"");
 	}
 	nonneg(s->min_ready_seconds, "spec.minReadySeconds", errs);
 	nonneg_opt(&s->revision_history_limit, "spec.revisionHistoryLimit",

@@ -884,7 +884,7 @@ static const struct reject_case reject_cases[] = {
      NULL,
      "  strategy:\n    type: BlueGreen\n",
      {"spec.strategy: Unsupported value: \"BlueGreen\": supported values: "
-      "\"Recreate\", \"RollingUpdate\""},
+      "\"InPlaceUpdate\", \"Recreate\", \"RollingUpdate\""},
      1},
     {"progressDeadlineSeconds equal to minReadySeconds",
      NULL,

@@ -202,6 +202,9 @@ fx_actions(const struct plan_deploy_out *o)
 		case ACT_STATUS:
 			strbuf_addstr(&sb, "status");
 			break;
+		case ACT_UPDATE_IN_PLACE:
+			strbuf_addf(&sb, "inplace %s %s", k, a->name);
+			break;
 		}
 	}
 	return strbuf_detach(&sb);
