@@ -41,6 +41,11 @@ sat_add(int64_t a, int64_t b)
 	return r;
 }
 
+/* computePodResourceRequest (noderesources/fit.go): the sum of the
+ * containers' requests. Kubernetes then takes, per resource, the max of
+ * that sum and each init container's request, and adds the pod's
+ * overhead; drover models neither. Example: containers requesting
+ * {cpu: 250m, memory: 64Mi} and {cpu: 1} -> 1250m, 67108864 bytes. */
 void
 fit_pod_request(const struct pod_spec *spec, struct res_amount *out)
 {
@@ -69,6 +74,10 @@ fit_node_allocatable(const struct node *n, struct res_amount *out)
 	out->pods = amount(a, "pods", QTY_UNIT);
 }
 
+/* kube-scheduler's informer leaves out pods whose phase is Succeeded or
+ * Failed (their processes are gone, their requests free); a pod being
+ * deleted keeps its resources until the agent has stopped it and the
+ * object is gone, so that a replacement never overlaps it on the node. */
 bool
 fit_pod_counts(const struct pod *p)
 {
@@ -79,6 +88,9 @@ fit_pod_counts(const struct pod *p)
 	return !(ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")));
 }
 
+/* fitsRequest (noderesources/fit.go) for cpu, memory and the pod
+ * count. Kubernetes compares req > alloc - used; the sums here are the
+ * same test without the subtraction's overflow. */
 unsigned
 fit_check(const struct res_amount *req, const struct res_amount *used,
 	  const struct res_amount *alloc)
