@@ -109,6 +109,9 @@ read_line(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* status.allocatable.pods without --allocatable pods=N */
+#define DEFAULT_MAX_PODS "1000000"
+
 static void
 fill_status(struct agent *a, struct node *n)
 {
@@ -126,6 +129,7 @@ fill_status(struct agent *a, struct node *n)
 	struct sysinfo si;
 	struct utsname un;
 	char buf[128];
+	size_t i;
 
 	if (cur && cur->status && !strcmp(cur->status, "True"))
 		ready.last_transition_time = cur->last_transition_time;
@@ -140,8 +144,22 @@ fill_status(struct agent *a, struct node *n)
 		strmap_set(&st->capacity, "memory", buf);
 		strmap_set(&st->allocatable, "memory", buf);
 	}
-	strmap_set(&st->capacity, "pods", "110");
-	strmap_set(&st->allocatable, "pods", "110");
+	/* Kubernetes' kubelet defaults to 110 pods (--max-pods); here a
+	 * pod is a few processes, or only an object with --runtime none,
+	 * and memory and cpu are the real bounds: a count that keeps the
+	 * host's pods, not an invented cap, unless --allocatable says. */
+	strmap_set(&st->capacity, "pods", DEFAULT_MAX_PODS);
+	strmap_set(&st->allocatable, "pods", DEFAULT_MAX_PODS);
+	/* --allocatable: what the scheduler may hand out (Kubernetes'
+	 * capacity minus reserved); capacity stays the host's, except the
+	 * pod count, which is a setting in both (kubelet's --max-pods). */
+	for (i = 0; a->cfg.allocatable && i < a->cfg.allocatable->n; i++) {
+		const struct strmap_entry *e = &a->cfg.allocatable->v[i];
+
+		if (!strcmp(e->key, "pods"))
+			strmap_set(&st->capacity, e->key, e->value);
+		strmap_set(&st->allocatable, e->key, e->value);
+	}
 	if (st->addresses.n == 0) {
 		ad =
 		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));

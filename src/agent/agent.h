@@ -40,6 +40,11 @@ struct agent_config {
 	/* With a process runtime: the proxy process's control socket and
 	 * output (services.h); NULL: Services are not served here. */
 	const char *proxy_socket, *proxy_log;
+	/* --allocatable: cpu, memory and pods reported as this node's
+	 * status.allocatable (and capacity) instead of the host's; NULL or
+	 * a name it lacks: the host's value. Owned by the caller, must
+	 * outlive the agent. */
+	const struct strmap *allocatable;
 };
 
 struct agent;

@@ -281,9 +281,38 @@ add_services_of(struct client *c, const struct pod *p, struct strbuf *sb)
 	client_resp_release(&r);
 }
 
+/* GetPodQOS for cpu and memory: Guaranteed when every container limits
+ * both and requests (if given) equal the limits, BestEffort when none
+ * requests or limits anything, Burstable otherwise. Values are compared
+ * as written ("1" and "1000m" count as different here). */
+static const char *
+qos_class(const struct pod_spec *s)
+{
+	static const char *const names[] = {"cpu", "memory"};
+	bool any = false, guaranteed = true;
+	size_t i, j;
+
+	for (i = 0; i < s->containers.n; i++) {
+		const struct resources *r = &s->containers.v[i].resources;
+
+		any = any || r->limits.n || r->requests.n;
+		for (j = 0; j < 2; j++) {
+			const char *l = strmap_get(&r->limits, names[j]);
+			const char *q = strmap_get(&r->requests, names[j]);
+
+			if (l == NULL || (q && strcmp(q, l)))
+				guaranteed = false;
+		}
+	}
+	if (!any)
+		return "BestEffort";
+	return guaranteed ? "Guaranteed" : "Burstable";
+}
+
 static void
 describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 {
+	const struct condition *sched;
 	const struct pod_status *st = &p->status;
 	struct pod_template t = {0};
 	size_t i;
@@ -335,8 +364,20 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 				    st->conditions.v[i].type,
 				    st->conditions.v[i].status);
 	}
-	strbuf_addstr(sb, "QoS Class:\tBestEffort\n");
-	strbuf_addstr(sb, "Events:\t<none>\n");
+	strbuf_addf(sb, "QoS Class:\t%s\n", qos_class(&p->spec));
+	/* drover records no Events; the scheduler's reason is on the
+	 * PodScheduled condition, shown as kubectl shows its event */
+	sched = condition_get(&st->conditions, "PodScheduled");
+	if (sched && sched->status && !strcmp(sched->status, "False") &&
+	    sched->message)
+		strbuf_addf(sb,
+			    "Events:\n  Type\tReason\tFrom\tMessage\n"
+			    "  ----\t------\t----\t-------\n"
+			    "  Warning\tFailedScheduling\tdefault-scheduler\t"
+			    "%s\n",
+			    sched->message);
+	else
+		strbuf_addstr(sb, "Events:\t<none>\n");
 }
 
 /* kubectl's describeService: the selector, type, and per port its

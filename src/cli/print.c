@@ -325,6 +325,19 @@ describe_map(struct strbuf *sb, const char *indent, const char *title,
 		strbuf_addstr(sb, "<none>\n");
 }
 
+/* kubectl's "    Limits:" / "    Requests:" block of a container, one
+ * "      cpu:\t500m" line a resource; nothing when there are none. */
+static void
+describe_resources(struct strbuf *sb, const char *title, const struct strmap *m)
+{
+	size_t i;
+
+	if (m->n)
+		strbuf_addf(sb, "    %s:\n", title);
+	for (i = 0; i < m->n; i++)
+		strbuf_addf(sb, "      %s:\t%s\n", m->v[i].key, m->v[i].value);
+}
+
 /* The host port the agent gave container port p of a pod's container
  * (status.containerStatuses[].ports, matched by containerPort), else
  * the one the spec declares (0: none, printed 0/TCP as kubectl does). */
@@ -423,6 +436,9 @@ cli_describe_containers(const struct pod_template *t,
 			for (j = 0; j < c->args.n; j++)
 				strbuf_addf(sb, "      %s\n", c->args.v[j]);
 		}
+		/* kubectl: Limits, then Requests, name: quantity */
+		describe_resources(sb, "Limits", &c->resources.limits);
+		describe_resources(sb, "Requests", &c->resources.requests);
 		if (c->env.n == 0) {
 			strbuf_addstr(sb, "    Environment:\t<none>\n");
 		} else {

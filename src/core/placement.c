@@ -20,8 +20,15 @@
  *   0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s)
  *   had untolerated taint {dedicated: db}.
  *
+ * With in->used, a node that passes those filters must also have room
+ * for the pod's requests (fit.c): two Ready nodes with allocatable cpu 2,
+ * each with 2 cpu already requested, leave a pod requesting 500m Pending
+ * with "0/2 nodes are available: 2 Insufficient cpu.". A node short of
+ * both cpu and memory counts under both reasons, as in kube-scheduler.
+ *
  * Differences from kube-scheduler: the reasons come in a fixed order
- * (not ready, unschedulable, selector, taint) rather than sorted by
+ * (not ready, unschedulable, selector, taint,
+ * cpu, memory, pods) rather than sorted by
  * text; all untolerated-taint nodes are counted under the first such
  * taint seen; a node that is not Ready is its own reason (Kubernetes
  * expresses it as the node.kubernetes.io/not-ready taint); node
@@ -96,6 +103,9 @@ enum why {
 	WHY_UNSCHEDULABLE,
 	WHY_SELECTOR,
 	WHY_TAINT,
+	WHY_CPU, /* NodeResourcesFit: a node may have all three */
+	WHY_MEMORY,
+	WHY_PODS,
 	WHY_N,
 };
 
@@ -119,7 +129,9 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 	int64_t best_pref = 0, best_pods = 0;
 	size_t counts[WHY_N] = {0}, i, j;
 	const struct taint *first_taint = NULL;
+	struct res_amount req;
 
+	fit_pod_request(&in->pod->spec, &req);
 	for (i = 0; i < in->nnodes; i++) {
 		const struct node *n = in->nodes[i];
 		int64_t pref = 0, pods = 0;
@@ -157,6 +169,18 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 			if (first_taint == NULL)
 				first_taint = bad;
 			continue;
+		}
+		if (in->used) {
+			struct res_amount alloc;
+			unsigned r;
+
+			fit_node_allocatable(n, &alloc);
+			r = fit_check(&req, &in->used[i], &alloc);
+			counts[WHY_CPU] += (r & FIT_CPU) != 0;
+			counts[WHY_MEMORY] += (r & FIT_MEMORY) != 0;
+			counts[WHY_PODS] += (r & FIT_PODS) != 0;
+			if (r)
+				continue;
 		}
 		pods = in->pods_on ? in->pods_on[i] : 0;
 		if (best == NULL || pref < best_pref ||
@@ -197,6 +221,15 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 			    "%s %zu node(s) had untolerated taint {%s: %s}",
 			    j++ ? "," : "", counts[WHY_TAINT],
 			    s0(first_taint->key), s0(first_taint->value));
+	if (counts[WHY_CPU])
+		strbuf_addf(why, "%s %zu Insufficient cpu", j++ ? "," : "",
+			    counts[WHY_CPU]);
+	if (counts[WHY_MEMORY])
+		strbuf_addf(why, "%s %zu Insufficient memory", j++ ? "," : "",
+			    counts[WHY_MEMORY]);
+	if (counts[WHY_PODS])
+		strbuf_addf(why, "%s %zu Too many pods", j++ ? "," : "",
+			    counts[WHY_PODS]);
 	strbuf_addch(why, '.');
 	return NULL;
 }

@@ -3,12 +3,15 @@
  *
  * Filters: the node is Ready, not unschedulable (unless the pod tolerates
  * node.kubernetes.io/unschedulable), its labels match the pod's
- * nodeSelector, and every NoSchedule / NoExecute taint is tolerated.
+ * nodeSelector, every NoSchedule / NoExecute taint is tolerated, and the
+ * pod's resources.requests fit what is left of its allocatable
+ * (NodeResourcesFit, fit.h).
  * Scores: fewer untolerated PreferNoSchedule taints, then fewer pods
  * already bound, then the node name (deterministic). */
 #ifndef DROVER_CORE_PLACEMENT_H
 #define DROVER_CORE_PLACEMENT_H
 
+#include "fit.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -20,6 +23,9 @@ struct sched_in {
 	 * for the spread score: counted once by the caller, not for every
 	 * pod it places. */
 	const int64_t *pods_on;
+	/* What the pods bound to each node request (parallel to nodes),
+	 * for NodeResourcesFit; NULL: resources are not looked at. */
+	const struct res_amount *used;
 };
 
 /* Returns the chosen node, or NULL with kube-scheduler's reason in why

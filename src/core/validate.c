@@ -39,6 +39,7 @@
 #include "intstr.h"
 #include "labels.h"
 #include "names.h"
+#include "quantity.h"
 #include "strbuf.h"
 #include "downward.h"
 #include "validate.h"
@@ -520,6 +521,93 @@ validate_pod_security_context(const struct pod_security_context *sc,
 	strbuf_release(&p);
 }
 
+/* ValidateResourceRequirements for cpu and memory (and the names
+ * Kubernetes allows a container). Each name must be a standard container
+ * resource (cpu, memory, ephemeral-storage, hugepages-<size>) or an
+ * extended one ("example.com/gpu"); each value a quantity, not negative;
+ * a request at most its limit:
+ *
+ *   requests {cpu: "2"}, limits {cpu: "1"}
+ *   -> spec.containers[0].resources.requests: Invalid value: "2": must
+ *      be less than or equal to cpu limit of 1
+ *   requests {cpu: "-1"}
+ *   -> spec.containers[0].resources.requests[cpu]: Invalid value: "-1":
+ *      must be greater than or equal to 0
+ *   limits {memory: "1Gb"}
+ *   -> spec.containers[0].resources.limits[memory]: Invalid value:
+ *      "1Gb": quantities must match the regular expression ...
+ *
+ * Kubernetes refuses a malformed quantity while decoding, and prints
+ * quantities in canonical form; drover gives the field path and prints
+ * them as written. */
+static void
+validate_resource_list(const struct strmap *m, const char *path,
+		       struct fielderr_list *errs, int64_t *vals)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const char *k = m->v[i].key, *v = m->v[i].value;
+		const char *fp = pathf(&p, "%s[%s]", path, k);
+		enum qty_err qe;
+
+		vals[i] = 0;
+		if (strchr(k, '/') == NULL && strcmp(k, "cpu") &&
+		    strcmp(k, "memory") && strcmp(k, "ephemeral-storage") &&
+		    strncmp(k, "hugepages-", 10))
+			fielderr_addf_str(
+			    errs, FE_INVALID, fp, k,
+			    "must be a standard resource for containers");
+		qe = quantity_parse(v, strcmp(k, "cpu") ? QTY_UNIT : QTY_MILLI,
+				    &vals[i]);
+		if (qe == QTY_SYNTAX)
+			fielderr_addf_str(errs, FE_INVALID, fp, v,
+					  QTY_SYNTAX_MSG);
+		else if (qe == QTY_OVERFLOW)
+			fielderr_addf_str(errs, FE_INVALID, fp, v,
+					  "must be less than 2^63");
+		else if (vals[i] < 0)
+			fielderr_addf_str(errs, FE_INVALID, fp, v,
+					  "must be greater than or equal to 0");
+	}
+	strbuf_release(&p);
+}
+
+static void
+validate_resources(const struct resources *r, const char *path,
+		   struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT, d = STRBUF_INIT;
+	int64_t *lim = xcalloc(r->limits.n + 1, sizeof(*lim));
+	int64_t *req = xcalloc(r->requests.n + 1, sizeof(*req));
+	size_t i, j;
+
+	validate_resource_list(&r->limits, pathf(&p, "%s.limits", path), errs,
+			       lim);
+	validate_resource_list(&r->requests, pathf(&p, "%s.requests", path),
+			       errs, req);
+	for (i = 0; i < r->requests.n; i++)
+		for (j = 0; j < r->limits.n; j++) {
+			const char *k = r->requests.v[i].key;
+
+			if (strcmp(k, r->limits.v[j].key) || req[i] <= lim[j])
+				continue;
+			strbuf_reset(&d);
+			strbuf_addf(&d,
+				    "must be less than or equal to %s limit "
+				    "of %s",
+				    k, r->limits.v[j].value);
+			fielderr_addf_str(errs, FE_INVALID,
+					  pathf(&p, "%s.requests", path),
+					  r->requests.v[i].value, d.buf);
+		}
+	free(lim);
+	free(req);
+	strbuf_release(&d);
+	strbuf_release(&p);
+}
+
 /* validateContainers for one container (common fields only: name, image,
  * ports, env, probes, securityContext, imagePullPolicy).
  *
@@ -544,6 +632,8 @@ validate_container(const struct container *c, const char *path,
 	if (c->image == NULL || !*c->image)
 		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.image", path),
 			     NULL, "");
+	validate_resources(&c->resources, pathf(&p, "%s.resources", path),
+			   errs);
 	for (i = 0; i < c->ports.n; i++) {
 		const struct container_port *cp = &c->ports.v[i];
 

@@ -7,8 +7,16 @@
  * Like kube-scheduler's queue it follows pod events instead of scanning
  * every pod: each pod is tracked (its node, for the spread score's
  * counts, or its place in the queue of pending pods, first in first
- * out), and pods that fit nowhere wait aside until a node changes. A
- * pass costs the pods it binds, not the pods that exist. */
+ * out), and pods that fit nowhere wait aside until a node changes or a
+ * pod lets go of a node's resources. A pass costs the pods it binds, not
+ * the pods that exist.
+ *
+ * NodeResourcesFit (fit.h) needs what each node's pods request. Each
+ * tracked pod adds its request to its node while it counts there (bound,
+ * not Succeeded or Failed; being deleted still counts). A pod the
+ * scheduler has just bound is "assumed" on its node, as kube-scheduler's
+ * cache does, until the watch shows the binding: otherwise the next pass
+ * could give its room to another pod. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,7 @@
 #include "kube.h"
 #include "log.h"
 #include "queue.h"
+#include "fit.h"
 #include "placement.h"
 #include "xalloc.h"
 
@@ -28,16 +37,23 @@
 struct tracked {
 	char *key;  /* "ns/name" */
 	char *node; /* the node it counts on (bound, not being deleted) */
+	/* the node whose resources it holds (fit_pod_counts, or assumed),
+	 * and what it requests there */
+	char *fit_node;
+	struct res_amount req;
+	bool assumed; /* bound by us, the watch has not shown it yet */
 	/* waiting to be placed: in ctl_sched.pending or .aside */
 	enum { NOWHERE, PENDING, ASIDE } where;
 	struct tracked *prev, *next;
 	UT_hash_handle hh; /* in ctl_sched.pods */
 };
 
-/* Pods bound to a node and not being deleted. */
+/* Per node: pods bound and not being deleted (the spread score), and
+ * the requests of the pods holding its resources (the fit). */
 struct node_count {
 	char *name;
 	int64_t n;
+	struct res_amount used;
 	UT_hash_handle hh;
 };
 
@@ -53,8 +69,8 @@ struct ctl_sched {
 /* One key for the whole scheduler: a pass binds the pending pods. */
 #define PASS_KEY "pending/pods"
 
-static void
-count(struct ctl_sched *c, const char *node, int64_t d)
+static struct node_count *
+node_get(struct ctl_sched *c, const char *node)
 {
 	struct node_count *nc;
 
@@ -64,12 +80,54 @@ count(struct ctl_sched *c, const char *node, int64_t d)
 		nc->name = xstrdup(node);
 		HASH_ADD_KEYPTR(hh, c->on_node, nc->name, strlen(nc->name), nc);
 	}
+	return nc;
+}
+
+/* Forgets a node nothing counts on any more. */
+static void
+node_put(struct ctl_sched *c, struct node_count *nc)
+{
+	if (nc->n || nc->used.pods || nc->used.milli_cpu || nc->used.memory)
+		return;
+	HASH_DEL(c->on_node, nc);
+	free(nc->name);
+	free(nc);
+}
+
+static void
+count(struct ctl_sched *c, const char *node, int64_t d)
+{
+	struct node_count *nc = node_get(c, node);
+
 	nc->n += d;
-	if (nc->n == 0) {
-		HASH_DEL(c->on_node, nc);
-		free(nc->name);
-		free(nc);
+	node_put(c, nc);
+}
+
+/* Moves t's request to node (NULL: nowhere). Returns true if a node got
+ * room back. */
+static bool
+hold(struct ctl_sched *c, struct tracked *t, const char *node,
+     const struct pod *p)
+{
+	struct node_count *nc;
+	bool freed = false;
+
+	if (t->fit_node && node && !strcmp(t->fit_node, node))
+		return false;
+	if (t->fit_node) {
+		nc = node_get(c, t->fit_node);
+		fit_add(&nc->used, &t->req, -1);
+		node_put(c, nc);
+		free(t->fit_node);
+		t->fit_node = NULL;
+		freed = true;
 	}
+	if (node) {
+		fit_pod_request(&p->spec, &t->req);
+		t->fit_node = xstrdup(node);
+		fit_add(&node_get(c, node)->used, &t->req, 1);
+	}
+	return freed;
 }
 
 static void
@@ -81,6 +139,9 @@ dequeue(struct ctl_sched *c, struct tracked *t)
 		DL_DELETE(c->pending, t);
 	t->where = NOWHERE;
 }
+
+/* Pods that fit nowhere may fit now. */
+static void retry_aside(struct ctl_sched *c);
 
 /* Brings the pod ns/name up to date from the cache: counted on its node,
  * queued if pending, forgotten if gone. Returns true if it is pending. */
@@ -94,6 +155,8 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 			       ? p->spec.node_name
 			       : NULL;
 	bool pend = p && !node && !p->metadata.deletion_timestamp;
+	const char *fit_node =
+	    p && fit_pod_counts(p) ? p->spec.node_name : NULL;
 	struct tracked *t;
 	char key[600];
 
@@ -115,6 +178,16 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 		t->node = xstrdup(node);
 		count(c, node, 1);
 	}
+	/* assumed until the cache has a nodeName (or the pod is gone) */
+	if (p && t->assumed &&
+	    (p->spec.node_name == NULL || !*p->spec.node_name)) {
+		fit_node = t->fit_node;
+		pend = false;
+	} else {
+		t->assumed = false;
+	}
+	if (hold(c, t, fit_node, p))
+		retry_aside(c);
 	if (!pend) {
 		dequeue(c, t);
 	} else if (t->where == NOWHERE) {
@@ -141,7 +214,6 @@ on_pod(void *arg, json_t *ev)
 		queue_add(c->q, PASS_KEY);
 }
 
-/* Pods that fit nowhere may fit now. */
 static void
 retry_aside(struct ctl_sched *c)
 {
@@ -227,6 +299,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 	const struct node **np;
 	struct node_count *nc;
 	struct tracked *t, *failed = NULL;
+	struct res_amount *used;
 	int64_t *on;
 	size_t nn, i;
 	int r = 0;
@@ -234,12 +307,15 @@ sync_locked(struct ctl_sched *c, bool *more)
 	nn = informer_list(c->cfg.nodes, NULL, &nl);
 	np = xcalloc(nn + 1, sizeof(*np));
 	on = xcalloc(nn + 1, sizeof(*on));
+	used = xcalloc(nn + 1, sizeof(*used));
 	for (i = 0; i < nn; i++) {
 		np[i] = nl[i]->obj;
 		HASH_FIND_STR(c->on_node,
 			      np[i]->metadata.name ? np[i]->metadata.name : "",
 			      nc);
 		on[i] = nc ? nc->n : 0;
+		if (nc)
+			used[i] = nc->used;
 	}
 	while ((t = c->pending) != NULL) {
 		char ns[256], name[256];
@@ -258,11 +334,16 @@ sync_locked(struct ctl_sched *c, bool *more)
 		    (o = informer_find(c->cfg.pods, ns, name)) == NULL ||
 		    !is_pending(p = o->obj))
 			continue;
-		chosen = sched_pick(&(struct sched_in){p, np, nn, on}, &why);
+		chosen =
+		    sched_pick(&(struct sched_in){p, np, nn, on, used}, &why);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
+			hold(c, t, chosen->metadata.name, p);
+			t->assumed = true;
 			for (i = 0; i < nn; i++)
-				if (np[i] == chosen)
-					on[i]++; /* the spread of the next ones */
+				if (np[i] == chosen) {
+					on[i]++; /* the next ones' spread */
+					fit_add(&used[i], &t->req, 1);
+				}
 		} else if (!chosen && unschedulable(c, p, why.buf) == 0) {
 			t->where = ASIDE; /* until a node changes */
 			DL_APPEND(c->aside, t);
@@ -278,6 +359,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 		DL_CONCAT(failed, c->pending);
 		c->pending = failed;
 	}
+	free(used);
 	free(on);
 	free(np);
 	free(nl);
@@ -341,6 +423,7 @@ ctl_sched_stop(struct ctl_sched *c)
 		HASH_DEL(c->pods, t);
 		free(t->key);
 		free(t->node);
+		free(t->fit_node);
 		free(t);
 	}
 	HASH_ITER(hh, c->on_node, nc, nt)

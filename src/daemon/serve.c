@@ -24,6 +24,7 @@
 #include "client_local.h"
 #include "clock.h"
 #include "ctl.h"
+#include "fit.h"
 #include "log.h"
 #include "logs.h"
 #include "metrics.h"
@@ -49,6 +50,7 @@ static const char usage_text[] =
     "                    [--max-unauthenticated-per-address N]\n"
     "                    [--host-port-range A-B] [--default-user USER]\n"
     "                    [--node-address ADDR]\n"
+    "                    [--allocatable cpu=N,memory=N,pods=N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
@@ -65,6 +67,10 @@ static const char usage_text[] =
     "ADDR, the node's address (default 127.0.0.1), on their port, served\n"
     "by a proxy process that outlives the daemon (control socket\n"
     "DIR/proxy.sock, output in DIR/proxy.log).\n"
+    "--allocatable sets what the scheduler may give the node's pods\n"
+    "(their resources.requests), e.g. cpu=4,memory=8Gi,pods=110; each\n"
+    "name left out keeps the host's value (its CPUs, its memory, 1000000\n"
+    "pods).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -458,7 +464,12 @@ enum {
 	OPT_IDLE_TIMEOUT,
 	OPT_MAX_UNAUTH,
 	OPT_MAX_UNAUTH_PER_ADDR,
+	OPT_ALLOCATABLE,
 };
+
+/* --allocatable, parsed: the agent's config points at it for the life of
+ * the daemon (static: every return of serve_main keeps it reachable). */
+static struct strmap allocatable;
 
 /* A positive count for a limit flag, or -1 (with the message printed). */
 static long
@@ -565,6 +576,7 @@ serve_main(int argc, char **argv)
 	    {"host-port-range", required_argument, NULL, 'P'},
 	    {"default-user", required_argument, NULL, 'U'},
 	    {"node-address", required_argument, NULL, 'A'},
+	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -683,6 +695,21 @@ serve_main(int argc, char **argv)
 				hc.max_unauth = (unsigned)n;
 			else
 				hc.max_unauth_per_addr = (unsigned)n;
+			break;
+		}
+		case OPT_ALLOCATABLE: {
+			struct strbuf why = STRBUF_INIT;
+
+			strmap_release(&allocatable);
+			if (fit_parse_allocatable(optarg, &allocatable, &why)) {
+				fprintf(stderr, "error: --allocatable: %s\n",
+					why.buf);
+				strbuf_release(&why);
+				strmap_release(&allocatable);
+				return 2;
+			}
+			strbuf_release(&why);
+			s.agc.allocatable = &allocatable;
 			break;
 		}
 		case 'U':
@@ -871,6 +898,7 @@ serve_main(int argc, char **argv)
 	store_free(s.store);
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
+	strmap_release(&allocatable);
 	close(lock_fd);
 	return s.exit_code;
 }

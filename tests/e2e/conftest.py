@@ -60,12 +60,13 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 class Drover:
     """One `drover serve` on a temporary data dir, reached by its socket."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, extra=()):
         self.dir = data_dir
         self.sock = os.path.join(data_dir, "drover.sock")
         self.log = open(os.path.join(data_dir, "serve.log"), "ab")
         self.proc = subprocess.Popen(
-            [DROVER_BIN, "serve", "--data-dir", data_dir, "--runtime", "none"],
+            [DROVER_BIN, "serve", "--data-dir", data_dir, "--runtime", "none"]
+            + list(extra),
             stdout=self.log, stderr=self.log)
         poll(self._up, what="drover serve to listen on " + self.sock)
 
