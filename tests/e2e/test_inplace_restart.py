@@ -1,0 +1,92 @@
+"""test_inplace_restart.py - a Pod's container restarted in place when
+its image or args change (issue 11, "Updating one pod"): a bare Pod with a
+readiness probe, run as a process (`--runtime process`, the example
+service). The PATCH keeps the pod's name, uid and host port; a new process
+(new pid) runs the new args; restartCount stays 0 and lastState says
+InPlaceUpdate; `drover logs --previous` shows the old run; a change of
+anything else (env) is refused with 422 on its field path. The pod is
+deleted at the end and no process is left (the rt fixture checks)."""
+import os
+import subprocess
+
+import requests
+
+from test_api import CORE, wait_for
+from test_probes import pod, probe, ready, status_of
+from test_runtime import ROOT, alive, pids_of, rt  # noqa: F401
+
+SMP = "application/strategic-merge-patch+json"
+
+
+def cmdline(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read().decode().split("\0")
+
+
+def test_patch_image_and_args_restarts_in_place(rt):
+    assert rt.req("POST", CORE + "/pods",
+                  pod("p", readinessProbe=probe())).status_code == 201
+    wait_for(lambda: ready(rt, "p"), timeout=10, what="readiness")
+    before = rt.req("GET", CORE + "/pods/p").json()
+    cs = before["status"]["containerStatuses"][0]
+    uid, port = before["metadata"]["uid"], cs["ports"][0]["hostPort"]
+    old_pid = pids_of(before)[0]
+    # no VERSION in the env: the example answers its DROVER_IMAGE, or its
+    # --version-string once the args give one
+    assert requests.get("http://127.0.0.1:%d/" % port, timeout=5).text == "web:1\n"
+
+    # a forbidden change first: refused, nothing happens
+    r = rt.req("PATCH", CORE + "/pods/p",
+               {"spec": {"containers": [{"name": "web", "env": [
+                   {"name": "VERSION", "value": "v9"}]}]}}, ct=SMP)
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["reason"] == "Invalid"
+    causes = body["details"]["causes"]
+    assert causes[0]["field"] == "spec.containers[0].env", causes
+    assert causes[0]["reason"] == "FieldValueForbidden"
+    assert "pod updates may not change fields other than" in causes[0]["message"]
+
+    # image and an env-independent arg
+    r = rt.req("PATCH", CORE + "/pods/p",
+               {"spec": {"containers": [{"name": "web", "image": "web:2",
+                                         "args": ["--port", "$(PORT)",
+                                                  "--version-string", "v2"]}]}},
+               ct=SMP)
+    assert r.status_code == 200, r.text
+
+    def updated():
+        p = rt.req("GET", CORE + "/pods/p").json()
+        c = p["status"]["containerStatuses"][0]
+        pids = pids_of(p)
+        if (c.get("image") == "web:2" and pids and pids[0] != old_pid and
+                ready(rt, "p")):
+            return p
+        return None
+    after = wait_for(updated, timeout=15, what="the in-place update")
+    cs = after["status"]["containerStatuses"][0]
+    assert after["metadata"]["uid"] == uid
+    assert after["metadata"]["name"] == "p"
+    assert cs["ports"][0]["hostPort"] == port
+    assert cs["restartCount"] == 0
+    assert cs["lastState"]["terminated"]["reason"] == "InPlaceUpdate"
+    assert "running" in cs["state"]
+    new_pid = pids_of(after)[0]
+    assert "--version-string" in cmdline(new_pid)
+    assert not alive(old_pid)
+    assert requests.get("http://127.0.0.1:%d/" % port, timeout=5).text == "v2\n"
+
+    # the previous run's log: the old process, drained and gone
+    env = dict(os.environ, DROVER_SERVER=os.path.join(rt.dir, "drover.sock"))
+    bin_ = os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))
+    prev = subprocess.run([bin_, "logs", "--previous", "p"], env=env,
+                          capture_output=True, text=True, timeout=10)
+    assert prev.returncode == 0, prev.stderr
+    assert "listening on 127.0.0.1:%d" % port in prev.stdout
+    assert "draining" in prev.stdout
+
+    assert rt.req("DELETE", CORE + "/pods/p",
+                  params={"gracePeriodSeconds": "1"}).status_code == 200
+    wait_for(lambda: rt.req("GET", CORE + "/pods/p").status_code == 404,
+             timeout=15, what="the pod to go")
+    wait_for(lambda: not alive(new_pid), what="the new process to exit")
