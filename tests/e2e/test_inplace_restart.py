@@ -7,13 +7,15 @@ InPlaceUpdate; `drover logs --previous` shows the old run; a change of
 anything else (env) is refused with 422 on its field path. The pod is
 deleted at the end and no process is left (the rt fixture checks)."""
 import os
+import signal
 import subprocess
 
 import requests
 
 from test_api import CORE, wait_for
 from test_probes import pod, probe, ready, status_of
-from test_runtime import ROOT, alive, pids_of, rt  # noqa: F401
+from test_runtime import ROOT, alive, pids_of, rt, service_pids  # noqa: F401
+from test_live_restore import box  # noqa: F401
 
 SMP = "application/strategic-merge-patch+json"
 
@@ -90,3 +92,59 @@ def test_patch_image_and_args_restarts_in_place(rt):
     wait_for(lambda: rt.req("GET", CORE + "/pods/p").status_code == 404,
              timeout=15, what="the pod to go")
     wait_for(lambda: not alive(new_pid), what="the new process to exit")
+
+
+def logs_of(dm, name, *args):
+    env = dict(os.environ, DROVER_SERVER=os.path.join(dm.dir, "drover.sock"))
+    bin_ = os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))
+    return subprocess.run([bin_, "logs", *args, name], env=env,
+                          capture_output=True, text=True, timeout=10).stdout
+
+
+def test_sigkill_in_the_middle_of_an_update_finishes_it(box):  # noqa: F811
+    """The daemon is SIGKILLed after the old process got its SIGTERM (it
+    ignores it) and before the new one starts: the next agent finishes
+    the update, with one process for the container, no restart counted."""
+    spec = pod("u", env={"IGNORE_SIGTERM": "1"}, readinessProbe=probe())
+    spec["spec"]["terminationGracePeriodSeconds"] = 3
+    assert box.req("POST", CORE + "/pods", spec).status_code == 201
+    try:
+        wait_for(lambda: ready(box, "u"), timeout=10, what="readiness")
+        before = box.req("GET", CORE + "/pods/u").json()
+        uid = before["metadata"]["uid"]
+        port = before["status"]["containerStatuses"][0]["ports"][0]["hostPort"]
+        old_pid = pids_of(before)[0]
+        r = box.req("PATCH", CORE + "/pods/u",
+                    {"spec": {"containers": [{"name": "web", "image": "web:2"}]}},
+                    ct=SMP)
+        assert r.status_code == 200, r.text
+        # SIGTERM sent (and ignored), SIGKILL due in 3 s: kill the daemon
+        wait_for(lambda: "ignoring SIGTERM" in logs_of(box, "u"), timeout=5,
+                 what="the SIGTERM of the update")
+        box.kill(signal.SIGKILL)
+        assert alive(old_pid)
+        box.start()
+
+        def finished():
+            p = box.req("GET", CORE + "/pods/u").json()
+            c = p["status"]["containerStatuses"][0]
+            pids = pids_of(p)
+            if c.get("image") == "web:2" and pids and pids[0] != old_pid and \
+                    ready(box, "u"):
+                return p
+            return None
+        after = wait_for(finished, timeout=20, what="the update to finish")
+        cs = after["status"]["containerStatuses"][0]
+        assert after["metadata"]["uid"] == uid
+        assert cs["ports"][0]["hostPort"] == port
+        assert cs["restartCount"] == 0
+        assert cs["lastState"]["terminated"]["reason"] == "InPlaceUpdate"
+        new_pid = pids_of(after)[0]
+        wait_for(lambda: not alive(old_pid), what="the old process to go")
+        assert service_pids(box.dir) == [new_pid]  # one process, no duplicate
+        assert requests.get("http://127.0.0.1:%d/" % port,
+                            timeout=5).text == "web:2\n"
+    finally:
+        box.req("DELETE", CORE + "/pods/u", params={"gracePeriodSeconds": "1"})
+        wait_for(lambda: box.req("GET", CORE + "/pods/u").status_code == 404,
+                 timeout=15, what="the pod to go")
