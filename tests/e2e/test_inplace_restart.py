@@ -10,12 +10,15 @@ import os
 import signal
 import subprocess
 
+import pytest
 import requests
 
 from test_api import CORE, wait_for
 from test_probes import pod, probe, ready, status_of
 from test_runtime import ROOT, alive, pids_of, rt, service_pids  # noqa: F401
 from test_live_restore import box  # noqa: F401
+from test_service_traffic import (answers, cluster, free_port,  # noqa: F401
+                                  service, under_load)
 
 SMP = "application/strategic-merge-patch+json"
 
@@ -148,3 +151,44 @@ def test_sigkill_in_the_middle_of_an_update_finishes_it(box):  # noqa: F811
         box.req("DELETE", CORE + "/pods/u", params={"gracePeriodSeconds": "1"})
         wait_for(lambda: box.req("GET", CORE + "/pods/u").status_code == 404,
                  timeout=15, what="the pod to go")
+
+
+@pytest.mark.parametrize("mode", ["tcp", "http"])
+def test_zero_failed_requests_through_a_service_while_updated(cluster, mode):  # noqa: F811
+    """Two bare pods behind a Service under wrk: one is updated in place;
+    it leaves the endpoints before its SIGTERM and comes back once ready
+    again, and no request fails."""
+    dm = cluster
+    port = free_port()
+    for name in ("a", "b"):
+        spec = pod(name, readinessProbe=probe())
+        spec["metadata"]["labels"] = {"app": "web"}
+        spec["spec"]["terminationGracePeriodSeconds"] = 4
+        assert dm.req("POST", CORE + "/pods", spec).status_code == 201
+    try:
+        assert dm.req("POST", CORE + "/services",
+                      service(port, mode)).status_code == 201
+        wait_for(lambda: ready(dm, "a") and ready(dm, "b"), timeout=10,
+                 what="both pods ready")
+        wait_for(lambda: answers(port), timeout=10, what="the Service to answer")
+        old_pid = pids_of(dm.req("GET", CORE + "/pods/a").json())[0]
+
+        def patch():
+            r = dm.req("PATCH", CORE + "/pods/a",
+                       {"spec": {"containers": [{"name": "web",
+                                                 "image": "web:2"}]}}, ct=SMP)
+            assert r.status_code == 200, r.text
+
+        def done():
+            p = dm.req("GET", CORE + "/pods/a").json()
+            c = p["status"]["containerStatuses"][0]
+            return (c.get("image") == "web:2" and c.get("ready") and
+                    pids_of(p)[0] != old_pid and c["restartCount"] == 0 and
+                    c.get("lastState", {}).get("terminated", {}).get(
+                        "reason") == "InPlaceUpdate")
+        under_load(dm, port, 20, patch, done, "the in-place update of a")
+        assert not alive(old_pid)
+    finally:
+        for name in ("a", "b"):
+            dm.req("DELETE", CORE + "/pods/" + name,
+                   params={"gracePeriodSeconds": "1"})
