@@ -7,9 +7,9 @@
  * (runtime_int.h).
  *
  * Hooks of later features: cont_ready_changed() is where the proxy adds
- * or removes a container's endpoint; an in-place update of a running
- * container is a new event of the state machine whose action
- * cont_apply() carries out. */
+ * or removes a container's endpoint; cont_apply() carries out new
+ * actions (an in-place update needed none: it is the UPDATE event and
+ * the UPDATING state, with runtime_update.c keeping the new spec). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,8 +21,8 @@
  * that learns something (an exit, a probe verdict, a failed start)
  * makes it an event. The named hooks of later features are in runtime.c:
  * cont_ready_changed() (the proxy: add or remove the endpoint) and
- * cont_apply() (new actions, e.g. an in-place update of a running
- * container).
+ * cont_apply() (new actions, e.g. an in-place resize of a running
+ * container's resources).
  *
  * Ownership: the runtime owns its pods (rt_new_pod, freed by forget in
  * runtime.c); a pod owns its containers, a container its probers, ports

@@ -285,6 +285,7 @@ cont_start_failed(struct rcont *c, const char *reason, const char *msg)
 void
 cont_spawn(struct rcont *c)
 {
+	/* an in-place update's new spec first (runtime_update.c) */
 	const struct container *s = (cont_take_pending(c), c->spec);
 	struct strmap vars = {0};
 	struct strlist argv = {0};
