@@ -192,3 +192,30 @@ def test_zero_failed_requests_through_a_service_while_updated(cluster, mode):  #
         for name in ("a", "b"):
             dm.req("DELETE", CORE + "/pods/" + name,
                    params={"gracePeriodSeconds": "1"})
+
+
+def test_update_ends_a_crash_loop_at_once(rt):  # noqa: F811
+    """A container in CrashLoopBackOff whose args are fixed starts at once
+    with them (a new spec is a new try), not after its back-off, and the
+    update counts no restart."""
+    assert rt.req("POST", CORE + "/pods",
+                  pod("c", args=["--port", "$(PORT)", "--crash-after-ms",
+                                 "100"])).status_code == 201
+
+    def backoff():
+        cs = status_of(rt, "c").get("containerStatuses", [{}])[0]
+        w = cs.get("state", {}).get("waiting", {})
+        return cs if w.get("reason") == "CrashLoopBackOff" else None
+    cs = wait_for(backoff, timeout=10, what="CrashLoopBackOff")
+    restarts = cs["restartCount"]
+    r = rt.req("PATCH", CORE + "/pods/c",
+               {"spec": {"containers": [{"name": "web",
+                                         "args": ["--port", "$(PORT)"]}]}},
+               ct=SMP)
+    assert r.status_code == 200, r.text
+    # the back-off is 10 s now: well before, it runs the new args
+    p = wait_for(lambda: (lambda p: p if pids_of(p) else None)(
+        rt.req("GET", CORE + "/pods/c").json()), timeout=5,
+        what="the fixed container to run")
+    assert "--crash-after-ms" not in cmdline(pids_of(p)[0])
+    assert p["status"]["containerStatuses"][0]["restartCount"] == restarts
