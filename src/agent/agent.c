@@ -319,21 +319,64 @@ durable(struct agent *a)
 	return a->flushed;
 }
 
-/* Starts what should run of p and does not yet. */
+static void drain_wake_at(struct agent *a, int64_t ms);
+
+/* An in-place update of p's containers (a new image, command or args:
+ * runtime_update_due): the runtime marked them not ready, so the status
+ * written next says Ready=False and the endpoints controller takes the
+ * pod out of its Services. Once the drain handshake says no proxy sends
+ * it anything (as terminate() waits for it), or when its
+ * terminationGracePeriodSeconds since the change would run out, the
+ * runtime restarts them: SIGTERM, SIGKILL after what is left of the
+ * grace period (DRAIN_MIN_KILL_S at least). Example: grace 30 s, spec
+ * changed at t, drained at t + 1.5 s: SIGTERM then, SIGKILL at t + 30 s
+ * at the latest. */
+static void
+update_in_place(struct agent *a, const struct pod *p)
+{
+	const struct opt_int *g = &p->spec.termination_grace_period_seconds;
+	int64_t grace = g->set ? g->v : 30, kill_after = grace;
+	dtime since, now, end;
+
+	if (!runtime_update_due(a->rt, p->metadata.uid, &since))
+		return;
+	now = a->cfg.now();
+	end = since + DTIME_SEC(grace);
+	if (grace > 0) {
+		if (now < end - DTIME_SEC(DRAIN_MIN_KILL_S) &&
+		    !agent_services_drained(a->svc, p)) {
+			drain_wake_at(a,
+				      end - DTIME_SEC(DRAIN_MIN_KILL_S) - now);
+			return;
+		}
+		kill_after = drain_kill_after(end, now);
+		if (kill_after > grace)
+			kill_after = grace;
+	}
+	agent_services_forget(a->svc, p->metadata.uid);
+	runtime_update(a->rt, p->metadata.uid, kill_after);
+}
+
+/* Starts what should run of p and does not yet; updates in place what
+ * runs with an older image, command or args. */
 static void
 start(struct agent *a, const struct pod *p)
 {
 	if (p->metadata.deletion_timestamp == 0 &&
-	    (runtime_knows(a->rt, p->metadata.uid) || durable(a)))
+	    (runtime_knows(a->rt, p->metadata.uid) || durable(a))) {
 		runtime_ensure(a->rt, p);
+		update_in_place(a, p);
+	}
 }
 
-/* Every pod of this node being deleted asks the drain question again. */
+/* Every pod of this node being deleted, or waiting for an in-place
+ * update, asks the drain question again. */
 static void
 reterminate(struct agent *a)
 {
 	struct object **v;
 	size_t n, i;
+	dtime since;
 
 	if (a->pods == NULL)
 		return;
@@ -343,6 +386,9 @@ reterminate(struct agent *a)
 
 		if (m->deletion_timestamp)
 			defer(a, AGENT_OP_TERMINATE, m->namespace, m->name);
+		else if (a->rt && m->uid &&
+			 runtime_update_due(a->rt, m->uid, &since))
+			defer(a, AGENT_OP_STATUS, m->namespace, m->name);
 	}
 	free(v);
 }

@@ -7,9 +7,9 @@
  * (runtime_int.h).
  *
  * Hooks of later features: cont_ready_changed() is where the proxy adds
- * or removes a container's endpoint; an in-place update of a running
- * container is a new event of the state machine whose action
- * cont_apply() carries out. */
+ * or removes a container's endpoint; cont_apply() carries out new
+ * actions (an in-place update needed none: it is the UPDATE event and
+ * the UPDATING state, with runtime_update.c keeping the new spec). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +283,11 @@ runtime_ensure(struct runtime *rt, const struct pod *pod)
 		p = rt_new_pod(rt, pod);
 	if (p->stopping)
 		return -1;
+	/* the API lets only image, command and args change, container by
+	 * container (inplace_check.h) */
+	for (i = 0; i < p->n && i < pod->spec.containers.n; i++)
+		if (!strcmp(pod->spec.containers.v[i].name, p->c[i].spec->name))
+			cont_notice_spec(&p->c[i], &pod->spec.containers.v[i]);
 	for (i = 0; i < p->n; i++)
 		if (p->c[i].m.state == CTR_CREATING)
 			cont_spawn(&p->c[i]);
@@ -319,6 +324,7 @@ forget(struct runtime *rt, struct rpod *p)
 				 rt_free_handle);
 		}
 		probers_stop(&p->c[i]);
+		cont_pending_release(&p->c[i]);
 		ports_release(&p->c[i]);
 		ctr_release(&p->c[i].m);
 		schema_release(
@@ -400,7 +406,8 @@ container_status_of(const struct rcont *c, const struct ctr_report *r,
 
 	cs->name = xstrdup(c->spec->name);
 	cs->image = xstrdup(c->spec->image);
-	cs->image_id = xstrdup("");
+	cont_image_id(c, id, sizeof(id));
+	cs->image_id = xstrdup(id);
 	cs->restart_count = c->m.restarts;
 	cs->started.set = true;
 	cs->started.v = r->started;

@@ -65,8 +65,10 @@ struct runtime_config {
 struct runtime *runtime_new(const struct runtime_config *cfg);
 void runtime_free(struct runtime *rt);
 
-/* Makes sure the pod's containers run (starts what has not started).
- * Returns 0, or -1 if the pod is already being stopped. */
+/* Makes sure the pod's containers run (starts what has not started),
+ * and notices a new image, command or args of a container that runs
+ * (runtime_update_due). Returns 0, or -1 if the pod is already being
+ * stopped. */
 int runtime_ensure(struct runtime *rt, const struct pod *p);
 /* Takes over a pod that ran before this runtime started (live restore):
  * each container reported running is re-adopted if its pid is alive and
@@ -74,6 +76,18 @@ int runtime_ensure(struct runtime *rt, const struct pod *p);
  * one that died meanwhile is handled by the restart policy; host ports are
  * kept. Returns true. */
 bool runtime_adopt(struct runtime *rt, const struct pod *p);
+/* In-place update (runtime_update.c): runtime_ensure() notices that a
+ * container's image, command or args differ from what it runs, marks it
+ * not ready (the pod leaves its Services) and keeps the new spec. This
+ * says whether such an update waits for runtime_update(), and since when
+ * (*since). */
+bool runtime_update_due(struct runtime *rt, const char *uid, dtime *since);
+/* Carries the waiting updates out: a running container gets SIGTERM
+ * (SIGKILL after grace_s) and starts again with the new spec as soon as
+ * it exited, in the same pod with the same host ports and log file,
+ * without counting a restart (lastState.terminated.reason InPlaceUpdate);
+ * one that does not run takes the new spec at its next start. */
+void runtime_update(struct runtime *rt, const char *uid, int64_t grace_s);
 /* Marks every container of the pod not ready (a pod being deleted leaves
  * the endpoints before it is stopped). */
 void runtime_unready(struct runtime *rt, const char *uid);

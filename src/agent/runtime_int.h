@@ -14,13 +14,15 @@
  *   runtime_restore.c  live restore: re-adoption and the sweep of
  *                      processes no pod accounts for
  *   runtime_ports.c    host ports: allocation, the OS check, reservation
+ *   runtime_update.c   in-place updates: the new image/command/args kept
+ *                      until the next start, the hash of each run
  *
  * Every change of a container's state goes through cont_step(): a file
  * that learns something (an exit, a probe verdict, a failed start)
  * makes it an event. The named hooks of later features are in runtime.c:
  * cont_ready_changed() (the proxy: add or remove the endpoint) and
- * cont_apply() (new actions, e.g. an in-place update of a running
- * container).
+ * cont_apply() (new actions, e.g. an in-place resize of a running
+ * container's resources).
  *
  * Ownership: the runtime owns its pods (rt_new_pod, freed by forget in
  * runtime.c); a pod owns its containers, a container its probers, ports
@@ -74,7 +76,15 @@ struct rcont {
 	uv_timer_t *backoff; /* BACKOFF or PORT_WAIT: the timer of the state */
 	struct container_port_list ports; /* declared, with host ports */
 	struct prober probes[PK_N];
-	uv_timer_t *killer; /* KILLING: SIGKILL after the grace period */
+	uv_timer_t *killer; /* KILLING, UPDATING: SIGKILL after the grace */
+	/* In-place update (runtime_update.c): the newest image, command and
+	 * args of the pod's spec while they are not yet spec's (owned);
+	 * taken by the next start. */
+	bool pending;
+	char *next_image;
+	struct strlist next_command, next_args;
+	dtime pending_since;
+	uint64_t run_hash; /* ctr_spec_hash() of the run; imageID */
 };
 
 struct rpod {
@@ -173,5 +183,22 @@ void ports_text(const struct rcont *c, struct strbuf *sb);
 void rt_ports_init(struct runtime *rt);
 /* Returns the container's host ports to the allocator. */
 void ports_release(struct rcont *c);
+
+/* ---- runtime_update.c: in-place updates ---- */
+
+/* runtime_ensure: the pod's spec gives c the container nw; a new image,
+ * command or args is kept as pending and c is drained. */
+void cont_notice_spec(struct rcont *c, const struct container *nw);
+/* cont_spawn: the pending spec, if any, becomes c's spec. */
+void cont_take_pending(struct rcont *c);
+/* Frees the pending spec. */
+void cont_pending_release(struct rcont *c);
+/* runtime_adopt, for a container the status reports running: true if
+ * the reported run (imageID) is of another spec than c's, i.e. an
+ * update was under way; then c's spec goes back to the reported image
+ * and the spec becomes pending. Sets c->run_hash in any case. */
+bool cont_adopt_mid_update(struct rcont *c, const struct container_status *cs);
+/* The imageID of c's run: "drover-spec://<16 hex digits>". */
+void cont_image_id(const struct rcont *c, char *buf, size_t len);
 
 #endif

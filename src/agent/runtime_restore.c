@@ -41,6 +41,7 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 		    rt_status_of(pod, c->spec->name);
 		int pid, fd = -1;
 		uint64_t ticks;
+		bool updating;
 
 		if (cs == NULL)
 			continue;
@@ -67,6 +68,7 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 		if (!cs->state.running ||
 		    parse_id(cs->container_id, &pid, &ticks))
 			continue; /* waiting: ensure() starts it */
+		updating = cont_adopt_mid_update(c, cs);
 		c->pid = pid;
 		c->start_ticks = ticks;
 		fd = proc_adopt(pid, ticks);
@@ -75,12 +77,13 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 				 pod->metadata.namespace, pod->metadata.name,
 				 c->spec->name, pid);
 			/* it exited while the agent was away: by policy */
-			cont_step(c, &(struct ctr_event){
-					 .type = CEV_ADOPTED_GONE,
-					 .status = CTR_EXIT_UNKNOWN,
-					 .lost = ctr_lost_while_down,
-					 .started_at =
-					     cs->state.running->started_at});
+			cont_step(
+			    c, &(struct ctr_event){
+				   .type = CEV_ADOPTED_GONE,
+				   .status = CTR_EXIT_UNKNOWN,
+				   .lost = ctr_lost_while_down,
+				   .started_at = cs->state.running->started_at,
+				   .updating = updating});
 			continue;
 		}
 		c->watch = xcalloc(1, sizeof(*c->watch));
@@ -93,6 +96,8 @@ runtime_adopt(struct runtime *rt, const struct pod *pod)
 			      .started_at = cs->state.running->started_at,
 			      .was_started = !cs->started.set || cs->started.v,
 			      .was_ready = cs->ready});
+		if (updating) /* out of its Services again, then updated */
+			cont_step(c, &(struct ctr_event){.type = CEV_DRAIN});
 		log_info("agent: re-adopted %s/%s container %s, pid %d",
 			 pod->metadata.namespace, pod->metadata.name,
 			 c->spec->name, pid);

@@ -285,7 +285,8 @@ cont_start_failed(struct rcont *c, const char *reason, const char *msg)
 void
 cont_spawn(struct rcont *c)
 {
-	const struct container *s = c->spec;
+	/* an in-place update's new spec first (runtime_update.c) */
+	const struct container *s = (cont_take_pending(c), c->spec);
 	struct strmap vars = {0};
 	struct strlist argv = {0};
 	struct strbuf sb = STRBUF_INIT;
@@ -297,6 +298,7 @@ cont_spawn(struct rcont *c)
 	pid_t pid;
 	int fd, pidfd, r;
 
+	c->run_hash = ctr_spec_hash(s);
 	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
 			    sizeof(err))) {
 		cont_start_failed(c, "CreateContainerConfigError", err);

@@ -146,3 +146,19 @@ validate_deployment_update(const struct deployment *old,
 			     MSG_INPLACE_ONLY);
 	strbuf_release(&path);
 }
+
+/* The pods' specs in two templates with empty metadata (the specs are
+ * borrowed: the templates are not released). Example: old image web:1,
+ * new image web:2 and env A=2: "spec.containers[0].env", Forbidden. */
+void
+validate_pod_update(const struct pod *old, const struct pod *nw,
+		    struct fielderr_list *errs)
+{
+	struct pod_template a = {.spec = old->spec}, b = {.spec = nw->spec};
+	struct strbuf path = STRBUF_INIT;
+
+	if (inplace_template_forbidden(&a, &b, "", &path))
+		fielderr_add(errs, FE_FORBIDDEN, path.buf, NULL,
+			     MSG_POD_UPDATE);
+	strbuf_release(&path);
+}

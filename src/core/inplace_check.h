@@ -37,4 +37,21 @@ void validate_deployment_update(const struct deployment *old,
 				const struct deployment *nw,
 				struct fielderr_list *errs);
 
+/* Kubernetes' message (ValidatePodUpdate), with drover's list: a Pod's
+ * containers may get a new image, command or args (restarted in place by
+ * the agent, runtime.h), nothing else of its spec. */
+#define MSG_POD_UPDATE                                                         \
+	"pod updates may not change fields other than "                        \
+	"`spec.containers[*].image`, `spec.containers[*].command` and "        \
+	"`spec.containers[*].args`"
+
+/* ValidatePodUpdate's spec rule: a change of old's spec other than its
+ * containers' image, command and args is one FE_FORBIDDEN error on the
+ * path of the first such difference ("spec.containers[0].env",
+ * "spec.nodeName", "spec.containers" for a container added) with
+ * MSG_POD_UPDATE. Metadata is not looked at (labels, annotations and
+ * ownerReferences of a pod may change). */
+void validate_pod_update(const struct pod *old, const struct pod *nw,
+			 struct fielderr_list *errs);
+
 #endif

@@ -159,6 +159,15 @@ admit_deployment(const void *old, const void *o, struct fielderr_list *e)
 		validate_deployment_update(old, d, e);
 }
 
+/* Pod update admission: only the containers' image, command and args
+ * may change in the spec (inplace_check.h). */
+static void
+admit_pod(const void *old, const void *o, struct fielderr_list *e)
+{
+	if (old)
+		validate_pod_update(old, o, e);
+}
+
 static void
 val_replicaset(const void *o, struct fielderr_list *e)
 {
@@ -313,6 +322,7 @@ static const struct kind_info kinds[] = {
 	.grace_period = grace_period_pod,
 	.defaults = def_pod,
 	.validate = val_pod,
+	.admit = admit_pod,
     },
     {
 	.id = KIND_NODE,

@@ -31,7 +31,7 @@ const char ctr_lost_not_child[] =
 
 static const char *const state_names[CTR_NSTATES] = {
     "CREATING", "PORT_WAIT",   "START_ERROR", "STARTING", "RUNNING",
-    "KILLING",  "TERMINATING", "BACKOFF",     "EXITED",
+    "KILLING",  "TERMINATING", "BACKOFF",     "EXITED",   "UPDATING",
 };
 
 static const char *const event_names[CEV_NTYPES] = {
@@ -39,7 +39,7 @@ static const char *const event_names[CEV_NTYPES] = {
     "ADOPTED",        "ADOPTED_GONE", "RESTORED_EXITED", "STARTUP_PASSED",
     "STARTUP_FAILED", "READY",        "UNREADY",         "LIVENESS_FAILED",
     "GRACE_OVER",     "EXIT",         "BACKOFF_DONE",    "DRAIN",
-    "STOP",
+    "STOP",           "UPDATE",
 };
 
 const char *
@@ -58,7 +58,43 @@ bool
 ctr_runs(enum ctr_state s)
 {
 	return s == CTR_STARTING || s == CTR_RUNNING || s == CTR_KILLING ||
-	       s == CTR_TERMINATING;
+	       s == CTR_TERMINATING || s == CTR_UPDATING;
+}
+
+static uint64_t
+fnv(uint64_t h, const char *s)
+{
+	/* the string and its NUL: "ab" + "" and "a" + "b" differ */
+	do {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	} while (*s++);
+	return h;
+}
+
+static uint64_t
+fnv_list(uint64_t h, const struct strlist *l)
+{
+	size_t i;
+
+	h = fnv(h, l->n ? "[" : "-"); /* absent and empty are equal */
+	for (i = 0; i < l->n; i++)
+		h = fnv(h, l->v[i] ? l->v[i] : "");
+	return fnv(h, "]");
+}
+
+/* Example: {image "/srv/web-1", command ["bin/web"], args []} and the same
+ * with image "/srv/web-2" hash differently; an absent args and args []
+ * hash alike (Semantic.DeepEqual). */
+uint64_t
+ctr_spec_hash(const struct container *c)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	h = fnv(h, c->image ? c->image : "");
+	h = fnv_list(h, &c->command);
+	h = fnv_list(h, &c->args);
+	return h ? h : 1;
 }
 
 void
@@ -195,6 +231,7 @@ exited(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 
 	c->ready = false;
 	c->terminated = true;
+	c->updated = false;
 	c->exit_code = ev->signal ? 128 + ev->signal : ev->status;
 	c->signal = ev->signal;
 	c->lost = ev->lost;
@@ -228,6 +265,57 @@ exited(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		out->actions |= CA_ARM_BACKOFF;
 		out->timer_ms = delay;
 	}
+}
+
+/* The process stopped for an in-place update ended (invariant 11): the
+ * termination is recorded as InPlaceUpdate and the new spec starts at
+ * once; restartCount and the back-off stay. */
+static void
+update_exited(struct ctr *c, const struct ctr_event *ev, dtime now,
+	      struct ctr_out *out)
+{
+	c->ready = false;
+	c->terminated = true;
+	c->updated = true;
+	c->exit_code = ev->signal ? 128 + ev->signal : ev->status;
+	c->signal = ev->signal;
+	c->lost = ev->lost;
+	c->term_started = c->started_at;
+	c->term_finished = now;
+	c->state = CTR_CREATING;
+	out->actions |= CA_STOP_PROBES | CA_JOURNAL_EXIT | CA_NOTIFY | CA_SPAWN;
+}
+
+/* UPDATE (see IN-PLACE UPDATE in pod_status.h). */
+static int
+update(struct ctr *c, const struct ctr_event *ev, struct ctr_out *out)
+{
+	switch (c->state) {
+	case CTR_STARTING:
+	case CTR_RUNNING:
+		c->state = CTR_UPDATING;
+		c->ready = false;
+		out->actions |= CA_STOP_PROBES | CA_ARM_KILLER | CA_NOTIFY |
+				(ev->grace_s > 0 ? CA_SIGTERM : CA_SIGKILL);
+		out->timer_ms = ev->grace_s * 1000;
+		break;
+	case CTR_BACKOFF:
+		out->actions |= CA_CANCEL_TIMER;
+		/* fall through */
+	case CTR_START_ERROR:
+		c->state = CTR_CREATING;
+		out->actions |= CA_SPAWN | CA_NOTIFY;
+		break;
+	case CTR_CREATING:
+	case CTR_PORT_WAIT:
+	case CTR_EXITED:
+	case CTR_UPDATING:
+		break;
+	default:
+		return -1; /* KILLING, TERMINATING */
+	}
+	c->spec_hash = ev->spec_hash;
+	return 0;
 }
 
 /* The pod is stopped: a running process is signalled (the pod's timer
@@ -329,7 +417,10 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 			return -1;
 		c->ran = true;
 		c->started_at = ev->started_at;
-		exited(c, spec, ev, now, out);
+		if (ev->updating)
+			update_exited(c, ev, now, out);
+		else
+			exited(c, spec, ev, now, out);
 		break;
 	case CEV_RESTORED_EXITED:
 		/* a load, not a run: the exit code is taken as recorded
@@ -376,14 +467,18 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 		out->actions |= CA_NOTIFY;
 		break;
 	case CEV_GRACE_OVER:
-		if (s != CTR_KILLING && s != CTR_TERMINATING)
+		if (s != CTR_KILLING && s != CTR_TERMINATING &&
+		    s != CTR_UPDATING)
 			return -1;
 		out->actions |= CA_SIGKILL;
 		break;
 	case CEV_EXIT:
 		if (!ctr_runs(s))
 			return -1;
-		exited(c, spec, ev, now, out);
+		if (s == CTR_UPDATING)
+			update_exited(c, ev, now, out);
+		else
+			exited(c, spec, ev, now, out);
 		break;
 	case CEV_BACKOFF_DONE:
 		if (s != CTR_BACKOFF)
@@ -403,6 +498,10 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 			return -1; /* stopped once */
 		stopped(c, ev->grace_s, out);
 		break;
+	case CEV_UPDATE:
+		if (update(c, ev, out))
+			return -1;
+		break;
 	default:
 		return -1;
 	}
@@ -413,7 +512,8 @@ ctr_step(struct ctr *c, const struct ctr_spec *spec, const struct ctr_event *ev,
 const char *
 ctr_terminated_reason(const struct ctr *c)
 {
-	return c->lost             ? CTR_REASON_UNKNOWN
+	return c->updated          ? CTR_REASON_INPLACE
+	       : c->lost           ? CTR_REASON_UNKNOWN
 	       : c->exit_code == 0 ? "Completed"
 				   : "Error";
 }

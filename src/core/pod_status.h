@@ -34,7 +34,12 @@
  *   STARTING, RUNNING, KILLING --STOP--> TERMINATING --EXIT--> EXITED
  *   CREATING, START_ERROR, PORT_WAIT, BACKOFF, EXITED --STOP--> EXITED
  *   any state --DRAIN--> the same state, not ready
- *   KILLING, TERMINATING --GRACE_OVER--> the same state (SIGKILL)
+ *   KILLING, TERMINATING, UPDATING --GRACE_OVER--> the same state (SIGKILL)
+ *
+ *   STARTING, RUNNING --UPDATE--> UPDATING --EXIT--> CREATING (SPAWN)
+ *   BACKOFF, START_ERROR --UPDATE--> CREATING (SPAWN)
+ *   CREATING, PORT_WAIT, EXITED, UPDATING --UPDATE--> the same state
+ *   UPDATING --STOP--> TERMINATING
  *
  * THE TRANSITIONS (ctr_step; the runtime function that feeds the event,
  * in src/agent/runtime*.c)
@@ -52,14 +57,17 @@
  *   STARTUP_FAILED   STARTING              KILLING            probe_result
  *   READY, UNREADY   RUNNING               RUNNING            probe_result
  *   LIVENESS_FAILED  RUNNING               KILLING            probe_result
- *   GRACE_OVER       KILLING, TERMINATING  (same)             on_killer,
- *                                                             on_kill
+ *   GRACE_OVER       KILLING, TERMINATING, (same)             on_killer,
+ *                    UPDATING                                 on_kill
  *   EXIT             STARTING, RUNNING,    CREATING|BACKOFF   rt_on_pidfd
  *                    KILLING               |EXITED
  *   EXIT             TERMINATING           EXITED             rt_on_pidfd
+ *   EXIT             UPDATING              CREATING (SPAWN)   rt_on_pidfd
  *   BACKOFF_DONE     BACKOFF               CREATING           on_backoff
  *   DRAIN            any                   (same)             runtime_unready
  *   STOP             see the diagram       TERMINATING|EXITED runtime_stop
+ *   UPDATE           see the diagram       UPDATING|CREATING  runtime_update
+ *                                          |(same)
  *
  * Any other (state, event) pair is refused: ctr_step() returns -1 and
  * changes nothing. The runtime never makes one; a test checks that every
@@ -95,7 +103,48 @@
  *      terminated, or, when a stop caught it waiting (or before it ever
  *      ran), as that waiting state.
  *  10. In every state: ready implies RUNNING; a process runs exactly in
- *      STARTING, RUNNING, KILLING and TERMINATING.
+ *      STARTING, RUNNING, KILLING, TERMINATING and UPDATING.
+ *  11. UPDATING: the process runs, was signalled to be started again with
+ *      a new image, command or args (the pod's spec changed); the killer
+ *      timer sends SIGKILL after the grace period; no probe runs; not
+ *      ready. Its EXIT is not a crash: restartCount and the back-off stay
+ *      as they are, the termination is recorded with the reason
+ *      InPlaceUpdate, and the new process starts at once.
+ *
+ * IN-PLACE UPDATE (Kubernetes: a Pod's container image is mutable and
+ * the kubelet restarts the container in the same pod; drover also lets
+ * command and args change, for the InPlaceUpdate strategy)
+ *
+ *   The runtime notices that the pod's spec gives a container another
+ *   ctr_spec_hash() than the one it runs; it feeds DRAIN (not ready: the
+ *   pod leaves its Services), the agent waits for the drain handshake
+ *   (bounded by terminationGracePeriodSeconds), then the runtime feeds
+ *   UPDATE. Worked example, readiness probe, grace 30 s:
+ *
+ *     RUNNING ready --DRAIN--> RUNNING not ready  (CA_STOP_READINESS)
+ *     RUNNING --UPDATE--> UPDATING  (CA_STOP_PROBES|CA_SIGTERM|
+ *                                   CA_ARM_KILLER 30 s|CA_NOTIFY)
+ *     UPDATING --EXIT 143--> CREATING  (spawn with the new spec;
+ *                                       lastState terminated InPlaceUpdate,
+ *                                       restartCount unchanged)
+ *     CREATING --SPAWNED--> RUNNING not ready, readiness probe started
+ *
+ *   A container that does not run takes the new spec at its next start:
+ *   at once from BACKOFF or START_ERROR (a new spec is a new try), at the
+ *   start already due from CREATING or PORT_WAIT; never from EXITED (its
+ *   restartPolicy said no). KILLING is already on its way to a restart,
+ *   which takes the new spec: UPDATE is refused there, as in TERMINATING.
+ *
+ *   Crash safety (the agent is killed between the SIGTERM and the new
+ *   start): the status of a run carries its ctr_spec_hash() (the
+ *   runtime's imageID, runtime_restore.c). At live restore, a container
+ *   whose reported hash differs from its spec's is in the middle of an
+ *   update: alive, it is adopted and the update is made again (DRAIN,
+ *   UPDATE); gone, ADOPTED_GONE with `updating` ends it as UPDATING's
+ *   EXIT does (no restart counted, reason InPlaceUpdate, SPAWN). A
+ *   process the previous agent started with the new spec but did not
+ *   report is killed by the sweep (runtime.h), so one process at most
+ *   runs for a container.
  *
  * WHERE LATER FEATURES HOOK IN
  *
@@ -103,11 +152,10 @@
  *     by every step that flips ready (READY, UNREADY, DRAIN, STOP, EXIT,
  *     STARTUP_FAILED, LIVENESS_FAILED); cont_ready_changed() in
  *     src/agent/runtime.c is the one place to add or remove the endpoint.
- *   - In-place update of resources or image without restart: a new event
- *     on RUNNING that keeps the state (as READY does) and asks for an
- *     action, carried out in cont_apply() (src/agent/runtime.c); a
- *     change that needs a restart goes to KILLING as a liveness failure
- *     does, and starts again through EXIT.
+ *   - In-place update of resources without restart: a new event on
+ *     RUNNING that keeps the state (as READY does) and asks for an
+ *     action, carried out in cont_apply() (src/agent/runtime.c); a change
+ *     that needs a restart (image, command, args) is UPDATE, above.
  *
  * Ownership: a struct ctr owns its waiting message; ctr_release() frees
  * it. Everything else it holds is a value or a static string. */
@@ -149,6 +197,7 @@ enum ctr_state {
 	CTR_TERMINATING, /* runs; its pod is being stopped */
 	CTR_BACKOFF,     /* exited; restarts when the back-off is over */
 	CTR_EXITED,      /* exited, or stopped while waiting: stays so */
+	CTR_UPDATING,    /* runs; stopped to start again with a new spec */
 	CTR_NSTATES
 };
 
@@ -170,6 +219,7 @@ enum ctr_event_type {
 	CEV_BACKOFF_DONE,    /* the back-off delay is over */
 	CEV_DRAIN,           /* the pod is being deleted: leave endpoints */
 	CEV_STOP,            /* the pod is stopped: grace_s */
+	CEV_UPDATE,          /* new image/command/args: spec_hash, grace_s */
 	CEV_NTYPES
 };
 
@@ -189,8 +239,12 @@ struct ctr_event {
 	 * container had passed its startup probe (was_started) and was ready
 	 * (was_ready); both are kept until a probe says otherwise. */
 	bool was_started, was_ready;
-	dtime finished_at; /* RESTORED_EXITED */
-	int64_t grace_s;   /* STARTUP_FAILED, LIVENESS_FAILED, STOP */
+	dtime finished_at;  /* RESTORED_EXITED */
+	int64_t grace_s;    /* STARTUP_FAILED, LIVENESS_FAILED, STOP, UPDATE */
+	uint64_t spec_hash; /* UPDATE: ctr_spec_hash() of the new spec */
+	/* ADOPTED_GONE: the run that ended was being updated in place (the
+	 * agent stopped in the middle of the update): not a crash */
+	bool updating;
 };
 
 enum restart_policy { RESTART_ALWAYS, RESTART_ON_FAILURE, RESTART_NEVER };
@@ -216,6 +270,11 @@ struct ctr {
 	int64_t exit_code, signal;
 	dtime term_started, term_finished;
 	const char *lost; /* why its exit status is unknown, or NULL */
+	/* the last termination was an in-place update (InPlaceUpdate) */
+	bool updated;
+	/* ctr_spec_hash() of the spec the next start uses, as the last
+	 * UPDATE said; 0 until one came */
+	uint64_t spec_hash;
 	/* while waiting: reason (static) and message (owned) */
 	const char *waiting;
 	char *waiting_msg;
@@ -257,6 +316,14 @@ void ctr_release(struct ctr *c);
  * the table above has no row for (c->state, ev->type). */
 int ctr_step(struct ctr *c, const struct ctr_spec *spec,
 	     const struct ctr_event *ev, dtime now, struct ctr_out *out);
+
+/* The hash of what an in-place update may change in a container:
+ * image, command and args (FNV-1a, 64 bits, each string and list
+ * delimited so that ["a b"] and ["a", "b"] differ). Never 0. */
+uint64_t ctr_spec_hash(const struct container *c);
+
+/* The reason of a termination that was an in-place update. */
+#define CTR_REASON_INPLACE "InPlaceUpdate"
 
 /* "CREATING", ... for logs and tests; "?" out of range. */
 const char *ctr_state_name(enum ctr_state s);
@@ -300,7 +367,8 @@ struct ctr_report {
 	int64_t exit_code;  /* terminated */
 };
 void ctr_report(const struct ctr *c, struct ctr_report *r);
-/* Completed, Error or ContainerStatusUnknown, for the last termination. */
+/* InPlaceUpdate, Completed, Error or ContainerStatusUnknown, for the
+ * last termination. */
 const char *ctr_terminated_reason(const struct ctr *c);
 
 enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED };

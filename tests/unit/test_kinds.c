@@ -2,7 +2,8 @@
  * by its id, its resource and its apiVersion/kind; its names are unique;
  * its subresources have what they need (a status field, spec.replicas);
  * field selector labels; and the merge keys of the schemas are the ones
- * Kubernetes declares. */
+ * Kubernetes declares; a Pod update may change only its containers'
+ * image, command and args. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "inplace_check.h"
 #include "kinds.h"
+#include "xalloc.h"
 
 static void
 test_every_kind_is_found_by_each_of_its_keys(void **state)
@@ -197,6 +200,68 @@ test_merge_keys_are_kubernetes(void **state)
 	    merge_key(KIND_DEPLOYMENT, "spec.selector.matchExpressions"));
 }
 
+/* The Pod's admission on UPDATE (ValidatePodUpdate, drover's list):
+ * image, command, args and metadata may change; env, nodeName or a
+ * container added are Forbidden on their path. */
+static void
+test_pod_update_rule(void **state)
+{
+	const struct kind_info *k = kind_by_id(KIND_POD);
+	struct pod old = {0}, nw;
+	struct container *c;
+	struct env_var *e;
+	struct fielderr_list errs = {0};
+
+	(void)state;
+	old.spec.node_name = xstrdup("n1");
+	c = anylist_push((struct anylist *)&old.spec.containers, sizeof(*c));
+	c->name = xstrdup("web");
+	c->image = xstrdup("web:1");
+	strlist_push(&c->command, "bin/web");
+	k->admit(NULL, &old, &errs); /* a create: nothing to compare */
+	assert_int_equal(errs.n, 0);
+
+	pod_copy(&nw, &old);
+	c = &nw.spec.containers.v[0];
+	free(c->image);
+	c->image = xstrdup("web:2");
+	strlist_push(&c->command, "--fast");
+	strlist_push(&c->args, "--version-string");
+	strmap_set(&nw.metadata.labels, "track", "canary");
+	k->admit(&old, &nw, &errs);
+	assert_int_equal(errs.n, 0);
+
+	e = anylist_push((struct anylist *)&c->env, sizeof(*e));
+	e->name = xstrdup("VERSION");
+	e->value = xstrdup("v2");
+	k->admit(&old, &nw, &errs);
+	assert_int_equal(errs.n, 1);
+	assert_int_equal(errs.v[0].type, FE_FORBIDDEN);
+	assert_string_equal(errs.v[0].field, "spec.containers[0].env");
+	assert_string_equal(errs.v[0].detail, MSG_POD_UPDATE);
+	fielderr_list_release(&errs);
+	pod_release(&nw);
+
+	pod_copy(&nw, &old);
+	free(nw.spec.node_name);
+	nw.spec.node_name = xstrdup("n2");
+	k->admit(&old, &nw, &errs);
+	assert_int_equal(errs.n, 1);
+	assert_string_equal(errs.v[0].field, "spec.nodeName");
+	fielderr_list_release(&errs);
+	pod_release(&nw);
+
+	pod_copy(&nw, &old);
+	c = anylist_push((struct anylist *)&nw.spec.containers, sizeof(*c));
+	c->name = xstrdup("sidecar");
+	k->admit(&old, &nw, &errs);
+	assert_int_equal(errs.n, 1);
+	assert_string_equal(errs.v[0].field, "spec.containers");
+	fielderr_list_release(&errs);
+	pod_release(&nw);
+	pod_release(&old);
+}
+
 int
 main(void)
 {
@@ -207,6 +272,7 @@ main(void)
 	    cmocka_unit_test(test_field_labels),
 	    cmocka_unit_test(test_pod_grace_period),
 	    cmocka_unit_test(test_merge_keys_are_kubernetes),
+	    cmocka_unit_test(test_pod_update_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,6 +193,10 @@ put_in(struct ctr *c, const struct ctr_spec *sp, enum ctr_state s)
 		put_in(c, &spec_n, CTR_RUNNING);
 		step_ok(c, &spec_n, CEV_EXIT, T0 + 1000);
 		break;
+	case CTR_UPDATING:
+		put_in(c, sp, CTR_RUNNING);
+		step_ok(c, sp, CEV_UPDATE, T0);
+		break;
 	default:
 		fail_msg("no way into state %d", s);
 	}
@@ -309,6 +313,41 @@ static const struct row {
      S(EXITED), CA_STOP_PROBES, NO_TIMER, false, false, "RunContainerError"},
     {"stop exited", S(EXITED), E(STOP), &spec_n, 0, 0, 30, S(EXITED),
      CA_STOP_PROBES, NO_TIMER, false, false, NULL},
+    /* in-place updates (pod_status.h, IN-PLACE UPDATE) */
+    {"update running", S(RUNNING), E(UPDATE), &spec_a, 0, 0, 30, S(UPDATING),
+     CA_STOP_PROBES | CA_SIGTERM | CA_ARM_KILLER | CA_NOTIFY, 30000, false,
+     true, NULL},
+    {"update running, no grace", S(RUNNING), E(UPDATE), &spec_a, 0, 0, 0,
+     S(UPDATING), CA_STOP_PROBES | CA_SIGKILL | CA_ARM_KILLER | CA_NOTIFY, 0,
+     false, true, NULL},
+    {"update starting", S(STARTING), E(UPDATE), &spec_s, 0, 0, 10, S(UPDATING),
+     CA_STOP_PROBES | CA_SIGTERM | CA_ARM_KILLER | CA_NOTIFY, 10000, false,
+     false, NULL},
+    {"update in back-off: start now", S(BACKOFF), E(UPDATE), &spec_a, 0, 0, 30,
+     S(CREATING), CA_CANCEL_TIMER | CA_SPAWN | CA_NOTIFY, NO_TIMER, false,
+     false, "CrashLoopBackOff"},
+    {"update after a failed start: a new try", S(START_ERROR), E(UPDATE),
+     &spec_a, 0, 0, 30, S(CREATING), CA_SPAWN | CA_NOTIFY, NO_TIMER, false,
+     false, "RunContainerError"},
+    {"update before the start", S(CREATING), E(UPDATE), &spec_a, 0, 0, 30,
+     S(CREATING), 0, NO_TIMER, false, false, NULL},
+    {"update waiting for a port", S(PORT_WAIT), E(UPDATE), &spec_a, 0, 0, 30,
+     S(PORT_WAIT), 0, NO_TIMER, false, false, "CreateContainerError"},
+    {"update exited: no start", S(EXITED), E(UPDATE), &spec_n, 0, 0, 30,
+     S(EXITED), 0, NO_TIMER, false, false, NULL},
+    {"update while updating", S(UPDATING), E(UPDATE), &spec_a, 0, 0, 30,
+     S(UPDATING), 0, NO_TIMER, false, false, NULL},
+    {"update grace over", S(UPDATING), E(GRACE_OVER), &spec_a, 0, 0, 0,
+     S(UPDATING), CA_SIGKILL, NO_TIMER, false, false, NULL},
+    {"exit of an update: start again", S(UPDATING), E(EXIT), &spec_a, 0, 15, 0,
+     S(CREATING), CA_STOP_PROBES | CA_JOURNAL_EXIT | CA_NOTIFY | CA_SPAWN,
+     NO_TIMER, false, false, NULL},
+    {"exit of an update, Never: still starts", S(UPDATING), E(EXIT), &spec_n, 0,
+     15, 0, S(CREATING),
+     CA_STOP_PROBES | CA_JOURNAL_EXIT | CA_NOTIFY | CA_SPAWN, NO_TIMER, false,
+     false, NULL},
+    {"stop updating", S(UPDATING), E(STOP), &spec_a, 0, 0, 30, S(TERMINATING),
+     CA_STOP_PROBES | CA_SIGTERM, NO_TIMER, false, false, NULL},
 };
 
 /* The from states and events of the rows: what is allowed. */
@@ -406,6 +445,112 @@ test_refused(void **state)
 					 ctr_event_name(e), ctr_state_name(s));
 			ctr_release(&c);
 		}
+}
+
+/* The worked example of IN-PLACE UPDATE (pod_status.h): a ready
+ * container drained, updated, exited and started again is not a crash. */
+static void
+test_inplace_update(void **state)
+{
+	struct ctr c;
+	struct ctr_out out;
+	struct ctr_report r;
+	struct ctr_event ev = {.type = CEV_SPAWNED};
+
+	(void)state;
+	ctr_init(&c);
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0, &out), 0);
+	ev.type = CEV_READY;
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 1000, &out), 0);
+	assert_true(c.ready);
+	ev.type = CEV_DRAIN;
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 2000, &out), 0);
+	assert_false(c.ready);
+	ev = (struct ctr_event){
+	    .type = CEV_UPDATE, .grace_s = 30, .spec_hash = 42};
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 3000, &out), 0);
+	assert_int_equal(c.state, CTR_UPDATING);
+	assert_int_equal(c.spec_hash, 42);
+	ctr_report(&c, &r);
+	assert_int_equal(r.shown, SHOW_RUNNING); /* the old run, not ready */
+	assert_false(r.ready);
+	ev = (struct ctr_event){.type = CEV_EXIT, .signal = 15};
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 4000, &out), 0);
+	assert_int_equal(c.state, CTR_CREATING);
+	assert_true(out.actions & CA_SPAWN);
+	assert_int_equal(c.restarts, 0);
+	assert_int_equal(c.backoff_ms, 0);
+	assert_string_equal(ctr_terminated_reason(&c), "InPlaceUpdate");
+	assert_int_equal(c.exit_code, 143);
+	assert_int_equal(c.term_started, T0);
+	assert_int_equal(c.term_finished, T0 + 4000);
+	ev = (struct ctr_event){.type = CEV_SPAWNED};
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 4001, &out), 0);
+	assert_int_equal(c.state, CTR_RUNNING);
+	assert_true(out.actions & CA_START_PROBES); /* readiness again */
+	assert_false(c.ready);
+	ctr_report(&c, &r);
+	assert_true(r.last_state); /* lastState.terminated: InPlaceUpdate */
+	/* a crash afterwards is one, with its own reason */
+	ev = (struct ctr_event){.type = CEV_EXIT, .status = 1};
+	assert_int_equal(ctr_step(&c, &spec_r, &ev, T0 + 9000, &out), 0);
+	assert_int_equal(c.restarts, 1);
+	assert_string_equal(ctr_terminated_reason(&c), "Error");
+	ctr_release(&c);
+
+	/* the agent died after the SIGTERM; the process is gone at the
+	 * live restore: the update ends, no restart counted */
+	ctr_init(&c);
+	ev = (struct ctr_event){.type = CEV_ADOPTED_GONE,
+				.status = CTR_EXIT_UNKNOWN,
+				.lost = ctr_lost_while_down,
+				.started_at = T0,
+				.updating = true};
+	assert_int_equal(ctr_step(&c, &spec_n, &ev, T0 + 5000, &out), 0);
+	assert_int_equal(c.state, CTR_CREATING);
+	assert_int_equal(out.actions, CA_STOP_PROBES | CA_JOURNAL_EXIT |
+					  CA_NOTIFY | CA_SPAWN);
+	assert_int_equal(c.restarts, 0);
+	assert_string_equal(ctr_terminated_reason(&c), "InPlaceUpdate");
+	ctr_release(&c);
+
+	/* KILLING is on its way to a restart already; TERMINATING stops */
+	put_in(&c, &spec_a, CTR_KILLING);
+	ev = (struct ctr_event){.type = CEV_UPDATE, .spec_hash = 7};
+	assert_int_equal(ctr_step(&c, &spec_a, &ev, T0 + 5000, &out), -1);
+	assert_int_equal(c.spec_hash, 0);
+	ctr_release(&c);
+}
+
+/* What ctr_spec_hash() tells apart. */
+static void
+test_spec_hash(void **state)
+{
+	char *ab[] = {"a b"}, *a_b[] = {"a", "b"}, *bin[] = {"bin/web"};
+	struct container x = {.image = "/srv/web-1",
+			      .command = {bin, 1, 1},
+			      .args = {ab, 1, 1}},
+			 y = x;
+	uint64_t h = ctr_spec_hash(&x);
+
+	(void)state;
+	assert_int_not_equal(h, 0);
+	assert_int_equal(ctr_spec_hash(&y), h);
+	y.image = "/srv/web-2";
+	assert_int_not_equal(ctr_spec_hash(&y), h);
+	y = x;
+	y.args = (struct strlist){a_b, 2, 2};
+	assert_int_not_equal(ctr_spec_hash(&y), h);
+	y = x; /* the argument moved from args to command */
+	y.command = (struct strlist){ab, 1, 1};
+	y.args = (struct strlist){bin, 1, 1};
+	assert_int_not_equal(ctr_spec_hash(&y), h);
+	y = x; /* absent and empty are equal */
+	y.args = (struct strlist){0};
+	x.args = (struct strlist){ab, 0, 1};
+	assert_int_equal(ctr_spec_hash(&y), ctr_spec_hash(&x));
+	y.name = "other"; /* only image, command and args count */
+	assert_int_equal(ctr_spec_hash(&y), ctr_spec_hash(&x));
 }
 
 /* The worked example of pod_status.c: restarts, delays and messages of
@@ -772,6 +917,8 @@ main(void)
 	    cmocka_unit_test(test_transitions),
 	    cmocka_unit_test(test_adopted_keeps_readiness),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_inplace_update),
+	    cmocka_unit_test(test_spec_hash),
 	    cmocka_unit_test(test_crash_loop),
 	    cmocka_unit_test(test_termination),
 	    cmocka_unit_test(test_phase_and_conditions),
