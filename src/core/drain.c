@@ -9,6 +9,12 @@ drain_acked(const char *key, int64_t since_rv, const struct drain_ack *acks,
 {
 	size_t i, j;
 
+	/* Every node with a proxy must have answered for this pod: one
+	 * that is behind, or still busy with it, holds the SIGTERM back.
+	 * Example with key "default/web-1/u1" and since_rv 812:
+	 *   {815, []}, {812, ["default/web-2/u2"]}   -> true
+	 *   {815, []}, {811, []}                      -> false (behind)
+	 *   {815, ["default/web-1/u1"]}               -> false (busy) */
 	for (i = 0; i < n; i++) {
 		/* This proxy may not have seen the pod leave yet. */
 		if (acks[i].observed < since_rv)
@@ -24,6 +30,9 @@ drain_acked(const char *key, int64_t since_rv, const struct drain_ack *acks,
 int64_t
 drain_kill_after(int64_t deletion_ts_ms, int64_t now_ms)
 {
+	/* Whole seconds, rounded up: with 3.2 s left the process gets
+	 * 4 s, not 3 (the grace period is a promise of at least that
+	 * long); with 1.2 s left it gets DRAIN_MIN_KILL_S. */
 	int64_t left_ms = deletion_ts_ms - now_ms;
 	int64_t left = left_ms > 0 ? (left_ms + 999) / 1000 : 0;
 

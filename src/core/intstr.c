@@ -2,7 +2,15 @@
  * (apimachinery's intstr.GetScaledValueFromIntOrPercent): an int is
  * itself, "N%" is N% of a total rounded up or down as the caller asks.
  * maxSurge rounds up, maxUnavailable down (deploy_util.c's fenceposts),
- * so 25% of 10 is 3 as a surge and 2 as an unavailability. */
+ * so 25% of 10 is 3 as a surge and 2 as an unavailability.
+ *
+ * More worked examples (total 7): "50%" is 4 rounded up, 3 down; "0%"
+ * is 0 either way; "100%" is 7; an int 2 is 2 whatever the total. The
+ * percentage is computed as Go computes it (float64(n) * float64(total)
+ * / 100, then ceil or floor; exact for any replica count), so the
+ * results match Kubernetes' bit for bit. A string that is not "N%" with
+ * N a non-negative integer is an error for the caller to report with
+ * its field path (validate.c), never a silent 0. */
 #include <stdlib.h>
 #include <string.h>
 

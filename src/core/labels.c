@@ -4,7 +4,23 @@
  * matches nothing, an empty one (no matchLabels, no matchExpressions)
  * matches everything, and the requirements are ANDed. That is why the
  * Deployment planner refuses an empty selector (it would claim every RS
- * of the namespace) and why validation requires a non-empty one. */
+ * of the namespace) and why validation requires a non-empty one.
+ *
+ * Worked examples, labels {app: web, tier: front}:
+ *   matchLabels {app: web}                                -> match
+ *   matchLabels {app: web, tier: back}                    -> no match
+ *   matchExpressions [{tier In [front, back]}]            -> match
+ *   matchExpressions [{env NotIn [prod]}]                 -> match (no
+ *     env label: NotIn and DoesNotExist hold for a missing key)
+ *   matchExpressions [{env Exists}]                       -> no match
+ * A Service's selector is a plain map (labels_subset): every pair must
+ * be among the pod's labels. An empty map is a subset of anything, so
+ * the callers treat a Service without a selector apart: it selects no
+ * pod (its endpoints are the user's), as in Kubernetes.
+ *
+ * The text form (selector_parse, `-l` and labelSelector=) is kubectl's:
+ * "app=web,tier!=back", "env in (a,b)", "!env"; an error names the
+ * offending requirement. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
