@@ -13,34 +13,6 @@
 #include "proxy.h"
 #include "proxy_testlib.h"
 
-struct idle_seen {
-	uv_mutex_t mu;
-	int n;
-	char key[64];
-};
-
-static void
-on_idle(void *arg, const char *service, const char *key)
-{
-	struct idle_seen *s = arg;
-
-	uv_mutex_lock(&s->mu);
-	s->n++;
-	snprintf(s->key, sizeof(s->key), "%s", key);
-	uv_mutex_unlock(&s->mu);
-}
-
-static int
-idle_count(struct idle_seen *s)
-{
-	int n;
-
-	uv_mutex_lock(&s->mu);
-	n = s->n;
-	uv_mutex_unlock(&s->mu);
-	return n;
-}
-
 struct fx {
 	struct bpool bp;
 	struct proxy *p;
@@ -50,24 +22,10 @@ struct fx {
 	struct proxy_service svc;
 };
 
-static bool
-applied(void *arg)
-{
-	void **a = arg;
-
-	return proxy_applied(a[0]) >= *(int64_t *)a[1];
-}
-
-/* Sets the table (the fixture's one service) and waits until applied. */
 static void
 set(struct fx *f)
 {
-	struct proxy_table t = {.services = &f->svc, .n_services = 1};
-	int64_t gen = proxy_set_table(f->p, &t);
-	void *a[2] = {f->p, &gen};
-
-	assert_true(gen > 0);
-	assert_true(wait_for(applied, a, 2000));
+	set_one(f->p, &f->svc);
 }
 
 static struct proxy_endpoint

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "proxy.h"
+
 enum bmode {
 	B_ECHO,         /* "ID\n" on accept, echoes, "bye\n" on EOF, then EOF */
 	B_SHUTFIRST,    /* "ID\n" then EOF at once; records what it receives */
@@ -519,4 +521,67 @@ http_get(int fd, const char *path, const char *extra, struct hresp *r)
 	if (write(fd, req, n) != n)
 		return -1;
 	return http_read(fd, r);
+}
+
+/* ---- what the proxy tests share: the idle notifications seen, and a
+ * table of one service set and waited for ---- */
+
+struct idle_seen {
+	uv_mutex_t mu;
+	int n;
+	char key[64];
+};
+
+static void __attribute__((unused))
+on_idle(void *arg, const char *service, const char *key)
+{
+	struct idle_seen *s = arg;
+
+	uv_mutex_lock(&s->mu);
+	s->n++;
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	uv_mutex_unlock(&s->mu);
+}
+
+static bool __attribute__((unused))
+idle_fired(void *arg)
+{
+	struct idle_seen *s = arg;
+	bool r;
+
+	uv_mutex_lock(&s->mu);
+	r = s->n > 0;
+	uv_mutex_unlock(&s->mu);
+	return r;
+}
+
+static int __attribute__((unused))
+idle_count(struct idle_seen *s)
+{
+	int n;
+
+	uv_mutex_lock(&s->mu);
+	n = s->n;
+	uv_mutex_unlock(&s->mu);
+	return n;
+}
+
+static bool __attribute__((unused))
+applied(void *arg)
+{
+	void **a = arg;
+
+	return proxy_applied(a[0]) >= *(int64_t *)a[1];
+}
+
+/* Sets a table of the one service svc and waits until applied. */
+static void __attribute__((unused))
+set_one(struct proxy *p, struct proxy_service *svc)
+{
+	struct proxy_table t = {.services = svc, .n_services = 1};
+	int64_t gen = proxy_set_table(p, &t);
+	void *a[2] = {p, &gen};
+
+	assert_true(gen > 0);
+	assert_true(wait_for(applied, a, 2000));
 }
