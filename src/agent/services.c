@@ -230,33 +230,10 @@ static void on_retry(uv_timer_t *t);
 static void on_busy(struct agent_services *s, json_t *msg);
 
 static void
-on_written(uv_write_t *w, int status)
-{
-	(void)status;
-	free(w->data);
-	free(w);
-}
-
-static void
 send_text(struct agent_services *s, const char *text)
 {
-	size_t n = strlen(text);
-	uv_write_t *w;
-	char *copy;
-	uv_buf_t b;
-
-	if (!s->connected)
-		return;
-	w = xmalloc(sizeof(*w));
-	copy = xmalloc(n + 1);
-	memcpy(copy, text, n);
-	copy[n] = '\n';
-	b = uv_buf_init(copy, (unsigned)n + 1);
-	w->data = copy;
-	if (uv_write(w, (uv_stream_t *)s->conn, &b, 1, on_written) < 0) {
-		free(copy);
-		free(w);
-	}
+	if (s->connected)
+		proxy_wire_send((uv_stream_t *)s->conn, text);
 }
 
 /* Handles closed while the agent runs: only their memory goes. */
@@ -285,11 +262,22 @@ on_alloc(uv_handle_t *h, size_t size, uv_buf_t *b)
 	b->len = size;
 }
 
+/* One message of the proxy process. */
+static bool
+take_line(void *arg, const char *line, size_t n)
+{
+	json_t *msg = json_loadb(line, n, 0, NULL);
+
+	if (msg)
+		on_busy(arg, msg);
+	json_decref(msg);
+	return true;
+}
+
 static void
 on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
 	struct agent_services *s = st->data;
-	size_t i, start = 0;
 
 	if (n < 0) {
 		free(b->base);
@@ -299,24 +287,8 @@ on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 			uv_timer_start(&s->retry, on_retry, RETRY_MS, 0);
 		return;
 	}
-	strbuf_add(&s->in, b->base, (size_t)n);
+	proxy_wire_feed(&s->in, b->base, (size_t)n, take_line, s);
 	free(b->base);
-	for (i = 0; i < s->in.len; i++) {
-		json_t *msg;
-
-		if (s->in.buf[i] != '\n')
-			continue;
-		msg = json_loadb(s->in.buf + start, i - start, 0, NULL);
-		if (msg)
-			on_busy(s, msg);
-		json_decref(msg);
-		start = i + 1;
-	}
-	if (start) {
-		memmove(s->in.buf, s->in.buf + start, s->in.len - start);
-		s->in.len -= start;
-		s->in.buf[s->in.len] = '\0';
-	}
 }
 
 static void

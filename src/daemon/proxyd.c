@@ -97,38 +97,13 @@ on_idle(void *arg, const char *service, const char *key)
 	on_wake_from_proxy(arg);
 }
 
-static void
-on_written(uv_write_t *w, int status)
-{
-	(void)status;
-	free(w->data);
-	free(w);
-}
-
 static void close_client(struct proxyd *d);
 
 static void
 send_line(struct proxyd *d, const char *text)
 {
-	size_t n = strlen(text);
-	uv_write_t *w = xmalloc(sizeof(*w));
-	char *copy = xmalloc(n + 1);
-	uv_buf_t b;
-
-	if (d->client == NULL) {
-		free(w);
-		free(copy);
-		return;
-	}
-	memcpy(copy, text, n);
-	copy[n] = '\n';
-	b = uv_buf_init(copy, (unsigned)n + 1);
-	w->data = copy;
-	if (uv_write(w, (uv_stream_t *)d->client, &b, 1, on_written) < 0) {
-		free(copy);
-		free(w);
+	if (d->client && proxy_wire_send((uv_stream_t *)d->client, text) < 0)
 		close_client(d);
-	}
 }
 
 static bool
@@ -345,11 +320,21 @@ on_alloc(uv_handle_t *h, size_t size, uv_buf_t *b)
 	b->len = size;
 }
 
+/* One control line; false once the client is gone (handle_line may
+ * end it: "exit"). */
+static bool
+take_line(void *arg, const char *line, size_t n)
+{
+	struct proxyd *d = arg;
+
+	handle_line(d, line, n);
+	return d->client != NULL;
+}
+
 static void
 on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct proxyd *d = s->data;
-	size_t start = 0, i;
 
 	if (n < 0 || (uv_pipe_t *)s != d->client) {
 		free(b->base);
@@ -357,22 +342,9 @@ on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 			close_client(d); /* the agent went: keep serving */
 		return;
 	}
-	strbuf_add(&d->in, b->base, (size_t)n);
+	proxy_wire_feed(&d->in, b->base, (size_t)n, take_line, d);
 	free(b->base);
-	for (i = 0; i < d->in.len && d->client; i++) {
-		if (d->in.buf[i] != '\n')
-			continue;
-		handle_line(d, d->in.buf + start, i - start);
-		start = i + 1;
-	}
-	if (d->client == NULL)
-		return;
-	if (start) {
-		memmove(d->in.buf, d->in.buf + start, d->in.len - start);
-		d->in.len -= start;
-		d->in.buf[d->in.len] = '\0';
-	}
-	if (d->in.len > MAX_LINE)
+	if (d->client && d->in.len > MAX_LINE)
 		close_client(d);
 }
 

@@ -256,3 +256,52 @@ proxy_wire_parse_table(const json_t *msg, int64_t *gen,
 	*out = t;
 	return 0;
 }
+
+static void
+on_sent(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w->data);
+	free(w);
+}
+
+int
+proxy_wire_send(uv_stream_t *s, const char *text)
+{
+	size_t n = strlen(text);
+	uv_write_t *w = xmalloc(sizeof(*w));
+	char *copy = xmalloc(n + 1);
+	uv_buf_t b;
+	int r;
+
+	memcpy(copy, text, n);
+	copy[n] = '\n';
+	b = uv_buf_init(copy, (unsigned)n + 1);
+	w->data = copy;
+	if ((r = uv_write(w, s, &b, 1, on_sent)) < 0) {
+		free(copy);
+		free(w);
+	}
+	return r;
+}
+
+void
+proxy_wire_feed(struct strbuf *in, const char *data, size_t n,
+		proxy_wire_line_fn fn, void *arg)
+{
+	size_t i, start = 0;
+
+	strbuf_add(in, data, n);
+	for (i = 0; i < in->len; i++) {
+		if (in->buf[i] != '\n')
+			continue;
+		if (!fn(arg, in->buf + start, i - start))
+			return; /* the reader is gone (and in with it) */
+		start = i + 1;
+	}
+	if (start) {
+		memmove(in->buf, in->buf + start, in->len - start);
+		in->len -= start;
+		in->buf[in->len] = '\0';
+	}
+}

@@ -33,9 +33,12 @@
 #define DROVER_PROXY_WIRE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "proxy.h"
+#include "strbuf.h"
 
 /* The "table" message of t, generation gen. */
 json_t *proxy_wire_table(int64_t gen, const struct proxy_table *t);
@@ -45,6 +48,17 @@ json_t *proxy_wire_table(int64_t gen, const struct proxy_table *t);
 int proxy_wire_parse_table(const json_t *msg, int64_t *gen,
 			   struct proxy_table **out, const char **why);
 void proxy_wire_table_free(struct proxy_table *t);
+
+/* The framing, shared by both ends. proxy_wire_send() queues text and a
+ * newline on s (a copy: the caller keeps text); 0, or a libuv error
+ * (then the caller closes the stream). proxy_wire_feed() appends n read
+ * bytes to the unfinished line in *in and hands each complete line to
+ * fn, without its newline, while fn returns true; the rest stays in
+ * *in for the next read. */
+int proxy_wire_send(uv_stream_t *s, const char *text);
+typedef bool (*proxy_wire_line_fn)(void *arg, const char *line, size_t n);
+void proxy_wire_feed(struct strbuf *in, const char *data, size_t n,
+		     proxy_wire_line_fn fn, void *arg);
 
 /* Names of the enums on the wire, and back (-1: unknown). */
 const char *proxy_wire_mode_name(enum proxy_mode m);

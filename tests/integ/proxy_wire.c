@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,12 +89,53 @@ test_refused(void **state)
 	}
 }
 
+struct lines {
+	char got[4][32];
+	int n, stop_after;
+};
+
+static bool
+take(void *arg, const char *line, size_t n)
+{
+	struct lines *l = arg;
+
+	snprintf(l->got[l->n], sizeof(l->got[l->n]), "%.*s", (int)n, line);
+	return ++l->n != l->stop_after;
+}
+
+/* Lines split anywhere across reads come out whole, the unfinished rest
+ * waits, and a reader that says stop gets nothing more. */
+static void
+test_feed(void **state)
+{
+	struct strbuf in = STRBUF_INIT;
+	struct lines l = {.stop_after = -1};
+
+	(void)state;
+	proxy_wire_feed(&in, "{\"a\":1}\n{\"b\"", 12, take, &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.got[0], "{\"a\":1}");
+	assert_int_equal(in.len, 4); /* {"b" waits */
+	proxy_wire_feed(&in, ":2}\n\nx", 6, take, &l);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.got[1], "{\"b\":2}");
+	assert_string_equal(l.got[2], "");
+	assert_int_equal(in.len, 1);
+	strbuf_release(&in);
+
+	l = (struct lines){.stop_after = 1};
+	proxy_wire_feed(&in, "1\n2\n", 4, take, &l);
+	assert_int_equal(l.n, 1);
+	strbuf_release(&in);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_feed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
