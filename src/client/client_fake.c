@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "client_fake.h"
+#include "kube.h"
 #include "xalloc.h"
 
 struct answer {
@@ -268,6 +269,18 @@ client_fake_answer(struct client *c, const char *method, const char *path,
 	a->path = xstrdup(path);
 	a->status = status;
 	a->body = json_incref(body);
+}
+
+void
+client_fake_answer_empty_list(struct client *c, enum kind_id k)
+{
+	json_t *list = json_pack("{s{ss}s[]}", "metadata", "resourceVersion",
+				 "5", "items");
+	char path[256];
+
+	kube_path(path, sizeof(path), k, NULL, NULL, NULL);
+	client_fake_answer(c, "GET", path, 200, list);
+	json_decref(list);
 }
 
 void

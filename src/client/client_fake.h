@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "client.h"
+#include "kinds.h"
 
 /* One request as the fake saw it; body NULL when it had none. */
 struct client_fake_request {
@@ -41,6 +42,10 @@ struct client *client_fake_new(uv_loop_t *loop);
  * time; body may be NULL). Replaces an earlier answer for the pair. */
 void client_fake_answer(struct client *c, const char *method, const char *path,
 			int status, json_t *body);
+/* The list of kind k in all namespaces answers 200 with no items at
+ * resourceVersion "5": what an informer lists first in a test that then
+ * emits its objects as watch events. */
+void client_fake_answer_empty_list(struct client *c, enum kind_id k);
 /* Unanswered writes succeed with their own body (see above). */
 void client_fake_echo_writes(struct client *c, bool on);
 /* The requests so far, in order; i < client_fake_count(c). */

@@ -54,16 +54,6 @@ deployment_event(void)
 }
 
 static void
-empty_list(struct client *c, const char *path)
-{
-	json_t *list = json_pack("{s{ss}s[]}", "metadata", "resourceVersion",
-				 "5", "items");
-
-	client_fake_answer(c, "GET", path, 200, list);
-	json_decref(list);
-}
-
-static void
 test_new_deployment_gets_a_replicaset(void **state)
 {
 	uv_loop_t loop;
@@ -82,10 +72,10 @@ test_new_deployment_gets_a_replicaset(void **state)
 	cfg.client = c;
 	cfg.now = fixed_now;
 	/* The informers list first (empty), then watch from the list. */
-	empty_list(c, "/apis/apps/v1/deployments");
-	empty_list(c, "/apis/apps/v1/replicasets");
-	empty_list(c, "/api/v1/pods");
-	empty_list(c, "/api/v1/nodes");
+	client_fake_answer_empty_list(c, KIND_DEPLOYMENT);
+	client_fake_answer_empty_list(c, KIND_REPLICASET);
+	client_fake_answer_empty_list(c, KIND_POD);
+	client_fake_answer_empty_list(c, KIND_NODE);
 	cfg.deploys = informer_new(c, &loop, KIND_DEPLOYMENT);
 	cfg.rss = informer_new(c, &loop, KIND_REPLICASET);
 	cfg.pods = informer_new(c, &loop, KIND_POD);
@@ -239,9 +229,9 @@ test_pod_deletion_wakes_only_its_recreate_deployment(void **state)
 	cfg.loop = &loop;
 	cfg.client = c;
 	cfg.now = fixed_now;
-	empty_list(c, "/apis/apps/v1/deployments");
-	empty_list(c, "/apis/apps/v1/replicasets");
-	empty_list(c, "/api/v1/pods");
+	client_fake_answer_empty_list(c, KIND_DEPLOYMENT);
+	client_fake_answer_empty_list(c, KIND_REPLICASET);
+	client_fake_answer_empty_list(c, KIND_POD);
 	cfg.deploys = informer_new(c, &loop, KIND_DEPLOYMENT);
 	cfg.rss = informer_new(c, &loop, KIND_REPLICASET);
 	cfg.pods = informer_new(c, &loop, KIND_POD);

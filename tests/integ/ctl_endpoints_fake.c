@@ -31,16 +31,6 @@ fixed_now(void)
 }
 
 static void
-empty_list(struct client *c, const char *path)
-{
-	json_t *list = json_pack("{s{ss}s[]}", "metadata", "resourceVersion",
-				 "5", "items");
-
-	client_fake_answer(c, "GET", path, 200, list);
-	json_decref(list);
-}
-
-static void
 emit(struct client *c, const char *path, const char *type, json_t *obj)
 {
 	json_t *ev = json_pack("{sssO}", "type", type, "object", obj);
@@ -174,11 +164,11 @@ test_slices_and_endpoints(void **state)
 	cfg.loop = &loop;
 	cfg.client = c;
 	cfg.now = fixed_now;
-	empty_list(c, "/api/v1/pods");
-	empty_list(c, "/api/v1/nodes");
-	empty_list(c, "/api/v1/services");
-	empty_list(c, "/apis/discovery.k8s.io/v1/endpointslices");
-	empty_list(c, "/api/v1/endpoints");
+	client_fake_answer_empty_list(c, KIND_POD);
+	client_fake_answer_empty_list(c, KIND_NODE);
+	client_fake_answer_empty_list(c, KIND_SERVICE);
+	client_fake_answer_empty_list(c, KIND_ENDPOINT_SLICE);
+	client_fake_answer_empty_list(c, KIND_ENDPOINTS);
 	cfg.pods = informer_new(c, &loop, KIND_POD);
 	cfg.nodes = informer_new(c, &loop, KIND_NODE);
 	cfg.services = informer_new(c, &loop, KIND_SERVICE);

@@ -25,16 +25,6 @@ fixed_now(void)
 }
 
 static void
-empty_list(struct client *c, const char *path)
-{
-	json_t *list = json_pack("{s{ss}s[]}", "metadata", "resourceVersion",
-				 "5", "items");
-
-	client_fake_answer(c, "GET", path, 200, list);
-	json_decref(list);
-}
-
-static void
 emit(struct client *c, const char *path, const char *fmt, ...)
 {
 	char text[2048];
@@ -94,8 +84,8 @@ test_fit_counts_assumed_pods_and_retries_when_room_frees(void **state)
 	cfg.loop = &loop;
 	cfg.client = c;
 	cfg.now = fixed_now;
-	empty_list(c, "/api/v1/pods");
-	empty_list(c, "/api/v1/nodes");
+	client_fake_answer_empty_list(c, KIND_POD);
+	client_fake_answer_empty_list(c, KIND_NODE);
 	cfg.pods = informer_new(c, &loop, KIND_POD);
 	cfg.nodes = informer_new(c, &loop, KIND_NODE);
 	s = ctl_sched_start(&cfg);
