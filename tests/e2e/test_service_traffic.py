@@ -20,7 +20,8 @@ import time
 import pytest
 
 from test_api import APPS, BIN, CORE, Daemon, wait_for
-from test_runtime import EXAMPLE, alive, all_pids, stop_left
+from test_runtime import EXAMPLE
+from test_services import proxy_pid, stop_cluster
 
 REPLICAS = 5
 GRACE = 4  # terminationGracePeriodSeconds of the example pods
@@ -124,19 +125,6 @@ def answers(port):
         return False
 
 
-def proxy_pid(dm):
-    """The proxy process of this daemon: it writes to DIR/proxy.log."""
-    log = os.path.realpath(dm.dir) + "/proxy.log"
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                if os.readlink("/proc/%s/fd/1" % e) == log:
-                    return int(e)
-            except OSError:
-                continue
-    return None
-
-
 @pytest.fixture
 def cluster():
     if not os.path.exists(EXAMPLE):
@@ -146,30 +134,7 @@ def cluster():
         try:
             yield dm
         finally:
-            pids = []
-            try:
-                pids = all_pids(dm)
-                for x in dm.req("GET", CORE + "/services").json()["items"]:
-                    dm.req("DELETE", CORE + "/services/" + x["metadata"]["name"])
-                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
-                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
-                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
-                         timeout=30, what="every pod to go")
-                for pid in pids:
-                    wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
-                wait_for(lambda: proxy_pid(dm) is None, what="the proxy to exit")
-                # under the sanitizers, the proxy process reports there
-                log = os.path.join(dm.dir, "proxy.log")
-                text = open(log, errors="replace").read() if os.path.exists(log) else ""
-                for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-                            "runtime error:"):
-                    assert bad not in text, text[-4000:]
-            finally:
-                try:
-                    dm.kill()
-                finally:
-                    left = stop_left(dm.dir)
-                    assert not left, "processes left behind: %s" % left
+            stop_cluster(dm)
 
 
 def under_load(dm, port, seconds, action, done, what):

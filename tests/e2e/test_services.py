@@ -49,6 +49,54 @@ def service(name="web", port=PORT):
                                 "targetPort": "http", "appProtocol": "http"}]}}
 
 
+def proxy_pid(dm):
+    """The proxy process of this daemon: it writes to DIR/proxy.log."""
+    log = os.path.realpath(dm.dir) + "/proxy.log"
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                if os.readlink("/proc/%s/fd/1" % e) == log:
+                    return int(e)
+            except OSError:
+                continue
+    return None
+
+
+def stop_cluster(dm):
+    """Deletes the Services, the Deployments and the pods left, waits for
+    every pod, slice, service process and the proxy process to go, and
+    checks that the proxy process reported nothing under the sanitizers;
+    then stops the daemon and fails if a process was left behind."""
+    try:
+        pids = all_pids(dm)
+        for x in dm.req("GET", CORE + "/services").json()["items"]:
+            dm.req("DELETE", CORE + "/services/" + x["metadata"]["name"])
+        for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+            dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+        for p in dm.req("GET", CORE + "/pods").json()["items"]:
+            if not p["metadata"].get("ownerReferences"):
+                dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
+                       params={"gracePeriodSeconds": "1"})
+        wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+                 timeout=30, what="every pod to go")
+        wait_for(lambda: not dm.req("GET", DISC + "/endpointslices")
+                 .json()["items"], what="every slice to go")
+        for pid in pids:
+            wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
+        wait_for(lambda: proxy_pid(dm) is None, what="the proxy to exit")
+        log = os.path.join(dm.dir, "proxy.log")
+        text = open(log, errors="replace").read() if os.path.exists(log) else ""
+        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                    "runtime error:"):
+            assert bad not in text, text[-4000:]
+    finally:
+        try:
+            dm.kill()
+        finally:
+            left = stop_left(dm.dir)
+            assert not left, "processes left behind: %s" % left
+
+
 @pytest.fixture
 def dm():
     if not os.path.exists(EXAMPLE):
@@ -59,28 +107,7 @@ def dm():
         try:
             yield dm
         finally:
-            pids = []
-            try:
-                pids = all_pids(dm)
-                for x in dm.req("GET", CORE + "/services").json()["items"]:
-                    dm.req("DELETE", CORE + "/services/" + x["metadata"]["name"])
-                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
-                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
-                for p in dm.req("GET", CORE + "/pods").json()["items"]:
-                    dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"],
-                           params={"gracePeriodSeconds": "1"})
-                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
-                         timeout=15, what="every pod to go")
-                wait_for(lambda: not dm.req("GET", DISC + "/endpointslices")
-                         .json()["items"], what="every slice to go")
-                for pid in pids:
-                    wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
-            finally:
-                try:
-                    dm.kill()
-                finally:
-                    left = stop_left(dm.dir)
-                    assert not left, "processes left behind: %s" % left
+            stop_cluster(dm)
 
 
 def host_port(pod):
