@@ -14,6 +14,7 @@
 
 #include "downward.h"
 #include "expand.h"
+#include "crashpoint.h"
 #include "log.h"
 #include "podlog.h"
 #include "proc.h"
@@ -286,6 +287,7 @@ void
 cont_spawn(struct rcont *c)
 {
 	/* an in-place update's new spec first (runtime_update.c) */
+	bool updated = c->pending;
 	const struct container *s = (cont_take_pending(c), c->spec);
 	struct strmap vars = {0};
 	struct strlist argv = {0};
@@ -374,6 +376,8 @@ cont_spawn(struct rcont *c)
 	log_info("agent: started %s/%s container %s, pid %d",
 		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
 		 s->name, c->pid);
+	if (updated)
+		crashpoint("inplace-after-start");
 out:
 	strbuf_release(&sb);
 	strlist_release(&argv);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crashpoint.h"
 #include "log.h"
 #include "runtime_int.h"
 #include "xalloc.h"
@@ -115,6 +116,7 @@ cont_notice_spec(struct rcont *c, const struct container *nw)
 		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
 		 c->spec->name, nw->image ? nw->image : "");
 	set_pending(c, nw);
+	crashpoint("inplace-intent-seen");
 	cont_step(c, &(struct ctr_event){.type = CEV_DRAIN});
 }
 
@@ -190,5 +192,7 @@ runtime_update(struct runtime *rt, const char *uid, int64_t grace_s)
 		cont_step(c, &(struct ctr_event){.type = CEV_UPDATE,
 						 .grace_s = grace_s,
 						 .spec_hash = h});
+		if (c->m.state == CTR_UPDATING)
+			crashpoint("inplace-after-sigterm");
 	}
 }

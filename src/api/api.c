@@ -8,6 +8,7 @@
 
 #include "api_int.h"
 #include "clock.h"
+#include "inplace_apply.h"
 #include "labels.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -96,11 +97,12 @@ query_get(const struct query *q, const char *key)
 static unsigned
 subresource_flag(const char *sub)
 {
-	return !strcmp(sub, "status")    ? KIND_SUB_STATUS
-	       : !strcmp(sub, "scale")   ? KIND_SUB_SCALE
-	       : !strcmp(sub, "binding") ? KIND_SUB_BINDING
-	       : !strcmp(sub, "log")     ? KIND_SUB_LOG
-					 : 0;
+	return !strcmp(sub, "status")              ? KIND_SUB_STATUS
+	       : !strcmp(sub, "scale")             ? KIND_SUB_SCALE
+	       : !strcmp(sub, "binding")           ? KIND_SUB_BINDING
+	       : !strcmp(sub, "log")               ? KIND_SUB_LOG
+	       : !strcmp(sub, INPLACE_SUBRESOURCE) ? KIND_SUB_INPLACE
+						   : 0;
 }
 
 int
@@ -803,6 +805,9 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 		h_create(a, &rt, req, resp);
 	else if (!strcmp(m, "POST") && rt.sub && !strcmp(rt.sub, "binding"))
 		h_bind(a, &rt, req, resp);
+	else if (!strcmp(m, "POST") && rt.sub &&
+		 !strcmp(rt.sub, INPLACE_SUBRESOURCE))
+		h_inplace(a, &rt, req, resp);
 	else if (!strcmp(m, "PUT") && rt.name)
 		h_update(a, &rt, req, resp);
 	else if (!strcmp(m, "PATCH") && rt.name)

@@ -122,6 +122,11 @@ void h_update(struct api *a, struct route *rt, const struct api_req *req,
 	      struct api_resp *resp);
 void h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	     struct api_resp *resp);
+/* The request's body as JSON (a new reference), or NULL with a 400
+ * answer in resp (garbage, or no body). */
+json_t *api_parse_body(const struct api_req *req, struct api_resp *resp);
+void h_inplace(struct api *a, struct route *rt, const struct api_req *req,
+	       struct api_resp *resp);
 void h_bind(struct api *a, struct route *rt, const struct api_req *req,
 	    struct api_resp *resp);
 void h_delete(struct api *a, struct route *rt, const struct query *q,

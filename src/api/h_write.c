@@ -103,9 +103,8 @@ bad_request(struct api_resp *resp, const char *msg)
 	resp_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
 }
 
-/* Parses a request body into JSON; 400 on garbage. */
-static json_t *
-parse_body(const struct api_req *req, struct api_resp *resp)
+json_t *
+api_parse_body(const struct api_req *req, struct api_resp *resp)
 {
 	json_error_t je;
 	json_t *j;
@@ -304,7 +303,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			    res, NULL, NULL);
 		return;
 	}
-	if ((body = parse_body(req, resp)) == NULL)
+	if ((body = api_parse_body(req, resp)) == NULL)
 		return;
 	if (check_kind(res, body, resp) || decode(res, body, &o, resp)) {
 		json_decref(body);
@@ -671,7 +670,7 @@ void
 h_update(struct api *a, struct route *rt, const struct api_req *req,
 	 struct api_resp *resp)
 {
-	json_t *body = parse_body(req, resp);
+	json_t *body = api_parse_body(req, resp);
 
 	if (body == NULL)
 		return;
@@ -704,7 +703,7 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 		    NULL, NULL, NULL);
 		return;
 	}
-	if ((patch = parse_body(req, resp)) == NULL)
+	if ((patch = api_parse_body(req, resp)) == NULL)
 		return;
 	/* Read and parsed once: the patch's target (as served, with its
 	 * resourceVersion) and the old object of the update. */
@@ -833,7 +832,7 @@ delete_body(const struct api_req *req, struct api_resp *resp)
 	size_t i;
 
 	if (body_media_type(req, resp) ||
-	    (body = parse_body(req, resp)) == NULL)
+	    (body = api_parse_body(req, resp)) == NULL)
 		return NULL;
 	if (!json_is_object(body)) {
 		bad_request(resp, "json: cannot unmarshal non-object into Go "
@@ -1023,7 +1022,7 @@ h_bind(struct api *a, struct route *rt, const struct api_req *req,
 	struct store_item it;
 	struct object o = {0};
 	struct pod *p;
-	json_t *body = parse_body(req, resp);
+	json_t *body = api_parse_body(req, resp);
 	const char *node;
 	char msg[600];
 

@@ -16,8 +16,10 @@ action_list_release(struct action_list *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		free(l->v[i].name);
+		free(l->v[i].target);
+	}
 	free(l->v);
 	l->v = NULL;
 	l->n = l->alloc = 0;
@@ -37,6 +39,7 @@ action_add(struct action_list *l, enum action_op op, const char *kind,
 	a->op = op;
 	a->kind = kind;
 	a->name = xstrdup(name ? name : "");
+	a->target = NULL;
 	a->replicas = a->from = a->to = 0;
 	return a;
 }
@@ -55,6 +58,8 @@ action_op_name(enum action_op op)
  *   {"op":"create","kind":"ReplicaSet","name":"web-f4d48c756",
  *    "replicas":3}
  *   {"op":"scale","kind":"ReplicaSet","name":"web-v1","from":10,"to":8}
+ *   {"op":"update-in-place","kind":"Pod","name":"web-v1-x2k9q",
+ *    "to":"web-v2"}
  * kind is written unescaped (it is one of drover's kind names); the
  * name is JSON-escaped. replicas is printed for created ReplicaSets only
  * (kind starting with 'R', the one such kind); the planners create no
@@ -70,6 +75,10 @@ action_to_json(const struct action *a, struct strbuf *sb)
 	if (a->op == ACT_SCALE)
 		strbuf_addf(sb, ",\"from\":%lld,\"to\":%lld",
 			    (long long)a->from, (long long)a->to);
+	if (a->op == ACT_UPDATE_IN_PLACE && a->target) {
+		strbuf_addstr(sb, ",\"to\":");
+		strbuf_addjsonstr(sb, a->target);
+	}
 	strbuf_addch(sb, '}');
 }
 

@@ -3,7 +3,7 @@
  * A planner never performs I/O: it returns an ordered list of actions that
  * the controller shell (or the simulator, or `drover plan`) applies in
  * order, plus the events a controller would record. Action and event lists
- * own their strings. */
+ * own their strings (an action's name and target). */
 #ifndef DROVER_ACTION_H
 #define DROVER_ACTION_H
 
@@ -29,6 +29,7 @@ struct action {
 	enum action_op op;
 	const char *kind; /* "Deployment", "ReplicaSet", "Pod" (static) */
 	char *name;
+	char *target;     /* ACT_UPDATE_IN_PLACE: the new ReplicaSet */
 	int64_t replicas; /* ACT_CREATE of a ReplicaSet */
 	int64_t from, to; /* ACT_SCALE */
 };

@@ -129,34 +129,13 @@ val_deployment(const void *o, struct fielderr_list *e)
 	validate_deployment(o, e);
 }
 
-/* The switch kind_inplace_update_enabled() reads (kinds.h). */
-#define KIND_INPLACE_UPDATE_ENABLED 0
-
-bool
-kind_inplace_update_enabled(void)
-{
-	return KIND_INPLACE_UPDATE_ENABLED;
-}
-
-/* Deployment admission: while the controller does not run InPlaceUpdate,
- * a CREATE or UPDATE that leaves the type InPlaceUpdate is refused on
- * spec.strategy.type (the only error, so the message says what to do);
- * once it does, an UPDATE is held to the in-place template rules
- * (inplace_check.c). */
+/* Deployment admission: an UPDATE of an InPlaceUpdate Deployment is held
+ * to the in-place template rules (inplace_check.c). */
 static void
 admit_deployment(const void *old, const void *o, struct fielderr_list *e)
 {
-	const struct deployment *d = o;
-
-	if (deploy_is_inplace(d) && !kind_inplace_update_enabled()) {
-		fielderr_addf_str(e, FE_NOT_SUPPORTED, "spec.strategy.type",
-				  "InPlaceUpdate",
-				  "the controller does not run this strategy "
-				  "yet; preview it with drover plan");
-		return;
-	}
 	if (old)
-		validate_deployment_update(old, d, e);
+		validate_deployment_update(old, o, e);
 }
 
 /* Pod update admission: only the containers' image, command and args
@@ -314,7 +293,8 @@ static const struct kind_info kinds[] = {
 	.singular = "pod",
 	.short_names = {"po"},
 	.namespaced = true,
-	.subresources = KIND_SUB_STATUS | KIND_SUB_BINDING | KIND_SUB_LOG,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_BINDING | KIND_SUB_LOG |
+			KIND_SUB_INPLACE,
 	.schema = &schema_pod,
 	.meta_off = offsetof(struct pod, metadata),
 	.field_labels = pod_fields,

@@ -37,6 +37,9 @@ enum kind_id {
 #define KIND_SUB_SCALE   0x2u /* /scale: autoscaling/v1 Scale */
 #define KIND_SUB_BINDING 0x4u /* /binding: assigns a node (pods) */
 #define KIND_SUB_LOG     0x8u /* /log: the containers' output (pods) */
+/* /inplaceupdate: drover's in-place update of a pod with its change of
+ * owner in one transaction (pods; inplace_apply.h). Not in discovery. */
+#define KIND_SUB_INPLACE 0x10u
 
 /* Write rules of the API server (the kind's registry strategy). */
 #define KIND_GEN_ANNOTATIONS    0x1u /* annotations bump generation too */
@@ -98,13 +101,6 @@ struct object_list {
 	size_t n;
 	size_t alloc;
 };
-
-/* THE SWITCH of the InPlaceUpdate strategy at the API: false while the
- * controller does not run it (milestone 1: API shape, validation and the
- * planner, previewed by `drover plan`), so that no Deployment that would
- * silently never roll can be stored; the next milestone, whose
- * controller acts on it, flips KIND_INPLACE_UPDATE_ENABLED in kinds.c. */
-bool kind_inplace_update_enabled(void);
 
 const struct kind_info *kind_lookup(const char *api_version, const char *kind);
 const struct kind_info *kind_by_id(enum kind_id id);

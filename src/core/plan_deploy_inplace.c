@@ -28,8 +28,15 @@
  *   yet available (minReadySeconds), 4 available;
  * within a rank the oldest creationTimestamp first, then the name (a
  * total order, so plans are deterministic). Pods being deleted,
- * Succeeded pods, and pods already carrying the intent annotation
- * (ANN_IN_PLACE_UPDATE: their update has begun) are not candidates.
+ * Succeeded pods and the new RS's pods are not candidates.
+ *
+ * In flight: a pod the transaction of inplace_apply.h moved to the new
+ * RS carries the intent (ANN_IN_PLACE_UPDATE) and, until it is Ready on
+ * the new spec, is pending (inplace_pending): it counts as unavailable
+ * here, and the Deployment's status does not count it as ready or
+ * available (inplace_inflight) although its RS's status may, while the
+ * old process still answers; so `rollout status` cannot finish before
+ * the last pod has.
  *
  * The budget: at most maxUnavailable (mu) pods of the Deployment may be
  * unavailable, counting those that already are. Let U be the pods short
@@ -62,6 +69,7 @@
 #include <string.h>
 
 #include "deploy_util.h"
+#include "inplace_apply.h"
 #include "inplace_check.h"
 #include "plan_deploy_int.h"
 #include "plan_rs.h"
@@ -139,8 +147,7 @@ inplace_pick(const struct deployment *d, const struct replicaset *new_rs,
 		const struct pod *p = pods[i];
 		const struct replicaset *o = owner_in(p, old, nold);
 		const char *phase = p->status.phase ? p->status.phase : "";
-		bool begun =
-		    strmap_get(&p->metadata.annotations, ANN_IN_PLACE_UPDATE);
+		bool begun = inplace_pending(p, new_rs);
 
 		if (o == NULL && !controlled_by(p, new_rs))
 			continue; /* not the Deployment's */
@@ -177,6 +184,26 @@ inplace_pick(const struct deployment *d, const struct replicaset *new_rs,
 	}
 	free(c);
 	return k;
+}
+
+struct pd_inflight
+inplace_inflight(const struct replicaset *new_rs, const struct pod *const *pods,
+		 size_t npods, dtime now)
+{
+	struct pd_inflight fl = {0};
+	size_t i;
+
+	for (i = 0; i < npods; i++) {
+		const struct pod *p = pods[i];
+
+		if (!pod_is_active(p) || !inplace_pending(p, new_rs))
+			continue;
+		if (pod_is_ready(p))
+			fl.ready++;
+		if (pod_is_available(p, new_rs->spec.min_ready_seconds, now))
+			fl.available++;
+	}
+	return fl;
 }
 
 struct resize_list
@@ -254,9 +281,9 @@ void
 pd_rollout_inplace(struct st *st)
 {
 	struct replicaset *new_rs, **old;
-	const struct pod **picked;
+	const struct pod **picked, **inplace;
 	struct resize_list l = {0};
-	size_t nold, n, i, j;
+	size_t nold, n, i, j, ninplace = 0;
 	int64_t want, *to, grow = 0;
 
 	if (pd_get_all_rs(st, true, &new_rs, &old, &nold))
@@ -273,6 +300,7 @@ pd_rollout_inplace(struct st *st)
 	n = inplace_pick(st->d, new_rs, rs_ro(old), nold, st->in->pods,
 			 st->in->npods, st->in->now, &picked);
 	to = xcalloc(nold + 1, sizeof(*to));
+	inplace = xcalloc(n + 1, sizeof(*inplace));
 	for (j = 0; j < nold; j++)
 		to[j] = rs_replicas(old[j]);
 	for (i = 0; i < n; i++) {
@@ -292,16 +320,14 @@ pd_rollout_inplace(struct st *st)
 				to[j]--;
 				grow++;
 			}
-			strbuf_release(&path);
-			continue;
+		} else {
+			inplace[ninplace++] = picked[i];
 		}
 		strbuf_release(&path);
-		action_add(&st->out->actions, ACT_UPDATE_IN_PLACE, "Pod", name);
-		event_add(&st->out->events, "Normal", "UpdatingInPlace",
-			  "Updating pod %s in place to replica set %s", name,
-			  pd_rs_name(new_rs));
 	}
-	free(picked);
+	/* Replacements first: an in-place transaction changes both RSes
+	 * on the server, so a resize of this step after it would write
+	 * over a newer version and be refused. */
 	if (grow) {
 		for (j = 0; j < nold; j++)
 			if (to[j] != rs_replicas(old[j]))
@@ -310,6 +336,18 @@ pd_rollout_inplace(struct st *st)
 		pd_apply_resizes(st, &l);
 		resize_list_release(&l);
 	}
+	for (i = 0; i < ninplace; i++) {
+		const char *name = inplace[i]->metadata.name;
+		struct action *a = action_add(&st->out->actions,
+					      ACT_UPDATE_IN_PLACE, "Pod", name);
+
+		a->target = xstrdup(pd_rs_name(new_rs));
+		event_add(&st->out->events, "Normal", "UpdatingInPlace",
+			  "Updating pod %s in place to replica set %s", name,
+			  pd_rs_name(new_rs));
+	}
+	free(inplace);
+	free(picked);
 	free(to);
 	if (deployment_complete(st->d, &st->d->status))
 		pd_cleanup_deployment(st, old, nold);

@@ -82,14 +82,22 @@ void resize_list_release(struct resize_list *l);
 size_t pd_history_victims(const struct deployment *d,
 			  const struct replicaset *const *old, size_t nold,
 			  const struct replicaset ***victims);
+/* Pods that the ReplicaSets' statuses count as ready or available but
+ * that are not, for the Deployment: InPlaceUpdate pods whose update has
+ * begun while their old process still answers (inplace_inflight). */
+struct pd_inflight {
+	int64_t ready, available;
+};
+
 /* calculateStatus (§10): the status of the step's RS list `live`, where
  * spec[i] is the size of live[i] when the list was taken (invariant 2 of
- * plan_deploy.c). The conditions are d's with Available set. The caller
- * owns *ns (schema_release). */
+ * plan_deploy.c), less the pods of fl (NULL: none). The conditions are
+ * d's with Available set. The caller owns *ns (schema_release). */
 void pd_calculate_status(const struct deployment *d,
 			 const struct replicaset *const *live,
 			 const int64_t *spec, size_t n,
-			 const struct replicaset *new_rs, dtime now,
+			 const struct replicaset *new_rs,
+			 const struct pd_inflight *fl, dtime now,
 			 struct deployment_status *ns);
 
 /* InPlaceUpdate (plan_deploy_inplace.c). inplace_pick: the old pods to
@@ -100,6 +108,11 @@ size_t inplace_pick(const struct deployment *d, const struct replicaset *new_rs,
 		    const struct replicaset *const *old, size_t nold,
 		    const struct pod *const *pods, size_t npods, dtime now,
 		    const struct pod ***picked);
+/* The InPlaceUpdate pods of new_rs whose update is pending
+ * (inplace_pending) and that still count as ready or available. */
+struct pd_inflight inplace_inflight(const struct replicaset *new_rs,
+				    const struct pod *const *pods, size_t npods,
+				    dtime now);
 struct resize_list inplace_scale_decision(const struct deployment *d,
 					  const struct replicaset *new_rs,
 					  const struct replicaset *const *old,

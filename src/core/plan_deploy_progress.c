@@ -55,7 +55,8 @@ live_view_release(struct live_view *v)
 void
 pd_calculate_status(const struct deployment *d,
 		    const struct replicaset *const *live, const int64_t *spec,
-		    size_t n, const struct replicaset *new_rs, dtime now,
+		    size_t n, const struct replicaset *new_rs,
+		    const struct pd_inflight *fl, dtime now,
 		    struct deployment_status *ns)
 {
 	int64_t desired = 0;
@@ -69,6 +70,14 @@ pd_calculate_status(const struct deployment *d,
 	ns->updated_replicas = new_rs ? new_rs->status.replicas : 0;
 	ns->ready_replicas = rs_ready_sum(rs_rw(live), n);
 	ns->available_replicas = rs_available_sum(rs_rw(live), n);
+	if (fl) {
+		ns->ready_replicas -= fl->ready;
+		ns->available_replicas -= fl->available;
+		if (ns->ready_replicas < 0)
+			ns->ready_replicas = 0;
+		if (ns->available_replicas < 0)
+			ns->available_replicas = 0;
+	}
 	ns->unavailable_replicas = desired - ns->available_replicas;
 	if (ns->unavailable_replicas < 0)
 		ns->unavailable_replicas = 0;
@@ -151,7 +160,8 @@ requeue_after(const struct deployment *d, const struct deployment_status *ns,
 static void
 rollout_status(const struct deployment *d, const struct replicaset *const *live,
 	       const int64_t *spec, size_t n, const struct replicaset *new_rs,
-	       dtime now, struct deployment_status *ns)
+	       const struct pd_inflight *fl, dtime now,
+	       struct deployment_status *ns)
 {
 	const struct condition *cur, *rf = NULL;
 	bool complete_already;
@@ -160,7 +170,7 @@ rollout_status(const struct deployment *d, const struct replicaset *const *live,
 	char msg[600];
 	size_t i;
 
-	pd_calculate_status(d, live, spec, n, new_rs, now, ns);
+	pd_calculate_status(d, live, spec, n, new_rs, fl, now, ns);
 	if (!deploy_has_progress_deadline(d))
 		condition_remove(&ns->conditions, "Progressing");
 	cur = condition_get(&d->status.conditions, "Progressing");
@@ -218,6 +228,19 @@ rollout_status(const struct deployment *d, const struct replicaset *const *live,
 		condition_remove(&ns->conditions, "ReplicaFailure");
 }
 
+/* The in-flight pods of an InPlaceUpdate step (NULL for the others:
+ * they see no pods, or none is in flight). */
+static const struct pd_inflight *
+inflight(struct st *st, const struct replicaset *new_rs,
+	 struct pd_inflight *buf)
+{
+	if (!deploy_is_inplace(st->d) || new_rs == NULL)
+		return NULL;
+	*buf =
+	    inplace_inflight(new_rs, st->in->pods, st->in->npods, st->in->now);
+	return buf;
+}
+
 /* syncRolloutStatus (§11.4): writes the new status when it differs;
  * when it does not, the step may still have to come back for the
  * deadline (requeueStuckDeployment). */
@@ -226,10 +249,11 @@ pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 {
 	struct live_view v = live_view(st);
 	struct deployment_status ns;
+	struct pd_inflight fl;
 	int64_t after;
 
-	rollout_status(st->d, rs_ro(v.rs), v.spec, v.n, new_rs, st->in->now,
-		       &ns);
+	rollout_status(st->d, rs_ro(v.rs), v.spec, v.n, new_rs,
+		       inflight(st, new_rs, &fl), st->in->now, &ns);
 	live_view_release(&v);
 	if (schema_equal(status_schema(), &st->d->status, &ns)) {
 		after = requeue_after(st->d, &ns, st->in->now);
@@ -247,9 +271,10 @@ pd_sync_deployment_status(struct st *st, const struct replicaset *new_rs)
 {
 	struct live_view v = live_view(st);
 	struct deployment_status ns;
+	struct pd_inflight fl;
 
 	pd_calculate_status(st->d, rs_ro(v.rs), v.spec, v.n, new_rs,
-			    st->in->now, &ns);
+			    inflight(st, new_rs, &fl), st->in->now, &ns);
 	live_view_release(&v);
 	commit_status(st, &ns);
 }

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "deploy_util.h"
+#include "inplace_apply.h"
 #include "plan_rs.h"
 #include "sim.h"
 #include "tmplhash.h"
@@ -337,19 +338,21 @@ sub(const struct schema *s, const char *json)
 
 static const struct replicaset *new_rs_of(struct world *w);
 
-/* ACT_UPDATE_IN_PLACE as the next milestone's controller will carry it
- * out, reduced to what the planners see: the pod keeps its name, uid and
- * node; in one transaction its pod-template-hash label and controller
- * reference move to the Deployment's new RS, the old RS's spec.replicas
- * drops by 1 and the new one's rises by 1; its containers restart, so it
- * is Running but not Ready until pod_ready_ms later (never, if < 0). A
- * pod or RS that is gone is skipped (the controller would re-plan). */
+/* ACT_UPDATE_IN_PLACE as the API server stores it (inplace_apply, the
+ * same function): the pod keeps its name, uid and node; in one
+ * transaction its containers' spec, its pod-template-hash label and
+ * controller reference move to the Deployment's new RS, the old RS's
+ * spec.replicas drops by 1 and the new one's rises by 1; its containers
+ * restart, so it is Running but not Ready until pod_ready_ms later
+ * (never, if < 0). A pod or RS that is gone, or a refused update, is
+ * skipped (the controller would re-plan). */
 static void
 update_in_place(struct world *w, const char *name)
 {
 	struct replicaset *to = (struct replicaset *)new_rs_of(w), *from = NULL;
 	struct spod *sp = NULL;
 	const struct owner_ref *ref;
+	char err[512];
 	size_t i;
 
 	for (i = 0; i < w->npods; i++)
@@ -362,25 +365,9 @@ update_in_place(struct world *w, const char *name)
 	for (i = 0; ref && i < w->nrs; i++)
 		if (owner_ref_is(ref, "ReplicaSet", &w->rs[i]->metadata))
 			from = w->rs[i];
-	if (from == NULL || from == to)
+	if (from == NULL || from == to ||
+	    inplace_apply(&sp->p, from, to, err, sizeof(err)) != INPLACE_OK)
 		return;
-	from->spec.replicas.v--;
-	to->spec.replicas.v++;
-	strmap_set(&sp->p.metadata.labels, LABEL_POD_TEMPLATE_HASH,
-		   strmap_get(&to->spec.template.metadata.labels,
-			      LABEL_POD_TEMPLATE_HASH));
-	for (i = 0; i < sp->p.metadata.owner_references.n; i++) {
-		struct owner_ref *r = &sp->p.metadata.owner_references.v[i];
-
-		if (r->controller.set && r->controller.v) {
-			free(r->api_version);
-			free(r->kind);
-			free(r->name);
-			free(r->uid);
-			memset(r, 0, sizeof(*r));
-			rs_controller_ref(to, r);
-		}
-	}
 	condition_remove(&sp->p.status.conditions, "Ready");
 	sp->ready_at = w->ready_ms >= 0 ? w->now + w->ready_ms : 0;
 }

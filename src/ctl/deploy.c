@@ -4,7 +4,14 @@
  * ReplicaSet events enqueue the controlling Deployment (orphans: every
  * Deployment of the namespace, which may adopt them); a pod's deletion
  * enqueues the Deployment that controls its ReplicaSet if that one is
- * Recreate (it waits for old pods to be gone), as Kubernetes' deletePod.
+ * Recreate (it waits for old pods to be gone), as Kubernetes' deletePod;
+ * any change of a pod of an InPlaceUpdate Deployment enqueues it (its
+ * planner follows each pod's update: ready again, on the new spec).
+ *
+ * ACT_UPDATE_IN_PLACE becomes POST pods/NAME/inplaceupdate: the pod's new
+ * containers, its new owner and both ReplicaSets' sizes in one store
+ * transaction (h_inplace.c, inplace_apply.h); the agent of the pod's
+ * node then restarts its containers in place (runtime_update.c).
  *
  * A sync reads what the Deployment may own, through the informers' owner
  * indexes: the ReplicaSets that name it as owner, the namespace's orphan
@@ -17,6 +24,7 @@
 
 #include "ctl.h"
 #include "deploy_util.h"
+#include "inplace_apply.h"
 #include "informer.h"
 #include "kube.h"
 #include "log.h"
@@ -66,7 +74,7 @@ on_pod(void *arg, json_t *ev)
 	json_t *r;
 	size_t i;
 
-	if (ev == NULL || type == NULL || strcmp(type, "DELETED"))
+	if (ev == NULL || type == NULL)
 		return;
 	json_array_foreach(refs, i, r)
 	{
@@ -82,7 +90,11 @@ on_pod(void *arg, json_t *ev)
 		dref = rs ? controller_of_kind(object_meta(rs), "Deployment")
 			  : NULL;
 		d = dref ? informer_by_uid(c->cfg.deploys, dref->uid) : NULL;
-		if (d && !deploy_is_rolling(d->obj)) {
+		/* Recreate waits for deletions; InPlaceUpdate follows each
+		 * pod's update (its readiness, its run of the new spec). */
+		if (d &&
+		    (deploy_is_inplace(d->obj) || (!deploy_is_rolling(d->obj) &&
+						   !strcmp(type, "DELETED")))) {
 			char key[600];
 
 			queue_key(key, sizeof(key), object_meta(d)->namespace,
@@ -109,6 +121,54 @@ result_object(const struct plan_deploy_out *out, const struct action *a)
 	return o;
 }
 
+/* ACT_UPDATE_IN_PLACE: POST pods/NAME/inplaceupdate (h_inplace.c), the
+ * pod's update and its move from its RS to a->target in one
+ * transaction. The pod's RS and uid come from the cache: if either is
+ * stale the server answers 409 and the next sync plans again. A pod
+ * gone meanwhile (404) is not an error. */
+static int
+update_in_place(struct ctl_deploy *c, const struct plan_deploy_out *out,
+		const struct action *a)
+{
+	const char *ns = out->d.metadata.namespace;
+	const struct object *po = informer_find(c->cfg.pods, ns, a->name);
+	const struct replicaset *to =
+	    plan_deploy_object(out, "ReplicaSet", a->target);
+	const struct owner_ref *from;
+	struct client_resp resp;
+	char path[600];
+	json_t *b;
+	int st;
+
+	if (po == NULL)
+		return 200; /* gone: the next sync plans without it */
+	from = controller_of_kind(object_meta(po), "ReplicaSet");
+	if (from == NULL || to == NULL)
+		return 409;
+	b = json_pack("{sssssss{ssss}s{ss}}", "apiVersion", INPLACE_API_VERSION,
+		      "kind", INPLACE_KIND, "podUID",
+		      object_meta(po)->uid ? object_meta(po)->uid : "", "from",
+		      "name", from->name ? from->name : "", "uid", from->uid,
+		      "to", "name", a->target);
+	if (to->metadata.uid && *to->metadata.uid)
+		json_object_set_new(json_object_get(b, "to"), "uid",
+				    json_string(to->metadata.uid));
+	kube_path(path, sizeof(path), KIND_POD, ns, a->name,
+		  INPLACE_SUBRESOURCE);
+	client_request(c->cfg.client, "POST", path, NULL, NULL, b, &resp);
+	json_decref(b);
+	st = resp.status == 404 ? 200 : resp.status;
+	if (st != 200) {
+		char msg[300];
+
+		log_warn("deployment %s/%s: in-place update of pod %s: %s", ns,
+			 out->d.metadata.name, a->name,
+			 client_resp_message(&resp, msg, sizeof(msg)));
+	}
+	client_resp_release(&resp);
+	return st;
+}
+
 static int
 apply(struct ctl_deploy *c, struct plan_deploy_out *out)
 {
@@ -119,6 +179,11 @@ apply(struct ctl_deploy *c, struct plan_deploy_out *out)
 		const struct action *a = &out->actions.v[i];
 		struct object o = result_object(out, a);
 
+		if (a->op == ACT_UPDATE_IN_PLACE) {
+			if (update_in_place(c, out, a) != 200)
+				return -1;
+			continue;
+		}
 		switch (a->op) {
 		case ACT_CREATE:
 			st = kube_create(c->cfg.client, &o);
@@ -220,8 +285,9 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	in.d = d.obj;
 	in.nrs = candidate_rss(c->cfg.rss, in.d, ns, &rsp);
 	in.rs = (const struct replicaset *const *)rsp;
-	/* Pods matter only to Recreate (it waits for old pods to be gone);
-	 * a RollingUpdate sync takes ReplicaSet status as given. */
+	/* Pods matter only to Recreate (it waits for old pods to be gone)
+	 * and InPlaceUpdate (it picks them); a RollingUpdate sync takes
+	 * ReplicaSet status as given. */
 	if (!deploy_is_rolling(d.obj)) {
 		in.npods = pods_of(c->cfg.pods, in.rs, in.nrs, ns, &pp);
 		in.pods = (const struct pod *const *)pp;

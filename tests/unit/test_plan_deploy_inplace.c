@@ -16,9 +16,11 @@
 #include "defaults.h"
 #include "deploy_util.h"
 #include "fixture.h"
+#include "inplace_apply.h"
 #include "inplace_check.h"
 #include "kinds.h"
 #include "plan_rs.h"
+#include "pod_status.h"
 #include "sim.h"
 #include "xalloc.h"
 
@@ -236,23 +238,102 @@ test_two_unhealthy_budget_two(void **state)
 	free(s);
 }
 
-/* A pod whose update has begun (the intent annotation) is neither
- * picked again nor counted available: with mu 1 nothing else moves. */
+/* Reports on pod p a run of its container 0 with image `image` (the
+ * agent's imageID, "drover-spec://<ctr_spec_hash>"). */
+static void
+report_run(struct pod *p, const char *image)
+{
+	struct container c = p->spec.containers.v[0];
+	struct container_status *cs;
+	char id[64];
+	size_t i;
+
+	c.image = (char *)image;
+	for (i = 0; i < p->status.container_statuses.n; i++)
+		schema_release(&schema_container_status,
+			       &p->status.container_statuses.v[i]);
+	p->status.container_statuses.n = 0;
+	cs = anylist_push((struct anylist *)&p->status.container_statuses,
+			  sizeof(*cs));
+	cs->name = xstrdup(p->spec.containers.v[0].name);
+	snprintf(id, sizeof(id), "drover-spec://%016llx",
+		 (unsigned long long)ctr_spec_hash(&c));
+	cs->image_id = xstrdup(id);
+}
+
+/* A pod the transaction moved to the new RS (inplace_apply) whose old
+ * process still answers (Ready, imageID of v1) is in flight: not picked
+ * again, not counted available (with mu 1 nothing else moves), and the
+ * Deployment's status does not count it either, although its RS's
+ * status does. Once it reports the v2 run and is Ready, the next pod
+ * goes. */
 static void
 test_intent_in_flight(void **state)
 {
 	struct fx_world w;
 	struct plan_deploy_out o;
+	char err[256];
 	char *s;
 
 	world(&w, 5, "1", 5, NULL);
-	strmap_set(&w.pods[0]->metadata.annotations, ANN_IN_PLACE_UPDATE,
-		   "web-new");
+	w.rs[w.nrs++] = fx_rs(w.d, "web-v2", "web:v2", 0, 0, 2, 10);
+	report_run(w.pods[0], "web:v1");
+	assert_int_equal(
+	    inplace_apply(w.pods[0], w.rs[0], w.rs[1], err, sizeof(err)),
+	    INPLACE_OK);
+	assert_int_equal(w.rs[0]->spec.replicas.v, 4);
+	assert_int_equal(w.rs[1]->spec.replicas.v, 1);
+	assert_string_equal(w.pods[0]->spec.containers.v[0].image, "web:v2");
+	assert_true(inplace_pending(w.pods[0], w.rs[1]));
+	/* the RS controller's view: web-v2 has one available pod */
+	w.rs[0]->status.replicas = w.rs[0]->status.ready_replicas =
+	    w.rs[0]->status.available_replicas = 4;
+	w.rs[1]->status.replicas = w.rs[1]->status.ready_replicas =
+	    w.rs[1]->status.available_replicas = 1;
 	fx_plan(&w, &o);
 	s = inplace_names(&o);
 	assert_string_equal(s, "");
 	free(s);
+	assert_int_equal(o.d.status.available_replicas, 4);
+	assert_int_equal(o.d.status.updated_replicas, 1);
 	plan_deploy_out_release(&o);
+
+	report_run(w.pods[0], "web:v2");
+	assert_false(inplace_pending(w.pods[0], w.rs[1]));
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, "web-v1-b");
+	free(s);
+	assert_string_equal(o.actions.v[0].op == ACT_UPDATE_IN_PLACE
+				? o.actions.v[0].target
+				: "web-v2",
+			    "web-v2");
+	plan_deploy_out_release(&o);
+	fx_world_release(&w);
+}
+
+/* The transaction is refused, nothing changed, for a pod of another RS
+ * and for templates that differ in more than image/command/args. */
+static void
+test_apply_refused(void **state)
+{
+	struct fx_world w;
+	char err[256];
+
+	world(&w, 2, "1", 2, NULL);
+	w.rs[w.nrs++] = fx_rs(w.d, "web-v2", "web:v2", 0, 0, 2, 10);
+	assert_int_equal(
+	    inplace_apply(w.pods[0], w.rs[1], w.rs[0], err, sizeof(err)),
+	    INPLACE_CONFLICT);
+	assert_non_null(strstr(err, "not controlled by replica set web-v2"));
+	strmap_set(&w.rs[1]->spec.template.metadata.labels, "tier", "x");
+	assert_int_equal(
+	    inplace_apply(w.pods[0], w.rs[0], w.rs[1], err, sizeof(err)),
+	    INPLACE_INVALID);
+	assert_non_null(strstr(err, "spec.template.metadata.labels"));
+	assert_int_equal(w.rs[0]->spec.replicas.v, 2);
+	assert_int_equal(w.rs[1]->spec.replicas.v, 0);
+	assert_string_equal(w.pods[0]->spec.containers.v[0].image, "web:v1");
 	fx_world_release(&w);
 }
 
@@ -476,40 +557,37 @@ test_impossible_in_place_replaces(void **state)
 	fx_world_release(&w);
 }
 
-/* The API's switch (kinds.h): while the controller does not run the
- * strategy, the Deployment kind's admission refuses InPlaceUpdate on
- * create and update, with the one error the README quotes; other
- * strategies pass. */
+/* The Deployment kind's admission: InPlaceUpdate is accepted on create
+ * and on an update that changes only image/command/args; an update that
+ * changes env is refused on its path. */
 static void
-test_api_gate(void **state)
+test_api_admission(void **state)
 {
 	const struct kind_info *k = kind_by_id(KIND_DEPLOYMENT);
 	struct deployment *d = fx_deployment(3, "web:v1", NULL, NULL);
+	struct deployment *d2 = fx_deployment(3, "web:v2", NULL, NULL);
 	struct fielderr_list errs = {0};
 	struct strbuf m = STRBUF_INIT;
+	struct env_var *e;
 
-	assert_false(kind_inplace_update_enabled());
-	assert_non_null(k->admit);
-	k->admit(NULL, d, &errs);
-	assert_int_equal(errs.n, 0); /* RollingUpdate */
-	k->admit(d, d, &errs);
-	assert_int_equal(errs.n, 0);
 	fx_inplace(d, NULL);
+	fx_inplace(d2, NULL);
 	k->validate(d, &errs);
-	assert_int_equal(errs.n, 0); /* valid: drover plan accepts it */
 	k->admit(NULL, d, &errs);
+	k->admit(d, d2, &errs);
+	assert_int_equal(errs.n, 0);
+	e = anylist_push(
+	    (struct anylist *)&d2->spec.template.spec.containers.v[0].env,
+	    sizeof(*e));
+	e->name = xstrdup("A");
+	k->admit(d, d2, &errs);
 	assert_int_equal(errs.n, 1);
 	fielderr_format(&errs.v[0], &m);
-	assert_string_equal(m.buf, "spec.strategy.type: Unsupported value: "
-				   "\"InPlaceUpdate\": the controller does "
-				   "not run this strategy yet; preview it "
-				   "with drover plan");
-	fielderr_list_release(&errs);
-	k->admit(d, d, &errs); /* update */
-	assert_int_equal(errs.n, 1);
+	assert_non_null(strstr(m.buf, "spec.template.spec.containers[0].env"));
 	fielderr_list_release(&errs);
 	strbuf_release(&m);
 	fx_free_deployment(d);
+	fx_free_deployment(d2);
 }
 
 /* ---- the template rule ---- */
@@ -677,13 +755,14 @@ main(void)
 	    cmocka_unit_test(test_pending_first),
 	    cmocka_unit_test(test_two_unhealthy_budget_two),
 	    cmocka_unit_test(test_intent_in_flight),
+	    cmocka_unit_test(test_apply_refused),
 	    cmocka_unit_test(test_replicas_zero),
 	    cmocka_unit_test(test_rollback_reuses_old_rs),
 	    cmocka_unit_test(test_scale_during_update),
 	    cmocka_unit_test(test_simulated_rollout),
 	    cmocka_unit_test(test_template_rule),
 	    cmocka_unit_test(test_impossible_in_place_replaces),
-	    cmocka_unit_test(test_api_gate),
+	    cmocka_unit_test(test_api_admission),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

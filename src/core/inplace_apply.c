@@ -1,0 +1,237 @@
+/* inplace_apply.c - one pod's in-place update as one transaction, and
+ * when it is over (see inplace_apply.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inplace_apply.h"
+#include "inplace_check.h"
+#include "plan_deploy.h"
+#include "plan_rs.h"
+#include "pod_status.h"
+#include "xalloc.h"
+
+static const struct owner_ref *
+controller(const struct object_meta *m)
+{
+	const struct owner_ref *r = meta_controller_ref(m);
+
+	return r && r->uid && *r->uid ? r : NULL;
+}
+
+/* The two RSes may trade a pod: both controlled by the same owner. */
+static bool
+same_owner(const struct replicaset *a, const struct replicaset *b)
+{
+	const struct owner_ref *x = controller(&a->metadata);
+	const struct owner_ref *y = controller(&b->metadata);
+
+	return x && y && !strcmp(x->uid, y->uid);
+}
+
+static void
+set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = v ? xstrdup(v) : NULL;
+}
+
+static void
+set_list(struct strlist *dst, const struct strlist *src)
+{
+	strlist_release(dst);
+	strlist_copy(dst, src);
+}
+
+/* The pod's containers are the template's, by name and in order (the
+ * API's Pod and InPlaceUpdate rules keep them so). */
+static bool
+same_containers(const struct pod *p, const struct pod_template *t, char *err,
+		size_t errlen)
+{
+	size_t i;
+
+	if (p->spec.containers.n != t->spec.containers.n) {
+		snprintf(err, errlen,
+			 "spec.containers: pod has %zu containers, the "
+			 "template %zu",
+			 p->spec.containers.n, t->spec.containers.n);
+		return false;
+	}
+	for (i = 0; i < p->spec.containers.n; i++) {
+		const char *a = p->spec.containers.v[i].name;
+		const char *b = t->spec.containers.v[i].name;
+
+		if (!a || !b || strcmp(a, b)) {
+			snprintf(err, errlen,
+				 "spec.containers[%zu].name: pod has \"%s\", "
+				 "the template \"%s\"",
+				 i, a ? a : "", b ? b : "");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The templates of from and to, hash label aside, differ in the
+ * containers' image, command and args at most. */
+static bool
+templates_compatible(const struct replicaset *from, const struct replicaset *to,
+		     char *err, size_t errlen)
+{
+	struct pod_template a, b;
+	struct strbuf path = STRBUF_INIT;
+	bool bad;
+
+	pod_template_copy(&a, &from->spec.template);
+	pod_template_copy(&b, &to->spec.template);
+	strmap_del(&a.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	strmap_del(&b.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	bad = inplace_template_forbidden(&a, &b, "spec.template", &path);
+	if (bad)
+		snprintf(err, errlen, "%s: %s", path.buf, MSG_INPLACE_ONLY);
+	strbuf_release(&path);
+	pod_template_release(&a);
+	pod_template_release(&b);
+	return !bad;
+}
+
+enum inplace_result
+inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
+	      char *err, size_t errlen)
+{
+	const struct owner_ref *ref = controller(&p->metadata);
+	const char *hash;
+	size_t i;
+
+	if (p->metadata.deletion_timestamp) {
+		snprintf(err, errlen, "pod %s is being deleted",
+			 p->metadata.name);
+		return INPLACE_CONFLICT;
+	}
+	if (ref == NULL || !owner_ref_is(ref, "ReplicaSet", &from->metadata)) {
+		snprintf(err, errlen,
+			 "pod %s is not controlled by replica set %s",
+			 p->metadata.name, from->metadata.name);
+		return INPLACE_CONFLICT;
+	}
+	if (from == to || !strcmp(from->metadata.uid, to->metadata.uid) ||
+	    !same_owner(from, to)) {
+		snprintf(err, errlen,
+			 "replica sets %s and %s are not two revisions of "
+			 "one owner",
+			 from->metadata.name, to->metadata.name);
+		return INPLACE_CONFLICT;
+	}
+	if (!templates_compatible(from, to, err, errlen) ||
+	    !same_containers(p, &to->spec.template, err, errlen))
+		return INPLACE_INVALID;
+
+	for (i = 0; i < p->spec.containers.n; i++) {
+		struct container *c = &p->spec.containers.v[i];
+		const struct container *t =
+		    &to->spec.template.spec.containers.v[i];
+
+		set_str(&c->image, t->image);
+		set_list(&c->command, &t->command);
+		set_list(&c->args, &t->args);
+	}
+	hash = strmap_get(&to->spec.template.metadata.labels,
+			  LABEL_POD_TEMPLATE_HASH);
+	if (hash)
+		strmap_set(&p->metadata.labels, LABEL_POD_TEMPLATE_HASH, hash);
+	for (i = 0; i < p->metadata.owner_references.n; i++) {
+		struct owner_ref *r = &p->metadata.owner_references.v[i];
+
+		if (r->controller.set && r->controller.v) {
+			free(r->api_version);
+			free(r->kind);
+			free(r->name);
+			free(r->uid);
+			memset(r, 0, sizeof(*r));
+			rs_controller_ref(to, r);
+			break;
+		}
+	}
+	strmap_set(&p->metadata.annotations, ANN_IN_PLACE_UPDATE,
+		   to->metadata.name);
+	if (from->spec.replicas.v > 0)
+		from->spec.replicas.v--;
+	from->spec.replicas.set = true;
+	to->spec.replicas.v =
+	    (to->spec.replicas.set ? to->spec.replicas.v : 0) + 1;
+	to->spec.replicas.set = true;
+	from->metadata.generation++;
+	to->metadata.generation++;
+	return INPLACE_OK;
+}
+
+/* The container status of the container named `name`, or NULL. */
+static const struct container_status *
+status_of(const struct pod *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < p->status.container_statuses.n; i++) {
+		const struct container_status *s =
+		    &p->status.container_statuses.v[i];
+
+		if (s->name && !strcmp(s->name, name))
+			return s;
+	}
+	return NULL;
+}
+
+/* The ctr_spec_hash of the run a status reports: imageID
+ * "drover-spec://<hex>" (runtime_update.c); false if it has none. */
+static bool
+run_hash(const struct container_status *s, uint64_t *h)
+{
+	static const char prefix[] = "drover-spec://";
+	const char *hex;
+	char *end;
+
+	if (s->image_id == NULL ||
+	    strncmp(s->image_id, prefix, sizeof(prefix) - 1))
+		return false;
+	hex = s->image_id + sizeof(prefix) - 1;
+	*h = strtoull(hex, &end, 16);
+	return end != hex && *end == '\0';
+}
+
+bool
+inplace_pod_done(const struct pod *p)
+{
+	size_t i;
+
+	if (!pod_is_ready(p))
+		return false;
+	if (p->status.container_statuses.n == 0)
+		return true; /* nothing reports a run (a simulated pod) */
+	for (i = 0; i < p->spec.containers.n; i++) {
+		const struct container *c = &p->spec.containers.v[i];
+		const struct container_status *s = status_of(p, c->name);
+		uint64_t h;
+
+		if (s == NULL)
+			return false;
+		if (run_hash(s, &h) && h != ctr_spec_hash(c))
+			return false;
+	}
+	return true;
+}
+
+bool
+inplace_pending(const struct pod *p, const struct replicaset *rs)
+{
+	const char *to =
+	    strmap_get(&p->metadata.annotations, ANN_IN_PLACE_UPDATE);
+	const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+
+	if (to == NULL || rs == NULL || strcmp(to, rs->metadata.name))
+		return false;
+	if (ref == NULL || !owner_ref_is(ref, "ReplicaSet", &rs->metadata))
+		return false;
+	return !inplace_pod_done(p);
+}
