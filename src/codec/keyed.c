@@ -15,7 +15,15 @@ keyed_field(const struct schema *s, const char *member)
 const char *
 keyed_merge_key(const struct field *f)
 {
-	return f && f->type == FT_LIST && f->merge_key ? f->merge_key : NULL;
+	return f && f->type == FT_LIST && (f->patch & PS_MERGE) && f->merge_key
+		   ? f->merge_key
+		   : NULL;
+}
+
+unsigned
+keyed_strategy(const struct field *f)
+{
+	return f ? f->patch : 0;
 }
 
 json_t *

@@ -15,8 +15,12 @@
 
 /* The field member of schema s (NULL if s is NULL or has none). */
 const struct field *keyed_field(const struct schema *s, const char *member);
-/* The merge key of a list field; NULL: the list is replaced whole. */
+/* The merge key of a list field with strategy merge; NULL: the list is
+ * replaced whole (or, a list of strings with PS_MERGE, merged as a set). */
 const char *keyed_merge_key(const struct field *f);
+/* The field's patch strategy (enum patch_strategy flags), 0 if f is
+ * NULL: PS_MERGE, PS_RETAIN_KEYS, PS_REPLACE. */
+unsigned keyed_strategy(const struct field *f);
 /* The element of list whose key member equals value, or NULL (a
  * borrowed reference). */
 json_t *keyed_find(json_t *list, const char *key, json_t *value);
