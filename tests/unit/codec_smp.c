@@ -266,6 +266,11 @@ test_custom_errors(void **state)
 	check_refused("$deleteFromPrimitiveList without a list name",
 		      &merge_item_s, "{}", "{'$deleteFromPrimitiveList':[1]}",
 		      "invalid patch format of primitive list");
+	check_refused("$deleteFromPrimitiveList on a list without strategy "
+		      "merge",
+		      &merge_item_s, "{'nonMergingIntList':[1,2]}",
+		      "{'$deleteFromPrimitiveList/nonMergingIntList':[1]}",
+		      "invalid patch format of primitive list");
 	check_refused("lists of lists", &merge_item_s,
 		      "{'mergingIntList':[[1]]}", "{'mergingIntList':[[2]]}",
 		      "lists of lists are not supported");
@@ -483,6 +488,10 @@ test_kubectl_bodies(void **state)
 		    "{'metadata':{'finalizers':['c'],"
 		    "'$deleteFromPrimitiveList/finalizers':['a']}}",
 		    "{'metadata':{'finalizers':['c','b']}}");
+	check_apply(
+	    "finalizers: nothing to delete from", s, "{'metadata':{}}",
+	    "{'metadata':{'$deleteFromPrimitiveList/finalizers':['a']}}",
+	    "{'metadata':{}}");
 	/* tolerations have no strategy: replaced */
 	check_apply("tolerations", kind_by_id(KIND_POD)->schema,
 		    "{'spec':{'tolerations':[{'key':'a'},{'key':'b'}]}}",
