@@ -12,9 +12,10 @@
  * manifest sets and the live object lacks or holds differently are set,
  * fields the previous manifest (the annotation) set and this one drops
  * are removed, and fields set by others (defaults, controllers, scale)
- * are left as they are. Lists with a merge key (containers and env by
- * name, ports by containerPort: the schema's, keyed.h) are merged item
- * by item by that key. */
+ * are left as they are: smp_three_way (src/codec/smp.c), the code the
+ * server applies the patch with, from the same patch strategies of the
+ * schema tables (containers merge by name, with "$setElementOrder";
+ * Deployment strategy with "$retainKeys"). */
 #include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #include "fsx.h"
 #include "manifest.h"
 #include "object.h"
-#include "keyed.h"
+#include "smp.h"
 #include "xalloc.h"
 
 static const char usage_text[] =
@@ -122,115 +123,6 @@ add_path(struct sources *s, const char *path)
 	return add_file(s, path);
 }
 
-/* ---- the three-way merge patch ---- */
-
-static json_t *diff3(json_t *orig, json_t *cur, json_t *mod,
-		     const struct schema *s);
-
-/* Element-by-element patch of a list merged by `key` (the merge key its
- * schema declares, as the server merges it: keyed.h), or NULL if
- * unchanged. An element the last applied manifest had and this one drops
- * is deleted with {key: ..., "$patch": "delete"}. */
-static json_t *
-diff3_keyed(json_t *orig, json_t *cur, json_t *mod, const char *key,
-	    const struct schema *elem)
-{
-	json_t *out = json_array(), *m, *o;
-	size_t i;
-
-	json_array_foreach(mod, i, m)
-	{
-		json_t *id = json_object_get(m, key);
-		json_t *c = id ? keyed_find(cur, key, id) : NULL, *d;
-
-		if (c == NULL) {
-			json_array_append(out, m);
-			continue;
-		}
-		d = diff3(json_is_array(orig) ? keyed_find(orig, key, id)
-					      : NULL,
-			  c, m, elem);
-		if (json_object_size(d)) {
-			json_object_set(d, key, id);
-			json_array_append(out, d);
-		}
-		json_decref(d);
-	}
-	json_array_foreach(orig, i, o)
-	{
-		json_t *id = json_object_get(o, key), *gone;
-
-		if (id == NULL || keyed_find(mod, key, id) ||
-		    !keyed_find(cur, key, id))
-			continue;
-		gone = json_pack("{ss}", "$patch", "delete");
-		json_object_set(gone, key, id);
-		json_array_append_new(out, gone);
-	}
-	if (json_array_size(out) == 0) {
-		json_decref(out);
-		return NULL;
-	}
-	return out;
-}
-
-/* kubectl's CreateThreeWayMergePatch on objects: orig is the last
- * applied manifest (may be NULL), cur the live object, mod the new
- * manifest, s their schema (NULL where unknown). Returns a new (possibly
- * empty) object. */
-static json_t *
-diff3(json_t *orig, json_t *cur, json_t *mod, const struct schema *s)
-{
-	json_t *patch = json_object(), *m, *o;
-	const char *k;
-
-	if (!json_is_object(orig))
-		orig = NULL;
-	json_object_foreach(mod, k, m)
-	{
-		json_t *c = json_object_get(cur, k);
-		json_t *ok = orig ? json_object_get(orig, k) : NULL;
-		const struct field *f = keyed_field(s, k);
-		const char *key = keyed_merge_key(f);
-
-		if (json_is_null(m)) {
-			if (c && !json_is_null(c))
-				json_object_set_new(patch, k, json_null());
-		} else if (c == NULL || json_is_null(c)) {
-			json_object_set(patch, k, m);
-		} else if (json_is_object(m) && json_is_object(c)) {
-			json_t *d = diff3(ok, c, m, f ? f->sub : NULL);
-
-			if (json_object_size(d))
-				json_object_set(patch, k, d);
-			json_decref(d);
-		} else if (key && json_is_array(m) && json_is_array(c)) {
-			json_t *d = diff3_keyed(ok, c, m, key, f->sub);
-
-			if (d)
-				json_object_set_new(patch, k, d);
-		} else if (json_is_array(m) && json_array_size(m) &&
-			   json_is_object(json_array_get(m, 0))) {
-			/* A list replaced as a whole: the server defaults
-			 * inside its items, so compare with what was
-			 * applied. */
-			if (!json_equal(m, ok))
-				json_object_set(patch, k, m);
-		} else if (!json_equal(m, c)) {
-			json_object_set(patch, k, m);
-		}
-	}
-	if (orig)
-		json_object_foreach(orig, k, o)
-		{
-			json_t *c = json_object_get(cur, k);
-
-			if (!json_object_get(mod, k) && c && !json_is_null(c))
-				json_object_set_new(patch, k, json_null());
-		}
-	return patch;
-}
-
 /* ---- applying one object ---- */
 
 static json_t *
@@ -260,7 +152,7 @@ apply_one(struct client *c, json_t *doc)
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	json_t *mod, *an, *cur = NULL, *orig = NULL, *patch;
 	struct client_resp r;
-	char q[64], path[1024], *text;
+	char q[64], path[1024], *text, err[512];
 	const char *la;
 	int rc = 0;
 
@@ -325,8 +217,11 @@ apply_one(struct client *c, json_t *doc)
 		: NULL;
 	if (la)
 		orig = json_loads(la, 0, NULL);
-	patch = diff3(orig, cur, mod, k->schema);
-	if (json_object_size(patch) == 0) {
+	patch = smp_three_way(orig, mod, cur, k->schema, err, sizeof(err));
+	if (patch == NULL) {
+		rc = cli_error("error when applying patch to %s \"%s\": %s", q,
+			       name, err);
+	} else if (json_object_size(patch) == 0) {
 		printf("%s/%s unchanged%s\n", q, name, cli_dry_suffix());
 	} else if ((rc = cli_patch(c, k, ns, name, NULL,
 				   "application/strategic-merge-patch+json",

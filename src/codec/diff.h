@@ -6,11 +6,11 @@
  * (PatchPodStatus). The server applies it with patch_strategic
  * (src/api/patch.c); applying the patch to orig gives mod.
  *
- * Differences from Kubernetes: no "$setElementOrder" directives (the
- * server does not take them); a keyed list whose common elements
- * changed order, or whose elements lack their key or repeat one, is
- * sent whole with a {"$patch": "replace"} element instead. JSON null
- * means absent, as in the codec. */
+ * It is smp_two_way (src/codec/smp.h), Kubernetes' algorithm: a keyed
+ * list that changed carries "$setElementOrder/<list>" with mod's keys.
+ * Where that refuses the input (a keyed list whose elements lack their
+ * key), each changed member is sent whole with a {"$patch": "replace"}
+ * directive instead. JSON null means absent, as in the codec. */
 #ifndef DROVER_CODEC_DIFF_H
 #define DROVER_CODEC_DIFF_H
 
@@ -26,11 +26,12 @@
  * - an object in both: the patch of the two, left out if empty;
  * - a list with a merge key: the elements added (whole), the elements
  *   changed (their patch with their key), {key, "$patch": "delete"} for
- *   those gone; e.g. conditions by "type":
+ *   those gone, and the order; e.g. conditions by "type":
  *     orig [{"type":"Ready","status":"False"},{"type":"PodScheduled",...}]
  *     mod  [{"type":"Ready","status":"True"}]
- *     patch [{"type":"Ready","status":"True"},
- *            {"type":"PodScheduled","$patch":"delete"}]
+ *     patch "$setElementOrder/conditions": [{"type":"Ready"}],
+ *           "conditions": [{"type":"Ready","status":"True"},
+ *                          {"type":"PodScheduled","$patch":"delete"}]
  * - anything else that differs (scalars, lists without a key): mod's.
  *
  * Returns a new reference the caller owns; orig and mod are not

@@ -19,25 +19,33 @@
  * refused as Kubernetes refuses it. creationTimestamp is FF_NULLTIME:
  * Kubernetes prints an unset one as null rather than leaving it out.
  *
- * Merge keys (FK rows): the lists a strategic merge patch merges element
- * by element, with Kubernetes' patchMergeKey tags:
+ * Patch strategies (FK and FP rows): the lists a strategic merge patch
+ * merges element by element, with Kubernetes' patchStrategy:"merge" and
+ * patchMergeKey tags (core/v1 and apps/v1 types.go):
  *
  *   containers, env                     by "name"
  *   ports (container)                   by "containerPort"
+ *   ports (Service)                     by "port"
  *   conditions (all statuses)           by "type"
  *   node addresses                      by "type"
  *   ownerReferences                     by "uid"
  *   podIPs                              by "ip"
+ *   finalizers                          a set of strings (merge, no key)
+ *
+ * and one map with patchStrategy:"retainKeys", DeploymentSpec.strategy:
+ * `kubectl apply` of {type: Recreate} over a RollingUpdate Deployment
+ * sends {"$retainKeys": ["type"], "type": "Recreate"} and the server
+ * drops rollingUpdate.
  *
  * Why it matters: `kubectl set image` and `kubectl apply` send patches
  * like {"spec":{"template":{"spec":{"containers":[{"name":"web",
  * "image":"web:2"}]}}}}; merging by name changes only that container's
  * image and keeps its ports, probes and env, where replacing the list
  * would leave a container with nothing but a name and an image. Lists
- * without a key (tolerations, httpHeaders, a container status's ports,
- * matchExpressions) are replaced whole, as Kubernetes does for lists
- * without a patch strategy. finalizers (a set merge in Kubernetes) is a
- * string list here and is replaced. */
+ * without a strategy (tolerations, taints, httpHeaders, command, args,
+ * containerStatuses, matchExpressions) are replaced whole, as Kubernetes
+ * does for lists without a patch strategy (src/codec/smp.c applies and
+ * computes the patches). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +56,19 @@
 /* A plain row: no merge key. */
 #define F(st, name, ty, member, fl, sub)                                       \
 	{                                                                      \
-		name, ty, offsetof(struct st, member), fl, sub, NULL           \
+		name, ty, offsetof(struct st, member), fl, sub, NULL, 0        \
+	}
+/* A plain row with a patch strategy (enum patch_strategy). */
+#define FP(st, name, ty, member, fl, sub, ps)                                  \
+	{                                                                      \
+		name, ty, offsetof(struct st, member), fl, sub, NULL, ps       \
 	}
 /* A list merged element by element in a strategic merge patch, the
  * elements named by member `key` (Kubernetes' patchMergeKey). */
 #define FK(st, name, member, fl, sub, key)                                     \
 	{                                                                      \
-		name, FT_LIST, offsetof(struct st, member), fl, sub, key       \
+		name, FT_LIST, offsetof(struct st, member), fl, sub, key,      \
+		    PS_MERGE                                                   \
 	}
 #define O   FF_OMITEMPTY
 #define I32 FF_INT32
@@ -92,7 +106,7 @@ static const struct field meta_f[] = {
     F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
     FK(object_meta, "ownerReferences", owner_references, O, &owner_ref_s,
        "uid"),
-    F(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL),
+    FP(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL, PS_MERGE),
 };
 const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
 
@@ -398,7 +412,8 @@ static const struct field dspec_f[] = {
     F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
     F(deployment_spec, "template", FT_STRUCT, template, 0,
       &schema_pod_template),
-    F(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s),
+    FP(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s,
+       PS_RETAIN_KEYS),
     F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
       NULL),
     F(deployment_spec, "revisionHistoryLimit", FT_OPTINT,

@@ -95,6 +95,21 @@ struct anylist {
 	size_t alloc;
 };
 
+/* A field's patch strategy in a strategic merge patch, Kubernetes'
+ * patchStrategy struct tag (k8s.io/api core/v1 and apps/v1 types.go):
+ *   PS_MERGE        a list merges element by element: lists of objects
+ *                   by merge_key (containers by "name"), lists of strings
+ *                   as a set (metadata.finalizers);
+ *   PS_RETAIN_KEYS  a map honours "$retainKeys" (DeploymentSpec.strategy:
+ *                   applying {type: Recreate} drops rollingUpdate);
+ *   PS_REPLACE      a map or list is replaced whole, never merged.
+ * 0: maps merge key by key, lists are replaced (atomic). */
+enum patch_strategy {
+	PS_MERGE = 1 << 0,
+	PS_RETAIN_KEYS = 1 << 1,
+	PS_REPLACE = 1 << 2,
+};
+
 struct schema;
 
 struct field {
@@ -103,11 +118,12 @@ struct field {
 	size_t off; /* offsetof in the parent struct */
 	unsigned flags;
 	const struct schema *sub; /* FT_STRUCT, FT_PTR, FT_LIST */
-	/* FT_LIST of objects: the member that names an element in a
-	 * strategic merge patch (Kubernetes' patchMergeKey: containers by
-	 * "name", ports by "containerPort", conditions by "type"); NULL:
-	 * the list is replaced as a whole. */
+	/* FT_LIST of objects with PS_MERGE: the member that names an
+	 * element in a strategic merge patch (Kubernetes' patchMergeKey:
+	 * containers by "name", ports by "containerPort", conditions by
+	 * "type"). */
 	const char *merge_key;
+	unsigned patch; /* enum patch_strategy flags */
 };
 
 struct schema {

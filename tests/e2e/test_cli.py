@@ -146,15 +146,24 @@ def test_apply_invalid_manifest_refused_field_by_field(drover, tmp_path):
 
 def test_apply_server_side_invalid_printed_field_by_field(drover, tmp_path):
     assert apply(drover, tmp_path, manifest()).returncode == 0
-    # the classic: switching to Recreate while the server-defaulted
-    # rollingUpdate stays (the manifest never named it)
+    # switching to Recreate while the server-defaulted rollingUpdate is
+    # live works, as with kubectl: the patch carries "$retainKeys"
+    # (DeploymentSpec.strategy's patchStrategy) and the server drops
+    # rollingUpdate
     r = apply(drover, tmp_path,
               manifest(extra_spec={"strategy": {"type": "Recreate"}}))
+    assert (r.returncode, r.stdout) == (0, "deployment.apps/web configured\n")
+    assert deploy(drover, "web")["spec"]["strategy"] == {"type": "Recreate"}
+    # a change only the server can refuse: the selector is immutable
+    m = manifest(extra_spec={"strategy": {"type": "Recreate"}})
+    m["spec"]["selector"]["matchLabels"]["tier"] = "x"
+    m["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
+    r = apply(drover, tmp_path, m)
     assert r.returncode == 1
-    assert r.stderr.splitlines() == [
-        'The Deployment "web" is invalid:',
-        "* spec.strategy.rollingUpdate: Forbidden: may not be specified "
-        "when strategy `type` is 'Recreate'"]
+    lines = r.stderr.splitlines()
+    assert lines[0] == 'The Deployment "web" is invalid:'
+    assert lines[1].startswith("* spec.selector: Invalid value: ")
+    assert lines[1].endswith(": field is immutable")
 
 
 def test_apply_directory_list_and_stdin(drover, tmp_path):

@@ -1,8 +1,10 @@
 /* codec_diff.c - the two-way strategic merge patch (diff.h) of pod
  * statuses: nothing for equal statuses, only what changed, conditions by
  * "type" (changed, added, deleted), containerStatuses (no merge key, as
- * in Kubernetes) whole, removed members as null, a reordered keyed list
- * whole with "$patch": "replace". */
+ * in Kubernetes) whole, removed members as null, a changed or reordered
+ * keyed list with "$setElementOrder" (Kubernetes' CreateTwoWayMergePatch,
+ * src/codec/smp.c), a keyed list whose elements lack their key whole
+ * with "$patch": "replace". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,20 +42,24 @@ static const struct diff_case cases[] = {
      "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"R\"}]}",
      "{\"conditions\":[{\"type\":\"Initialized\",\"status\":\"True\"},"
      "{\"type\":\"Ready\",\"status\":\"True\"}]}",
-     "{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+     "{\"$setElementOrder/conditions\":[{\"type\":\"Initialized\"},"
+     "{\"type\":\"Ready\"}],"
+     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
      "\"reason\":null}]}"},
     {"a condition added at the end, one deleted",
      "{\"conditions\":[{\"type\":\"A\",\"status\":\"True\"},"
      "{\"type\":\"B\",\"status\":\"True\"}]}",
      "{\"conditions\":[{\"type\":\"B\",\"status\":\"True\"},"
      "{\"type\":\"C\",\"status\":\"False\"}]}",
-     "{\"conditions\":[{\"type\":\"C\",\"status\":\"False\"},"
+     "{\"$setElementOrder/conditions\":[{\"type\":\"B\"},"
+     "{\"type\":\"C\"}],"
+     "\"conditions\":[{\"type\":\"C\",\"status\":\"False\"},"
      "{\"type\":\"A\",\"$patch\":\"delete\"}]}"},
-    {"conditions reordered: replaced whole",
+    {"conditions reordered: only the order",
      "{\"conditions\":[{\"type\":\"A\"},{\"type\":\"B\"}]}",
      "{\"conditions\":[{\"type\":\"B\"},{\"type\":\"A\"}]}",
-     "{\"conditions\":[{\"type\":\"B\"},{\"type\":\"A\"},"
-     "{\"$patch\":\"replace\"}]}"},
+     "{\"$setElementOrder/conditions\":[{\"type\":\"B\"},"
+     "{\"type\":\"A\"}]}"},
     {"a condition without its key: replaced whole",
      "{\"conditions\":[{\"type\":\"A\"}]}",
      "{\"conditions\":[{\"type\":\"A\"},{\"status\":\"True\"}]}",
