@@ -5,7 +5,6 @@
  *
  * Adding a kind's columns: a `static const struct column X_cols[]` of
  * rows and one line in `registry` below. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,7 +88,9 @@ columns_header(const char *name, char *buf, size_t len)
 	size_t i;
 
 	for (i = 0; len && name[i] && i + 1 < len; i++)
-		buf[i] = (char)toupper((unsigned char)name[i]);
+		buf[i] = name[i] >= 'a' && name[i] <= 'z'
+			     ? (char)(name[i] - 'a' + 'A')
+			     : name[i];
 	if (len)
 		buf[i] = '\0';
 }

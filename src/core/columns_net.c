@@ -16,9 +16,11 @@
  * node's address at its port, so the CLUSTER-IP and EXTERNAL-IP columns
  * of Kubernetes' Service table are left out. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "columns_int.h"
+#include "xalloc.h"
 
 #define MAX_SHOWN 3
 
@@ -215,16 +217,24 @@ cell_node_status(const struct object *o, dtime now, struct strbuf *out)
 		strbuf_addstr(out, ",SchedulingDisabled");
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* findNodeRoles: the suffix of every "node-role.kubernetes.io/ROLE"
- * label and the value of "kubernetes.io/role", comma separated (the
- * labels are sorted by key); "<none>". */
+ * label and the value of "kubernetes.io/role", as a sorted set, comma
+ * separated: {node-role.kubernetes.io/control-plane: "",
+ * kubernetes.io/role: edge} -> "control-plane,edge"; "<none>". */
 static void
 cell_node_roles(const struct object *o, dtime now, struct strbuf *out)
 {
 	const struct strmap *l =
 	    &((const struct node *)o->obj)->metadata.labels;
 	static const char prefix[] = "node-role.kubernetes.io/";
-	size_t i, start = out->len;
+	const char **roles = xcalloc(l->n + 1, sizeof(*roles));
+	size_t i, n = 0;
 
 	(void)now;
 	for (i = 0; i < l->n; i++) {
@@ -235,11 +245,15 @@ cell_node_roles(const struct object *o, dtime now, struct strbuf *out)
 		else if (!strcmp(l->v[i].key, "kubernetes.io/role"))
 			role = l->v[i].value;
 		if (role && *role)
-			strbuf_addf(out, "%s%s", out->len > start ? "," : "",
-				    role);
+			roles[n++] = role;
 	}
-	if (out->len == start)
+	qsort(roles, n, sizeof(*roles), cmp_str);
+	for (i = 0; i < n; i++)
+		if (i == 0 || strcmp(roles[i], roles[i - 1]))
+			strbuf_addf(out, "%s%s", i ? "," : "", roles[i]);
+	if (n == 0)
 		strbuf_addstr(out, "<none>");
+	free(roles);
 }
 
 static void
