@@ -179,10 +179,23 @@ integer(unsigned flags)
 			 flags & FF_INT32 ? "int32" : "int64");
 }
 
-/* The property of field f of the type named parent. */
+/* Patch strategies the field tables do not hold (they hold merge keys):
+ * Kubernetes' `patchStrategy:"retainKeys"` on DeploymentSpec.strategy,
+ * so that kubectl apply sends {"strategy":{"$retainKeys":["type"],
+ * "type":"Recreate"}} and the server drops rollingUpdate. */
+static const char *
+retain_keys(const struct schema *s, const char *json)
+{
+	if (!strcmp(s->name, "deployment_spec") && !strcmp(json, "strategy"))
+		return "retainKeys";
+	return NULL;
+}
+
+/* The property of field f of parent_schema, whose definition is named
+ * parent. */
 static json_t *
-property(struct gen *g, const struct field *f, const char *parent,
-	 const char *doc)
+property(struct gen *g, const struct schema *parent_schema,
+	 const struct field *f, const char *parent, const char *doc)
 {
 	json_t *p = NULL;
 
@@ -248,9 +261,13 @@ property(struct gen *g, const struct field *f, const char *parent,
 	}
 	if (p == NULL)
 		p = json_object();
-	/* v2 forbids siblings of $ref */
-	if (doc && (g->v3 || json_object_get(p, "$ref") == NULL))
+	/* v2 forbids siblings of $ref, but Kubernetes' documents have
+	 * them, and kubectl reads them (description, patch strategy) */
+	if (doc)
 		json_object_set_new(p, "description", json_string(doc));
+	if ((doc = retain_keys(parent_schema, f->json)))
+		json_object_set_new(p, "x-kubernetes-patch-strategy",
+				    json_string(doc));
 	return p;
 }
 
@@ -273,7 +290,7 @@ define(struct gen *g, const struct schema *s, const char *name,
 
 		json_object_set_new(
 		    props, f->json,
-		    property(g, f, name, schema_doc(s, f->json)));
+		    property(g, s, f, name, schema_doc(s, f->json)));
 	}
 	if (k)
 		json_object_set_new(d, "x-kubernetes-group-version-kind",
@@ -518,6 +535,7 @@ openapi_group_versions(const char *gvs[16])
 
 struct openapi_cache {
 	char *v2;    /* the Swagger 2.0 document, text */
+	char *v2pb;  /* the same as protobuf (no NUL inside) */
 	char *index; /* the v3 index, text */
 	struct {
 		char path[80]; /* "apis/apps/v1" */
@@ -551,6 +569,12 @@ cache_of(struct api *a)
 	c = xcalloc(1, sizeof(*c));
 	index = openapi_v2_document();
 	c->v2 = json_dumps(index, JSON_COMPACT);
+	{
+		struct strbuf pb = STRBUF_INIT;
+
+		openapi_v2_protobuf(index, &pb);
+		c->v2pb = strbuf_detach(&pb);
+	}
 	json_decref(index);
 	index = json_object();
 	n = openapi_group_versions(gvs);
@@ -590,6 +614,7 @@ openapi_cache_free(struct openapi_cache *c)
 	for (i = 0; i < c->ngv; i++)
 		free(c->gv[i].text);
 	free(c->v2);
+	free(c->v2pb);
 	free(c->index);
 	free(c);
 }
@@ -612,11 +637,10 @@ h_openapi(struct api *a, const struct api_req *req, struct api_resp *resp)
 	resp->stateless = true;
 	c = cache_of(a);
 	if (!strcmp(p, "/openapi/v2") || !strcmp(p, "/openapi/v2/")) {
-		/* kubectl asks for the protobuf form only; an empty body is
-		 * an empty openapi_v2.Document, and the type must be one
-		 * Go's mime.ParseMediaType reads (kubectl-compat §5). */
+		/* kubectl asks for the protobuf form only; the type must be
+		 * one Go's mime.ParseMediaType reads (kubectl-compat §5) */
 		if (acc && strstr(acc, "protobuf") && !strstr(acc, "json")) {
-			answer_text(resp, "", "application/octet-stream");
+			answer_text(resp, c->v2pb, "application/octet-stream");
 			return;
 		}
 		answer_text(resp, c->v2, "application/json");

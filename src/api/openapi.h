@@ -12,13 +12,13 @@
  *                                    fieldValidation query parameter, so
  *                                    that kubectl >= 1.27 leaves validation
  *                                    to the server (fieldValidation=Strict)
- *   GET /openapi/v2                  kubectl asks for protobuf; drover
- *                                    answers an empty protobuf document
- *                                    (no schemas: kubectl 1.20 then skips
- *                                    client-side validation and builds
- *                                    apply patches from its compiled-in
- *                                    types); with Accept: application/json,
- *                                    the Swagger 2.0 document.
+ *   GET /openapi/v2                  kubectl asks for protobuf: the
+ *                                    Swagger 2.0 definitions as gnostic's
+ *                                    openapi_v2.Document (openapi_pb.c),
+ *                                    which kubectl 1.20 validates
+ *                                    manifests against and explains from;
+ *                                    with Accept: application/json, the
+ *                                    Swagger 2.0 document itself.
  *
  * The documents only change with the binary: api.c keeps them once made
  * (struct openapi_cache, freed by openapi_cache_free). */
@@ -26,6 +26,8 @@
 #define DROVER_OPENAPI_H
 
 #include <jansson.h>
+
+#include "strbuf.h"
 
 /* The group-versions served: "v1", "apps/v1", "discovery.k8s.io/v1", in
  * the registry's order; *n receives the count (at most 16). */
@@ -36,6 +38,10 @@ size_t openapi_group_versions(const char *gvs[16]);
 json_t *openapi_v3_document(const char *gv);
 /* The Swagger 2.0 document of every group-version. New reference. */
 json_t *openapi_v2_document(void);
+/* openapi_pb.c: doc (openapi_v2_document) as gnostic's protobuf
+ * openapi_v2.Document, swagger, info and definitions, appended to out;
+ * it holds no NUL byte. */
+void openapi_v2_protobuf(json_t *doc, struct strbuf *out);
 
 struct openapi_cache;
 struct api;
