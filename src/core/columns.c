@@ -4,7 +4,20 @@
  * cells are in columns_net.c.
  *
  * Adding a kind's columns: a `static const struct column X_cols[]` of
- * rows and one line in `registry` below. */
+ * rows and one line in `registry` below. A kind without an entry prints
+ * Kubernetes' default (NAME, CREATED AT), as kubectl does for a custom
+ * resource without additionalPrinterColumns.
+ *
+ * Invariants (tests/unit/test_columns.c checks them for every kind of
+ * the kind registry):
+ *   1. The first column is Name, format "name" (kubectl finds the name
+ *      cell by that format, e.g. for `-o name` of a Table).
+ *   2. Wide columns (priority 1) come after all the others, so that
+ *      `-o wide` only appends cells and -L/--show-labels columns go last.
+ *   3. A cell never fails: a missing value prints as Kubernetes prints
+ *      it ("<none>", "<unknown>", "" or 0), never as an error.
+ *   4. Cells read only the decoded object and `now`: the same object and
+ *      time give the same row, in the API and in `drover get`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -176,6 +189,11 @@ columns_pod_ports(const struct pod *p, struct strbuf *sb)
 
 /* ---- cells every kind has ---- */
 
+/* NAME: metadata.name. AGE: HumanDuration since creationTimestamp, at
+ * the `now` the caller gives (the server's clock for a Table, the
+ * client's for `drover get`: a Table's AGE is the server's text and
+ * kubectl prints it as is). */
+
 void
 column_cell_name(const struct object *o, dtime now, struct strbuf *out)
 {
@@ -205,7 +223,15 @@ cell_created_at(const struct object *o, dtime now, struct strbuf *out)
 	strbuf_addstr(out, buf);
 }
 
-/* ---- workloads: containers, images, selector (wide) ---- */
+/* ---- workloads: containers, images, selector (wide) ----
+ *
+ * printers.go's layoutContainerCells: the template's container names and
+ * images, comma separated, in the template's order; then the selector in
+ * FormatLabelSelector's form. Example, a Deployment with a sidecar:
+ *
+ *   CONTAINERS   IMAGES                  SELECTOR
+ *   web,side     nginx:1.25,busybox:1.36 app=web
+ */
 
 static void
 containers_of(const struct pod_spec *s, struct strbuf *out)
@@ -280,7 +306,17 @@ cell_selector(const struct object *o, dtime now, struct strbuf *out)
 		    cell_selector                                              \
 	}
 
-/* ---- Deployment (printDeployment) ---- */
+/* ---- Deployment (printDeployment) ----
+ *
+ * READY is status.readyReplicas / spec.replicas (the desired count, 1 if
+ * unset), UP-TO-DATE status.updatedReplicas, AVAILABLE
+ * status.availableReplicas. Mid-rollout of 4 replicas with maxSurge 1:
+ *
+ *   NAME  READY  UP-TO-DATE  AVAILABLE  AGE
+ *   web   4/4    2           4          3m
+ *
+ * (5 pods exist, 4 ready: READY can't exceed what status counts, and
+ * the desired count stays 4.) */
 
 static void
 cell_deploy_ready(const struct object *o, dtime now, struct strbuf *out)
@@ -327,7 +363,11 @@ static const struct column deployment_cols[] = {
 };
 static const size_t deployment_cols_n = COLUMNS_N(deployment_cols);
 
-/* ---- ReplicaSet (printReplicaSet) ---- */
+/* ---- ReplicaSet (printReplicaSet) ----
+ *
+ * DESIRED is spec.replicas, CURRENT status.replicas (pods that exist and
+ * are not terminating), READY status.readyReplicas. An old ReplicaSet
+ * being scaled down: "web-6fcc  1  2  2" until its second pod is gone. */
 
 static void
 cell_rs_desired(const struct object *o, dtime now, struct strbuf *out)
@@ -364,7 +404,17 @@ static const struct column replicaset_cols[] = {
 };
 static const size_t replicaset_cols_n = COLUMNS_N(replicaset_cols);
 
-/* ---- Pod (printPod) ---- */
+/* ---- Pod (printPod) ----
+ *
+ *   NAME        READY  STATUS            RESTARTS  AGE
+ *   web-1-abc   1/2    CrashLoopBackOff  5         2m
+ *
+ * RESTARTS sums the containers' restartCount; Kubernetes 1.22+ appends
+ * " (2m ago)" from the last termination, which drover's container
+ * statuses do not record yet, so the column is the count alone. The
+ * wide columns: IP and NODE ("<none>" until the pod is bound and
+ * started), NOMINATED NODE and READINESS GATES (drover has neither:
+ * "<none>"), then drover's PORTS. */
 
 /* printPod's READY and STATUS: the ready count counts containers that
  * are ready and running; the reason is the phase, else status.reason,
@@ -508,7 +558,13 @@ static const struct column pod_cols[] = {
 };
 static const size_t pod_cols_n = COLUMNS_N(pod_cols);
 
-/* ---- the default (DefaultTableConvertor) ---- */
+/* ---- the default (DefaultTableConvertor) ----
+ *
+ * What the API server prints for a resource without a printer:
+ *
+ *   NAME   CREATED AT
+ *   web    2026-01-01T00:00:00Z
+ */
 
 static const struct column default_cols[] = {
     NAME_COL,

@@ -62,7 +62,12 @@ columns_endpoints(const struct endpoints *e, const char *port_name,
 	more(shown, total, sb);
 }
 
-/* ---- Service ---- */
+/* ---- Service ----
+ *
+ * printService without its cluster IP columns: TYPE is spec.type,
+ * PORT(S) each port as "port/protocol" (Kubernetes adds ":nodePort" for
+ * NodePort Services; drover's NodePort is the port itself, so it adds
+ * nothing), SELECTOR (wide) the selector map. */
 
 static void
 cell_svc_type(const struct object *o, dtime now, struct strbuf *out)
@@ -114,7 +119,11 @@ const struct column columns_service[] = {
 };
 const size_t columns_service_n = COLUMNS_N(columns_service);
 
-/* ---- Endpoints ---- */
+/* ---- Endpoints ----
+ *
+ * printEndpoints: the ready addresses with their ports, three at most.
+ * drover's endpoints are host ports on 127.0.0.1, one per pod:
+ * "127.0.0.1:31001,127.0.0.1:31002". */
 
 static void
 cell_endpoints(const struct object *o, dtime now, struct strbuf *out)
@@ -130,7 +139,12 @@ const struct column columns_endpoints_tbl[] = {
 };
 const size_t columns_endpoints_n = COLUMNS_N(columns_endpoints_tbl);
 
-/* ---- EndpointSlice ---- */
+/* ---- EndpointSlice ----
+ *
+ * printEndpointSlice: ADDRESSTYPE, the ports' numbers and the endpoints'
+ * addresses, "<unset>" where Kubernetes prints it. A slice's ports are
+ * the host ports of its pods, so drover's slices differ per port set
+ * (plan_endpoints.c). */
 
 static void
 cell_slice_type(const struct object *o, dtime now, struct strbuf *out)
@@ -191,7 +205,16 @@ const struct column columns_endpoint_slice[] = {
 };
 const size_t columns_endpoint_slice_n = COLUMNS_N(columns_endpoint_slice);
 
-/* ---- Node (printNode) ---- */
+/* ---- Node (printNode) ----
+ *
+ *   NAME  STATUS                    ROLES          AGE  VERSION
+ *   vm    Ready,SchedulingDisabled  control-plane  3d   drover-agent
+ *
+ * VERSION is nodeInfo.kubeletVersion, which drover's agent reports as
+ * "drover-agent"; the wide columns are the first InternalIP and
+ * ExternalIP addresses, the OS image and kernel the agent reports
+ * ("<unknown>" when empty) and the runtime, always drover's process
+ * runtime. */
 
 /* "Ready" / "NotReady" / "Unknown" from the Ready condition (Unknown
  * also when there is none), then ",SchedulingDisabled" for a cordoned
