@@ -457,6 +457,23 @@ kind_paths(struct gen *g, const struct kind_info *k, json_t *paths)
 		      false, ref));
 	json_object_set_new(it, "parameters", params);
 	json_object_set_new(paths, item, it);
+	if (k->namespaced) { /* the list across namespaces (`get -A`) */
+		json_t *op = operation(g, k, "list", "list",
+				       "list objects of the kind in every "
+				       "namespace",
+				       false, false, ref);
+
+		snprintf(coll, sizeof(coll), "%s%s/%s",
+			 *k->group ? "/apis/" : "/api/", k->api_version,
+			 k->plural);
+		json_object_set_new(
+		    op, "operationId",
+		    json_sprintf("list%s%sForAllNamespaces",
+				 json_string_value(json_array_get(
+				     json_object_get(op, "tags"), 0)),
+				 k->kind));
+		json_object_set_new(paths, coll, json_pack("{so}", "get", op));
+	}
 }
 
 /* Definitions and paths of every kind of group-version gv (NULL: all). */

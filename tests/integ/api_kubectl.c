@@ -235,6 +235,12 @@ test_openapi_v3_apps(void **state)
 			     "fieldValidation")) field_validation =
 	    !strcmp(json_string_value(json_object_get(par, "in")), "query");
 	assert_true(field_validation);
+	op = json_object_get(json_object_get(json_object_get(doc, "paths"),
+					     "/apis/apps/v1/deployments"),
+			     "get");
+	assert_string_equal(
+	    json_string_value(json_object_get(op, "operationId")),
+	    "listAppsV1DeploymentForAllNamespaces");
 	json_decref(doc);
 	assert_null(openapi_v3_document("batch/v1"));
 }
