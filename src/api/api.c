@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "inplace_apply.h"
 #include "labels.h"
+#include "openapi.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -651,6 +652,7 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
+		openapi_cache_free(a->openapi);
 		api_metrics_free(a);
 		while (a->nlogs)
 			free(a->logs[--a->nlogs].node);
@@ -791,6 +793,10 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 	}
 	*rt_out = rt;
 	query_of(req, &q);
+	if (!strcmp(m, "GET") && req->accept &&
+	    table_wanted(req->accept, rt.table, sizeof(rt.table)))
+		rt.include =
+		    table_include_parse(query_get(&q, "includeObject"));
 	if (write_options(req, &rt, &q, resp)) {
 		query_release(&q);
 		return;

@@ -53,6 +53,8 @@ struct api_req {
 	const char *const *args;
 	size_t nargs;
 	const char *content_type;
+	/* The Accept header, or NULL: a Table for `kubectl get` (table.c). */
+	const char *accept;
 	const char *body;
 	size_t body_len;
 	/* In-process callers: the body as a JSON value instead of text (the

@@ -23,10 +23,17 @@ struct api {
 		void *arg;
 	} * logs;
 	size_t nlogs;
+	/* The OpenAPI documents, made on first use (openapi.c). */
+	struct openapi_cache *openapi;
 	/* Request counts and latencies (h_metrics.c). */
 	struct req_count *req_counts;
 	struct req_latency *req_latencies;
 };
+
+/* The Kubernetes minor version drover reports in /version (kubectl's
+ * dispatcher, /usr/bin/kubectl, runs the kubectl of that minor) and in
+ * the OpenAPI documents' info. */
+#define DROVER_K8S_MINOR "28"
 
 /* A request after routing. */
 struct route {
@@ -35,7 +42,11 @@ struct route {
 	const char *name; /* NULL: the collection */
 	const char *sub;  /* NULL, "status", "scale" */
 	bool dry_run;     /* dryRun=All: answer as if done, store nothing */
-	char buf[1024];   /* storage for the pieces above */
+	/* A GET whose Accept asks for a meta.k8s.io Table (table.c): its
+	 * version ("v1", "v1beta1"), "" for none; and ?includeObject=. */
+	char table[8];
+	int include;    /* enum table_include */
+	char buf[1024]; /* storage for the pieces above */
 };
 
 struct query {
@@ -152,6 +163,27 @@ bool filter_match(const struct filter *f, const struct store_item *it,
 void filter_release(struct filter *f);
 
 int route_parse(const char *path, struct route *rt);
+
+/* Server-side printing (table.c). */
+enum table_include {
+	TABLE_INCLUDE_METADATA, /* the default: a PartialObjectMetadata */
+	TABLE_INCLUDE_OBJECT,
+	TABLE_INCLUDE_NONE,
+};
+/* True if an Accept header asks for a meta.k8s.io Table; its version
+ * ("v1" or "v1beta1") into version. */
+bool table_wanted(const char *accept, char *version, size_t len);
+/* ?includeObject=None|Metadata|Object. */
+enum table_include table_include_parse(const char *s);
+/* The Table of n served objects of kind k (the objects are only read),
+ * with metadata.resourceVersion rv (NULL: none). New reference. */
+json_t *table_of(const struct kind_info *k, json_t *const *objs, size_t n,
+		 const char *rv, const char *version, enum table_include inc,
+		 dtime now);
+/* The one-row Table of a get or a watch event: the object's own
+ * resourceVersion. */
+json_t *table_of_one(const struct kind_info *k, json_t *obj,
+		     const char *version, enum table_include inc, dtime now);
 
 /* Request options (options.c). */
 /* A 422 Status for invalid request options: `CreateOptions.meta.k8s.io ""

@@ -6,9 +6,8 @@
 
 #include "api_int.h"
 #include "clock.h"
+#include "openapi.h"
 #include "xalloc.h"
-
-#define DROVER_K8S_MINOR "28"
 
 /* One APIResource of a discovery document. */
 static json_t *
@@ -47,7 +46,9 @@ resource_list(const char *gv)
 					   "deletecollection", "get", "list",
 					   "patch", "update", "watch"));
 		json_object_set_new(r, "shortNames", shorts);
-		json_object_set_new(r, "categories", json_pack("[s]", "all"));
+		if (k[i].category_all)
+			json_object_set_new(r, "categories",
+					    json_pack("[s]", "all"));
 		json_array_append_new(arr, r);
 		if (k[i].subresources & KIND_SUB_BINDING) {
 			snprintf(name, sizeof(name), "%s/binding", k[i].plural);
@@ -131,7 +132,10 @@ h_discovery(struct api *a, const struct api_req *req, struct api_resp *resp)
 	const struct kind_info *g = NULL;
 	char gv[128] = "";
 
-	(void)a;
+	if (!strncmp(p, "/openapi/", 9)) {
+		h_openapi(a, req, resp);
+		return;
+	}
 	resp->stateless = true;
 	/* "/apis/GROUP" and "/apis/GROUP/VERSION" */
 	if (!strncmp(p, "/apis/", 6) && p[6]) {
@@ -243,6 +247,12 @@ h_get(struct api *a, struct route *rt, const struct query *q,
 
 		json_decref(o);
 		o = s;
+	} else if (*rt->table) {
+		json_t *t = table_of_one(rt->res, o, rt->table, rt->include,
+					 a->cfg.now(a->cfg.arg));
+
+		json_decref(o);
+		o = t;
 	}
 	resp_json(resp, 200, o);
 }
@@ -372,7 +382,7 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 	snprintf(rvs, sizeof(rvs), "%lld", (long long)rv);
 	snprintf(kind, sizeof(kind), "%sList", rt->res->kind);
 	snprintf(gv, sizeof(gv), "%s", rt->res->api_version);
-	if (!resp->as_json) {
+	if (!resp->as_json && !*rt->table) {
 		list_text(&items, &f, kind, gv, rvs, resp);
 		return;
 	}
@@ -387,6 +397,20 @@ h_list(struct api *a, struct route *rt, const struct query *q,
 	}
 	store_items_release(&items);
 	filter_release(&f);
+	if (*rt->table) {
+		/* json_array's items, in order, as one vector */
+		json_t **objs =
+		    xcalloc(json_array_size(arr) + 1, sizeof(*objs));
+
+		for (i = 0; i < json_array_size(arr); i++)
+			objs[i] = json_array_get(arr, i);
+		list = table_of(rt->res, objs, json_array_size(arr), rvs,
+				rt->table, rt->include, a->cfg.now(a->cfg.arg));
+		free(objs);
+		json_decref(arr);
+		resp_json(resp, 200, list);
+		return;
+	}
 	list = json_pack("{sssss{ss}so}", "kind", kind, "apiVersion", gv,
 			 "metadata", "resourceVersion", rvs, "items", arr);
 	resp_json(resp, 200, list);
@@ -405,14 +429,27 @@ struct api_watch {
 	bool bookmarks;
 	bool stopped;
 	const struct kind_info *res;
+	/* A Table's version when the Accept asked for one: each event's
+	 * object is then a one-row Table (table.c). */
+	char table[8];
+	enum table_include include;
 };
 
 static void
 emit(struct api_watch *w, const char *type, json_t *obj)
 {
-	json_t *ev = json_pack("{ssso}", "type", type, "object", obj);
+	json_t *ev;
 	char *s;
 	size_t n;
+
+	if (*w->table && strcmp(type, "BOOKMARK")) {
+		json_t *t = table_of_one(w->res, obj, w->table, w->include,
+					 w->a->cfg.now(w->a->cfg.arg));
+
+		json_decref(obj);
+		obj = t;
+	}
+	ev = json_pack("{ssso}", "type", type, "object", obj);
 
 	if (w->obj_cb) {
 		if (!w->stopped && w->obj_cb(w->arg, ev))
@@ -484,6 +521,10 @@ watch_open(struct api *a, const struct api_req *req, api_watch_cb cb,
 		free(w);
 		return NULL;
 	}
+	if (req->accept &&
+	    table_wanted(req->accept, w->table, sizeof(w->table)))
+		w->include =
+		    table_include_parse(query_get(&q, "includeObject"));
 	rvq = query_get(&q, "resourceVersion");
 	bm = query_get(&q, "allowWatchBookmarks");
 	w->bookmarks = bm && !strcmp(bm, "true");

@@ -912,6 +912,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	req.nargs = q.n;
 	req.content_type =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+	req.accept =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
 	req.body = c->body.buf;
 	req.body_len = c->too_large ? API_MAX_BODY + 1 : c->body.len;
 	if (api_is_watch(&req)) {

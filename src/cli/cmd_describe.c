@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "columns.h"
 #include "common.h"
 #include "deploy_util.h"
 #include "labels.h"
@@ -110,7 +111,7 @@ describe_deployment(struct client *c, const struct deployment *d,
 	add_map(sb, "Labels", &d->metadata.labels, "=");
 	add_map(sb, "Annotations", &d->metadata.annotations, ": ");
 	strbuf_addstr(sb, "Selector:\t");
-	cli_selector_string(d->spec.selector, sb);
+	columns_selector(d->spec.selector, sb);
 	strbuf_addf(sb,
 		    "\nReplicas:\t%lld desired | %lld updated | %lld total | "
 		    "%lld available | %lld unavailable\n",
@@ -175,7 +176,7 @@ pod_phases(struct client *c, const char *ns, const struct label_selector *sel,
 	size_t i;
 
 	memset(counts, 0, 4 * sizeof(counts[0]));
-	cli_selector_string(sel, &s);
+	columns_selector(sel, &s);
 	e = cli_urlencode(strcmp(s.buf, "<none>") ? s.buf : "");
 	strbuf_addf(&q, "labelSelector=%s", e);
 	free(e);
@@ -219,7 +220,7 @@ describe_replicaset(struct client *c, const struct replicaset *rs,
 
 	add_meta(sb, &rs->metadata, false);
 	strbuf_addstr(sb, "Selector:\t");
-	cli_selector_string(rs->spec.selector, sb);
+	columns_selector(rs->spec.selector, sb);
 	strbuf_addch(sb, '\n');
 	add_map(sb, "Labels", &rs->metadata.labels, "=");
 	add_map(sb, "Annotations", &rs->metadata.annotations, ": ");
@@ -398,7 +399,7 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 	add_map(sb, "Labels", &m->labels, "=");
 	add_map(sb, "Annotations", &m->annotations, ": ");
 	strbuf_addstr(sb, "Selector:\t");
-	cli_labels_string(&s->spec.selector, sb);
+	columns_labels(&s->spec.selector, sb);
 	strbuf_addf(sb, "\nType:\t%s\n", s->spec.type ? s->spec.type : "");
 	/* an absent Endpoints object is not an error here */
 	cli_path(path, sizeof(path), kind_by_id(KIND_ENDPOINTS), m->namespace,
@@ -421,7 +422,7 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 			strbuf_addf(sb, "AppProtocol:\t%s\n", p->app_protocol);
 		strbuf_addstr(sb, "Endpoints:\t");
 		if (e)
-			cli_endpoints_string(e, p->name ? p->name : "", sb);
+			columns_endpoints(e, p->name ? p->name : "", sb);
 		else
 			strbuf_addstr(sb, "<none>");
 		strbuf_addch(sb, '\n');

@@ -13,8 +13,8 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "columns.h"
 #include "common.h"
-#include "deploy_util.h"
 #include "client_http.h"
 #include "object.h"
 
@@ -37,103 +37,33 @@ struct get_args {
 	dtime now;
 };
 
+/* The columns of the kind (src/core/columns.c, the same the API's
+ * server-side Table serves kubectl), priority 0 only unless -o wide;
+ * NAMESPACE first with -A, as kubectl adds it. */
+static bool
+shown(const struct column *c, const struct get_args *a)
+{
+	return c->priority == 0 || a->wide;
+}
+
 static void
 header(const struct get_args *a, struct strbuf *sb)
 {
+	const struct column *cols;
+	size_t n, i, first = 1;
+	char name[64];
+
+	cols = columns_of(a->k->id, &n);
 	if (a->all_ns)
 		strbuf_addstr(sb, "NAMESPACE\t");
-	switch (a->k->id) {
-	case KIND_DEPLOYMENT:
-		strbuf_addstr(sb, "NAME\tREADY\tUP-TO-DATE\tAVAILABLE\tAGE");
-		break;
-	case KIND_REPLICASET:
-		strbuf_addstr(sb, "NAME\tDESIRED\tCURRENT\tREADY\tAGE");
-		break;
-	case KIND_POD:
-		strbuf_addstr(sb, "NAME\tREADY\tSTATUS\tRESTARTS\tAGE");
-		if (a->wide)
-			strbuf_addstr(sb, "\tIP\tNODE\tNOMINATED NODE\t"
-					  "READINESS GATES\tPORTS");
-		break;
-	default:
-		if (!cli_svc_header(a->k->id, a->wide, sb))
-			strbuf_addstr(sb, "NAME\tAGE");
-		break;
+	for (i = 0; i < n; i++) {
+		if (!shown(&cols[i], a))
+			continue;
+		columns_header(cols[i].name, name, sizeof(name));
+		strbuf_addf(sb, "%s%s", first ? "" : "\t", name);
+		first = 0;
 	}
-	if (a->wide && a->k->selector)
-		strbuf_addstr(sb, "\tCONTAINERS\tIMAGES\tSELECTOR");
 	strbuf_addch(sb, '\n');
-}
-
-static void
-containers_images(const struct pod_spec *s, struct strbuf *sb)
-{
-	size_t i;
-
-	for (i = 0; i < s->containers.n; i++)
-		strbuf_addf(sb, "%s%s", i ? "," : "",
-			    s->containers.v[i].name ? s->containers.v[i].name
-						    : "");
-	strbuf_addch(sb, '\t');
-	for (i = 0; i < s->containers.n; i++)
-		strbuf_addf(sb, "%s%s", i ? "," : "",
-			    s->containers.v[i].image ? s->containers.v[i].image
-						     : "");
-	strbuf_addch(sb, '\t');
-}
-
-/* kubectl's printPod: the STATUS reason, ready count and restarts. */
-static void
-pod_row(const struct pod *p, const struct get_args *a, struct strbuf *sb)
-{
-	const char *reason = p->status.phase ? p->status.phase : "Pending";
-	int64_t restarts = 0, ready = 0;
-	size_t i;
-	char buf[64];
-
-	if (p->status.reason)
-		reason = p->status.reason;
-	for (i = p->status.container_statuses.n; i-- > 0;) {
-		const struct container_status *c =
-		    &p->status.container_statuses.v[i];
-
-		restarts += c->restart_count;
-		if (c->state.waiting && c->state.waiting->reason &&
-		    *c->state.waiting->reason) {
-			reason = c->state.waiting->reason;
-		} else if (c->state.terminated && c->state.terminated->reason &&
-			   *c->state.terminated->reason) {
-			reason = c->state.terminated->reason;
-		} else if (c->state.terminated) {
-			snprintf(
-			    buf, sizeof(buf),
-			    c->state.terminated->signal ? "Signal:%lld"
-							: "ExitCode:%lld",
-			    (long long)(c->state.terminated->signal
-					    ? c->state.terminated->signal
-					    : c->state.terminated->exit_code));
-			reason = buf;
-		} else if (c->ready && c->state.running) {
-			ready++;
-		}
-	}
-	if (p->metadata.deletion_timestamp)
-		reason = "Terminating";
-	strbuf_addf(sb, "%lld/%zu\t%s\t%lld\t", (long long)ready,
-		    p->spec.containers.n, reason, (long long)restarts);
-	cli_age(p->metadata.creation_timestamp, a->now, buf, sizeof(buf));
-	strbuf_addstr(sb, buf);
-	if (a->wide)
-		strbuf_addf(
-		    sb, "\t%s\t%s\t<none>\t<none>",
-		    p->status.pod_ip && *p->status.pod_ip ? p->status.pod_ip
-							  : "<none>",
-		    p->spec.node_name && *p->spec.node_name ? p->spec.node_name
-							    : "<none>");
-	if (a->wide) {
-		strbuf_addch(sb, '\t');
-		cli_pod_ports(p, sb);
-	}
 }
 
 /* One table row of j (a served object) into sb. */
@@ -142,52 +72,22 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 {
 	struct object o = {0};
 	struct object_meta *m;
-	char age[32];
+	const struct column *cols;
+	size_t n, i, first = 1;
 
 	if (cli_decode(j, a->k->id, &o))
 		return;
 	m = object_meta(&o);
 	if (a->all_ns)
 		strbuf_addf(sb, "%s\t", m->namespace ? m->namespace : "");
-	strbuf_addf(sb, "%s\t", m->name ? m->name : "");
-	cli_age(m->creation_timestamp, a->now, age, sizeof(age));
-	switch (o.k->id) {
-	case KIND_DEPLOYMENT: {
-		const struct deployment *d = o.obj;
-
-		strbuf_addf(sb, "%lld/%lld\t%lld\t%lld\t%s",
-			    (long long)d->status.ready_replicas,
-			    (long long)deploy_replicas(d),
-			    (long long)d->status.updated_replicas,
-			    (long long)d->status.available_replicas, age);
-		if (a->wide) {
+	cols = columns_of(a->k->id, &n);
+	for (i = 0; i < n; i++) {
+		if (!shown(&cols[i], a))
+			continue;
+		if (!first)
 			strbuf_addch(sb, '\t');
-			containers_images(&d->spec.template.spec, sb);
-			cli_selector_string(d->spec.selector, sb);
-		}
-		break;
-	}
-	case KIND_REPLICASET: {
-		const struct replicaset *rs = o.obj;
-
-		strbuf_addf(sb, "%lld\t%lld\t%lld\t%s",
-			    (long long)rs_replicas(rs),
-			    (long long)rs->status.replicas,
-			    (long long)rs->status.ready_replicas, age);
-		if (a->wide) {
-			strbuf_addch(sb, '\t');
-			containers_images(&rs->spec.template.spec, sb);
-			cli_selector_string(rs->spec.selector, sb);
-		}
-		break;
-	}
-	case KIND_POD:
-		pod_row(o.obj, a, sb);
-		break;
-	default:
-		if (!cli_svc_row(&o, a->wide, age, sb))
-			strbuf_addstr(sb, age);
-		break;
+		cols[i].cell(&o, a->now, sb);
+		first = 0;
 	}
 	strbuf_addch(sb, '\n');
 	object_release(&o);

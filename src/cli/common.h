@@ -99,17 +99,9 @@ char *cli_urlencode(const char *s);
 void cli_tabwrite(const char *text, size_t minwidth, size_t padding,
 		  struct strbuf *out);
 
-/* kubectl's age column (HumanDuration): "5s", "3m2s", "4h", "2d". */
-void cli_age(dtime since, dtime now, char *buf, size_t len);
-
 /* Prints j as "json" (4-space indent) or "yaml", keys sorted as kubectl
  * does. */
 void cli_print_json(json_t *j, const char *format);
-
-/* kubectl's FormatLabelSelector: "app=web,tier in (a,b)" or "<none>". */
-void cli_selector_string(const struct label_selector *s, struct strbuf *sb);
-/* "a=1,b=2" (sorted), "<none>" when empty. */
-void cli_labels_string(const struct strmap *m, struct strbuf *sb);
 
 /* The pod template block of kubectl describe ("Pod Template:" and the
  * containers), as tabwriter input at the given indent. */
@@ -120,21 +112,5 @@ void cli_describe_template(const struct pod_template *t, struct strbuf *sb);
 void cli_describe_containers(const struct pod_template *t,
 			     const struct container_status_list *statuses,
 			     struct strbuf *sb);
-/* kubectl get pods -o wide's PORTS column (drover's): every allocated
- * host port of the pod, "NAME:HOSTPORT" (the container port's number
- * when it has no name), comma-separated: "http:31234,8081:31235";
- * "<none>" when there is none. */
-void cli_pod_ports(const struct pod *p, struct strbuf *sb);
-
-/* print_svc.c: the `get` table of Services, EndpointSlices and
- * Endpoints (false for other kinds): the header after NAME, and the
- * cells of one row after its NAME cell (age: the AGE cell). */
-bool cli_svc_header(enum kind_id id, bool wide, struct strbuf *sb);
-bool cli_svc_row(const struct object *o, bool wide, const char *age,
-		 struct strbuf *sb);
-/* kubectl's formatEndpoints of e: "127.0.0.1:31001,127.0.0.1:31002",
- * only port port_name if not NULL, "<none>" if empty. */
-void cli_endpoints_string(const struct endpoints *e, const char *port_name,
-			  struct strbuf *sb);
 
 #endif

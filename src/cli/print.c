@@ -129,71 +129,6 @@ cli_tabwrite(const char *text, size_t minwidth, size_t padding,
 	free(t.line);
 }
 
-/* ---- ages ---- */
-
-void
-cli_age(dtime since, dtime now, char *buf, size_t len)
-{
-	int64_t d = now - since, s, m, h;
-
-	if (since == 0) {
-		snprintf(buf, len, "<unknown>");
-		return;
-	}
-	s = d / 1000;
-	if (s < -1) {
-		snprintf(buf, len, "<invalid>");
-		return;
-	}
-	if (s < 0)
-		s = 0;
-	if (s < 120) {
-		snprintf(buf, len, "%llds", (long long)s);
-		return;
-	}
-	m = s / 60;
-	if (m < 10) {
-		if (s % 60 == 0)
-			snprintf(buf, len, "%lldm", (long long)m);
-		else
-			snprintf(buf, len, "%lldm%llds", (long long)m,
-				 (long long)(s % 60));
-		return;
-	}
-	if (m < 180) {
-		snprintf(buf, len, "%lldm", (long long)m);
-		return;
-	}
-	h = m / 60;
-	if (h < 8) {
-		if (m % 60 == 0)
-			snprintf(buf, len, "%lldh", (long long)h);
-		else
-			snprintf(buf, len, "%lldh%lldm", (long long)h,
-				 (long long)(m % 60));
-	} else if (h < 48) {
-		snprintf(buf, len, "%lldh", (long long)h);
-	} else if (h < 24 * 8) {
-		if (h % 24 == 0)
-			snprintf(buf, len, "%lldd", (long long)(h / 24));
-		else
-			snprintf(buf, len, "%lldd%lldh", (long long)(h / 24),
-				 (long long)(h % 24));
-	} else if (h < 24 * 365 * 2) {
-		snprintf(buf, len, "%lldd", (long long)(h / 24));
-	} else if (h < 24 * 365 * 8) {
-		int64_t dy = (h / 24) % 365;
-
-		if (dy == 0)
-			snprintf(buf, len, "%lldy", (long long)(h / 24 / 365));
-		else
-			snprintf(buf, len, "%lldy%lldd",
-				 (long long)(h / 24 / 365), (long long)dy);
-	} else {
-		snprintf(buf, len, "%lldy", (long long)(h / 24 / 365));
-	}
-}
-
 /* ---- JSON and YAML ---- */
 
 static int
@@ -251,58 +186,6 @@ cli_print_json(json_t *j, const char *format)
 		free(text);
 	}
 	json_decref(s);
-}
-
-/* ---- labels and selectors ---- */
-
-void
-cli_labels_string(const struct strmap *m, struct strbuf *sb)
-{
-	size_t i;
-
-	if (m->n == 0) {
-		strbuf_addstr(sb, "<none>");
-		return;
-	}
-	for (i = 0; i < m->n; i++)
-		strbuf_addf(sb, "%s%s=%s", i ? "," : "", m->v[i].key,
-			    m->v[i].value);
-}
-
-void
-cli_selector_string(const struct label_selector *s, struct strbuf *sb)
-{
-	size_t start = sb->len, i, j;
-
-	if (s == NULL) {
-		strbuf_addstr(sb, "<none>");
-		return;
-	}
-	for (i = 0; i < s->match_labels.n; i++)
-		strbuf_addf(sb, "%s%s=%s", i ? "," : "",
-			    s->match_labels.v[i].key,
-			    s->match_labels.v[i].value);
-	for (i = 0; i < s->match_expressions.n; i++) {
-		const struct selector_req *r = &s->match_expressions.v[i];
-		const char *op = r->operator? r->operator: "";
-
-		if (sb->len > start)
-			strbuf_addch(sb, ',');
-		if (!strcmp(op, "Exists")) {
-			strbuf_addstr(sb, r->key);
-		} else if (!strcmp(op, "DoesNotExist")) {
-			strbuf_addf(sb, "!%s", r->key);
-		} else {
-			strbuf_addf(sb, "%s %s (", r->key,
-				    !strcmp(op, "In") ? "in" : "notin");
-			for (j = 0; j < r->values.n; j++)
-				strbuf_addf(sb, "%s%s", j ? "," : "",
-					    r->values.v[j]);
-			strbuf_addch(sb, ')');
-		}
-	}
-	if (sb->len == start)
-		strbuf_addstr(sb, "<none>");
 }
 
 /* ---- kubectl describe: the pod template ---- */
@@ -454,33 +337,4 @@ cli_describe_containers(const struct pod_template *t,
 	if (t->spec.node_selector.n)
 		describe_map(sb, "  ", "Node-Selectors", &t->spec.node_selector,
 			     "=");
-}
-
-void
-cli_pod_ports(const struct pod *p, struct strbuf *sb)
-{
-	size_t i, j, start = sb->len;
-
-	for (i = 0; i < p->status.container_statuses.n; i++) {
-		const struct container_status *st =
-		    &p->status.container_statuses.v[i];
-
-		for (j = 0; j < st->ports.n; j++) {
-			const struct container_port *cp = &st->ports.v[j];
-
-			if (cp->host_port == 0)
-				continue; /* not allocated yet */
-			if (sb->len > start)
-				strbuf_addch(sb, ',');
-			if (cp->name && *cp->name)
-				strbuf_addf(sb, "%s:%lld", cp->name,
-					    (long long)cp->host_port);
-			else
-				strbuf_addf(sb, "%lld:%lld",
-					    (long long)cp->container_port,
-					    (long long)cp->host_port);
-		}
-	}
-	if (sb->len == start)
-		strbuf_addstr(sb, "<none>");
 }

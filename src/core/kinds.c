@@ -21,6 +21,8 @@
  *   namespaced                    whether the path carries
  *                                 /namespaces/NS and metadata.namespace
  *                                 is kept; Node is cluster scoped.
+ *   category_all                  listed in discovery's category "all",
+ *                                 which `kubectl get all` expands.
  *   subresources                  which of /status, /scale, /binding,
  *                                 /log the router accepts.
  *   rules                         the registry strategy's write rules
@@ -254,6 +256,7 @@ static const struct kind_info kinds[] = {
 	.singular = "deployment",
 	.short_names = {"deploy"},
 	.namespaced = true,
+	.category_all = true,
 	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
 	.rules = KIND_GEN_ANNOTATIONS | KIND_STATUS_ANNOTATIONS,
 	.schema = &schema_deployment,
@@ -274,6 +277,7 @@ static const struct kind_info kinds[] = {
 	.singular = "replicaset",
 	.short_names = {"rs"},
 	.namespaced = true,
+	.category_all = true,
 	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
 	.schema = &schema_replicaset,
 	.meta_off = offsetof(struct replicaset, metadata),
@@ -293,6 +297,7 @@ static const struct kind_info kinds[] = {
 	.singular = "pod",
 	.short_names = {"po"},
 	.namespaced = true,
+	.category_all = true,
 	.subresources = KIND_SUB_STATUS | KIND_SUB_BINDING | KIND_SUB_LOG |
 			KIND_SUB_INPLACE,
 	.schema = &schema_pod,
@@ -334,6 +339,7 @@ static const struct kind_info kinds[] = {
 	.singular = "service",
 	.short_names = {"svc"},
 	.namespaced = true,
+	.category_all = true,
 	.schema = &schema_service,
 	.meta_off = offsetof(struct service, metadata),
 	.field_labels = service_fields,

@@ -60,6 +60,10 @@ struct kind_info {
 	const char
 	    *short_names[KIND_MAX_SHORT_NAMES]; /* "deploy"; NULL-ended */
 	bool namespaced;
+	/* In the discovery category "all" (`kubectl get all`): Kubernetes
+	 * puts pods, services, replicationcontrollers and the apps and
+	 * batch workloads there, not nodes, endpoints, slices or events. */
+	bool category_all;
 	unsigned subresources; /* KIND_SUB_* */
 	unsigned rules;        /* KIND_* write rules */
 	const struct schema *schema;

@@ -286,10 +286,16 @@ def test_get_knows_every_kind_of_the_registry(drover):
          what="the agent's node")
     names = drover.run("get", "no", "-n", "other", "-o", "name").stdout.split()
     assert len(names) == 1 and names[0].startswith("node/"), names
+    # Kubernetes' Node columns (src/core/columns_net.c)
     r = drover.run("get", "nodes")
-    assert r.returncode == 0 and rows(r.stdout)[0] == ["NAME", "AGE"]
+    assert r.returncode == 0 and rows(r.stdout)[0] == [
+        "NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert rows(r.stdout)[1][1:3] == ["Ready", "<none>"]
     r = drover.run("get", "nodes", "-o", "wide")
-    assert r.returncode == 0 and rows(r.stdout)[0] == ["NAME", "AGE"]
+    assert r.returncode == 0 and rows(r.stdout)[0] == [
+        "NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP",
+        "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
+    assert rows(r.stdout)[1][5] == "127.0.0.1"
     assert drover.run("get", "deployments.apps").returncode == 0
     r = drover.run("get", "nothings")
     assert r.returncode != 0 and "nothings" in r.stderr
