@@ -2,11 +2,11 @@
 # deps.sh - install the Debian packages drover needs, only those missing.
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
 set -e
-need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev"
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev libgnutls28-dev"
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs" ;;
+	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs python3-kubernetes" ;;
 	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests haproxy nodejs npm" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;
