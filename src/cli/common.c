@@ -128,9 +128,10 @@ cli_globals_parse(int *argc, char **argv)
  * (--server, --token, --certificate-authority), then --kubeconfig, then
  * DROVER_SERVER / DROVER_TOKEN, then $KUBECONFIG (its first file), then
  * the default data directory's unix socket. A kubeconfig in effect
- * gives the server, the CA and the token that no flag overrides; the
- * one in $KUBECONFIG is not in effect when the server comes from
- * DROVER_SERVER (its token would go to another server). */
+ * gives the server, the CA and the token that no flag overrides (as
+ * kubectl: --server https://localhost:6443 with the kubeconfig's CA and
+ * token); the one in $KUBECONFIG is not in effect when DROVER_SERVER is
+ * set (its token would go to another server). */
 int
 cli_connection(const char *server, const char *token, const char *kubeconfig,
 	       const char *context, const char *ca_file)
@@ -145,8 +146,7 @@ cli_connection(const char *server, const char *token, const char *kubeconfig,
 	ca_file_pem = NULL;
 	cli_g.ca = NULL;
 	cli_g.ca_len = 0;
-	if (kubeconfig == NULL && !(server && *server) &&
-	    !(env_server && *env_server)) {
+	if (kubeconfig == NULL && !(env_server && *env_server)) {
 		const char *e = getenv("KUBECONFIG");
 
 		if (e && *e) {
