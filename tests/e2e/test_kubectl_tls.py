@@ -147,3 +147,56 @@ def test_drover_uses_the_kubeconfig(daemon):
                         daemon.token, "--certificate-authority", daemon.ca],
                        capture_output=True, text=True, env=env2, timeout=30)
     assert r.returncode == 0, r.stderr
+
+
+def test_restart_keeps_the_ca_and_follows_the_listen_address():
+    """A restart on the same address keeps both certificates; one on
+    another address gets a new server certificate from the same CA, and
+    a kubeconfig with the new port, that a client trusting the old CA
+    still verifies."""
+    import ssl
+    import urllib.request
+    from conftest import listening_port
+
+    def serve(d, addr):
+        log = open(os.path.join(d, "serve.log"), "ab")
+        off = log.tell()
+        p = subprocess.Popen([BIN, "serve", "--data-dir", d, "--runtime",
+                              "none", "--listen", addr + ":0"],
+                             stdout=log, stderr=log)
+        log.close()
+        return p, listening_port(os.path.join(d, "serve.log"), off, p)
+
+    def stop(p):
+        p.terminate()
+        assert p.wait(timeout=10) == 0
+
+    def files(d):
+        return {n: open(os.path.join(d, "tls", n)).read()
+                for n in ("ca.crt", "server.crt")}
+
+    with tempfile.TemporaryDirectory() as d:
+        p, _ = serve(d, "127.0.0.1")
+        stop(p)
+        first = files(d)
+        p, _ = serve(d, "127.0.0.1")
+        stop(p)
+        assert files(d) == first
+        p, port = serve(d, "127.0.0.2")
+        try:
+            now = files(d)
+            assert now["ca.crt"] == first["ca.crt"]
+            assert now["server.crt"] != first["server.crt"]
+            kc = yaml.safe_load(open(os.path.join(d, "kubeconfig")))
+            assert kc["clusters"][0]["cluster"]["server"] == \
+                "https://127.0.0.2:%d" % port
+            ctx = ssl.create_default_context()
+            ctx.load_verify_locations(cadata=first["ca.crt"])
+            tok = open(os.path.join(d, "token")).read().strip()
+            req = urllib.request.Request(
+                "https://127.0.0.2:%d/version" % port,
+                headers={"Authorization": "Bearer " + tok})
+            with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+                assert json.loads(r.read())["major"] == "1"
+        finally:
+            stop(p)
