@@ -26,9 +26,11 @@ kubeconfig_release(struct kubeconfig *kc)
 }
 
 /* The entry of a named list ("clusters", "users", "contexts") whose
- * "name" is name: its member field ("cluster", "user", "context"). */
+ * "name" is name (borrowed), NULL if none; its member ("cluster",
+ * "user", "context") is read with json_object_get, NULL when absent,
+ * which reads as empty. */
 static json_t *
-named(json_t *root, const char *list, const char *field, const char *name)
+named(json_t *root, const char *list, const char *name)
 {
 	json_t *arr = json_object_get(root, list), *e;
 	size_t i;
@@ -37,11 +39,8 @@ named(json_t *root, const char *list, const char *field, const char *name)
 	{
 		const char *n = json_string_value(json_object_get(e, "name"));
 
-		if (n && !strcmp(n, name)) {
-			json_t *v = json_object_get(e, field);
-
-			return json_is_object(v) ? v : json_object();
-		}
+		if (n && !strcmp(n, name))
+			return e;
 	}
 	return NULL;
 }
@@ -115,16 +114,18 @@ parse_doc(json_t *root, const char *dir, const char *context,
 			 "not set (use --context)");
 		return -1;
 	}
-	ctx = named(root, "contexts", "context", name);
+	ctx = named(root, "contexts", name);
 	if (ctx == NULL) {
 		snprintf(err, errlen, "context \"%s\" not found", name);
 		return -1;
 	}
+	ctx = json_object_get(ctx, "context");
 	out->context = xstrdup(name);
 	cn = str(ctx, "cluster");
 	un = str(ctx, "user");
-	cluster = cn ? named(root, "clusters", "cluster", cn) : NULL;
-	if (cluster == NULL || str(cluster, "server") == NULL) {
+	cluster = cn ? named(root, "clusters", cn) : NULL;
+	cluster = json_object_get(cluster, "cluster");
+	if (str(cluster, "server") == NULL) {
 		snprintf(err, errlen,
 			 "context \"%s\": cluster \"%s\" not found or has no "
 			 "server",
@@ -141,12 +142,13 @@ parse_doc(json_t *root, const char *dir, const char *context,
 		if (read_file(dir, v, &out->ca, &out->ca_len, err, errlen))
 			return -1;
 	}
-	user = un ? named(root, "users", "user", un) : NULL;
+	user = un && *un ? named(root, "users", un) : NULL;
 	if (un && *un && user == NULL) {
 		snprintf(err, errlen, "context \"%s\": user \"%s\" not found",
 			 name, un);
 		return -1;
 	}
+	user = json_object_get(user, "user");
 	if (user == NULL)
 		return 0;
 	if ((v = str(user, "token")) && *v) {
