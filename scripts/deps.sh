@@ -2,22 +2,33 @@
 # deps.sh - install the Debian packages drover needs, only those missing.
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
 set -e
-need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev"
+kubectl=""
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev libgnutls28-dev"
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs socat" ;;
+	test) kubectl=1; need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs socat python3-kubernetes" ;;
 	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests haproxy nodejs npm" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;
 	esac
 done
+# Debian's kubectl 1.20, unpacked (scripts/fetch-kubectl.sh), for the
+# kubectl tests beside the cloud SDK's newer ones.
+fetch_kubectl() {
+	[ -z "$kubectl" ] || "$(dirname "$0")/fetch-kubectl.sh" >/dev/null ||
+		echo "deps.sh: cannot fetch Debian's kubectl 1.20; the tests" \
+			"that need it are skipped" >&2
+}
 missing=""
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	fetch_kubectl
+	exit 0
+fi
 echo "installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 $sudo apt-get update -qq || true
@@ -39,3 +50,4 @@ case " $missing " in
 	fi
 	;;
 esac
+fetch_kubectl

@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -70,10 +71,11 @@ class Daemon:
              "--listen", "127.0.0.1:0"],
             stdout=self.log, stderr=self.log, start_new_session=True)
         self.port = None
+        self.ctx = None
         end = time.monotonic() + 10
         while self.port is None and time.monotonic() < end:
             self.log.seek(0)
-            m = re.search(r"listening on http://[0-9.]+:([0-9]+)", self.log.read())
+            m = re.search(r"listening on https://[0-9.]+:([0-9]+)", self.log.read())
             if m:
                 self.port = int(m.group(1))
             time.sleep(0.05)
@@ -86,7 +88,12 @@ class Daemon:
         self.token = open(tok).read().strip()
 
     def conn(self):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        # HTTPS, trusting the daemon's own CA (DIR/tls/ca.crt)
+        if self.ctx is None:
+            self.ctx = ssl.create_default_context(
+                cafile=os.path.join(self.dir, "tls", "ca.crt"))
+        return http.client.HTTPSConnection("127.0.0.1", self.port,
+                                           timeout=120, context=self.ctx)
 
     def req(self, method, path, body=None, ct="application/json", c=None):
         own = c is None

@@ -92,6 +92,20 @@ query_get(const struct query *q, const char *key)
 	return NULL;
 }
 
+bool
+query_bool(const struct query *q, const char *key)
+{
+	static const char *const yes[] = {"1",    "t",    "T",
+					  "true", "True", "TRUE"};
+	const char *v = query_get(q, key);
+	size_t i;
+
+	for (i = 0; v && i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!strcmp(v, yes[i]))
+			return true;
+	return false;
+}
+
 /* ---- routing ---- */
 
 /* KIND_SUB_* of a subresource's name; 0 if none. */
@@ -718,14 +732,12 @@ bool
 api_is_watch(const struct api_req *req)
 {
 	struct query q;
-	const char *w;
 	bool r;
 
 	if (strcmp(req->method, "GET"))
 		return false;
 	query_of(req, &q);
-	w = query_get(&q, "watch");
-	r = w && (!strcmp(w, "true") || !strcmp(w, "1"));
+	r = query_bool(&q, "watch");
 	query_release(&q);
 	return r;
 }

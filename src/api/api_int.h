@@ -61,6 +61,10 @@ void query_parse(const char *q, struct query *out);
 void query_of(const struct api_req *req, struct query *out);
 void query_release(struct query *q);
 const char *query_get(const struct query *q, const char *key);
+/* A boolean parameter as the API server reads it (Go's
+ * strconv.ParseBool): "1", "t", "T", "true", "True", "TRUE" are true
+ * (the Python client sends watch=True); absent or anything else false. */
+bool query_bool(const struct query *q, const char *key);
 
 /* Responses. */
 void resp_json(struct api_resp *resp, int status, json_t *body);

@@ -26,7 +26,6 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	struct store_item it;
 	json_t *pod, *cs, *c;
 	const char *want = query_get(q, "container");
-	const char *prev = query_get(q, "previous");
 	const char *tail = query_get(q, "tailLines");
 	const char *limit = query_get(q, "limitBytes");
 	const char *offset = query_get(q, "offset");
@@ -81,7 +80,7 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	rq.pod = rt->name;
 	rq.uid = uid;
 	rq.container = name;
-	rq.previous = prev && !strcmp(prev, "true");
+	rq.previous = query_bool(q, "previous");
 	rq.offset = offset ? strtoll(offset, NULL, 10) : 0;
 	/* -1: none given; a negative one given answers nothing */
 	rq.limit = limit ? strtoll(limit, NULL, 10) : -1;

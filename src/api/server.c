@@ -1059,15 +1059,29 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 		    on_completed, l, MHD_OPTION_CONNECTION_LIMIT,
 		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 		    s->cfg.idle_timeout, MHD_OPTION_END);
-	else
+	else {
+		/* TLS on TCP (GnuTLS inside libmicrohttpd). The handshake
+		 * happens after the accept that starts the connection's
+		 * header timeout, so it counts as time before the token. */
+		struct MHD_OptionItem tls[] = {
+		    {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)s->cfg.tls_key},
+		    {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)s->cfg.tls_cert},
+		    {MHD_OPTION_END, 0, NULL},
+		};
+
+		if (s->cfg.tls_cert)
+			flags |= MHD_USE_TLS;
+		else
+			tls[0].option = MHD_OPTION_END;
 		l->d = MHD_start_daemon(
 		    flags, 0, NULL, NULL, handler, l,
-		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL,
-		    MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED,
+		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_ARRAY,
+		    tls, MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED,
 		    on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
 		    on_connection, l, MHD_OPTION_CONNECTION_LIMIT,
 		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 		    s->cfg.idle_timeout, MHD_OPTION_END);
+	}
 	if (l->d == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP listener");
 		if (fd >= 0)

@@ -3,7 +3,8 @@
  * thread), one MHD daemon per listener.
  *
  * Listeners: a unix socket (created with mode 0600; filesystem permissions
- * are its authentication) and optionally a TCP address that requires
+ * are its authentication) and optionally a TCP address, HTTPS with the
+ * certificate given (or plain HTTP when none is), that requires
  * "Authorization: Bearer <token>" (compared in constant time). Watches
  * are chunked streams: the connection is suspended while idle and resumed
  * when events arrive.
@@ -17,8 +18,9 @@
  *   watch's initial state do not count: a client may be slow to take them.
  * - A TCP connection that has not sent the headers of a request with the
  *   right token within header_timeout seconds of being accepted is
- *   closed; so is the oldest such connection when a new one makes them
- *   more than max_unauth in all or max_unauth_per_addr from one address.
+ *   closed (the TLS handshake is part of that time); so is the oldest
+ *   such connection when a new one makes them more than max_unauth in
+ *   all or max_unauth_per_addr from one address.
  *   Connections that have presented the token are counted apart and never
  *   closed for the sake of new ones.
  * - A connection (TCP or unix) that sends nothing for idle_timeout seconds
@@ -45,6 +47,10 @@ struct http_server_config {
 	const char *tcp_host;  /* NULL: no TCP listener */
 	int tcp_port;          /* 0: pick one (see http_server_tcp_port) */
 	const char *token;     /* required on TCP */
+	/* PEM of the TCP listener's certificate and key (NULL: plain HTTP,
+	 * only with drover serve --insecure-http); copied by MHD. */
+	const char *tls_cert;
+	const char *tls_key;
 	unsigned max_connections;
 	/* 0 for each: the default below. */
 	size_t watch_buffer;

@@ -36,7 +36,8 @@ static const char usage_text[] =
     "\n"
     "Creates or updates the objects of the manifests (YAML or JSON, several\n"
     "documents, Lists; a directory's .yaml, .yml and .json files).\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 struct source {
 	char *path;

@@ -28,7 +28,8 @@ static const char usage_text[] =
     "flags: --cascade=background|foreground|orphan, --ignore-not-found,\n"
     "       --wait=true|false, --timeout=DURATION (default 60s),\n"
     "       --dry-run=none|server|client\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 struct target {
 	const struct kind_info *k;

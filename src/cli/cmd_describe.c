@@ -25,7 +25,8 @@ static const char usage_text[] =
     "\n"
     "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
     "(svc).\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 /* RFC 1123 with a numeric zone, local time: kubectl's timestamps. */
 static void

@@ -25,7 +25,8 @@ static const char usage_text[] =
     "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
     "(svc), endpointslices, endpoints (ep), nodes (no).\n"
     "FORMAT: wide, json, yaml, name.\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 struct get_args {
 	const struct kind_info *k;

@@ -19,7 +19,8 @@ static const char usage_text[] =
     "POD\n"
     "\n"
     "Prints the log of a container of POD (pod/NAME works too).\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 static volatile sig_atomic_t stop;
 

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "       drover rollout pause|resume|restart DEPLOY\n"
     "\n"
     "DEPLOY: deployment/NAME, deploy/NAME, or \"deployment NAME\".\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 struct rollout_args {
 	const char *sub;

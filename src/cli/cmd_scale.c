@@ -15,7 +15,8 @@ static const char usage_text[] =
     "       drover scale --replicas=N KIND NAME...\n"
     "\n"
     "KIND: deployments (deploy) or replicasets (rs).\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 static int
 scale_one(struct client *c, const struct kind_info *k, const char *name,

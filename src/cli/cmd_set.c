@@ -24,7 +24,8 @@ static const char usage_text[] =
     "CONTAINER \"*\" sets every container. set env sets (NAME=VALUE) or\n"
     "removes (NAME-) variables of every container, or of the one -c\n"
     "names. KIND: deployments (deploy), replicasets (rs), pods (po).\n"
-    "Global flags: --server URL|SOCKET, --token TOKEN, -n NAMESPACE.\n";
+    "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
+    "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
 /* The containers list of a served object (the template's for
  * deployments and replicasets). */

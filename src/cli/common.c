@@ -9,7 +9,9 @@
 #include "client_http.h"
 #include "common.h"
 #include "dtime.h"
+#include "kubeconfig.h"
 #include "deploy_util.h"
+#include "fsx.h"
 #include "object.h"
 #include "serve.h"
 #include "xalloc.h"
@@ -17,6 +19,9 @@
 struct cli_globals cli_g;
 
 static char default_socket[4096];
+/* The kubeconfig in effect, if any (its strings back cli_g's). */
+static struct kubeconfig kc;
+static char *ca_file_pem;
 
 /* Matches "--long VALUE", "--long=VALUE", "-s VALUE" and "-sVALUE";
  * *value gets the value and *used how many argv slots it took (0: no
@@ -54,14 +59,16 @@ cli_globals_parse(int *argc, char **argv)
 		const char *lng, *shrt;
 		int which;
 	} flags[] = {
-	    {"--server", "-s", 0},
-	    {"--token", NULL, 1},
-	    {"--namespace", "-n", 2},
+	    {"--server", "-s", 0},    {"--token", NULL, 1},
+	    {"--namespace", "-n", 2}, {"--kubeconfig", NULL, 3},
+	    {"--context", NULL, 4},   {"--certificate-authority", NULL, 5},
 	};
-	int i = 1, j, k;
+	const size_t nflags = sizeof(flags) / sizeof(flags[0]);
+	const char *server = NULL, *token = NULL, *kubeconfig = NULL;
+	const char *context = NULL, *ca_file = NULL;
+	int i = 1, j, rc;
+	size_t k;
 
-	cli_g.server = getenv("DROVER_SERVER");
-	cli_g.token = getenv("DROVER_TOKEN");
 	cli_g.ns = "default";
 	while (i < *argc) {
 		const char *v = NULL;
@@ -69,7 +76,13 @@ cli_globals_parse(int *argc, char **argv)
 
 		if (!strcmp(argv[i], "--"))
 			break;
-		for (k = 0; k < 3 && used == 0; k++) {
+		if (!strcmp(argv[i], "--insecure-skip-tls-verify") ||
+		    !strcmp(argv[i], "--insecure-skip-tls-verify=true")) {
+			cli_g.insecure = true;
+			used = 1;
+		} else if (!strcmp(argv[i], "--insecure-skip-tls-verify=false"))
+			used = 1;
+		for (k = 0; k < nflags && used == 0; k++) {
 			used = match_flag(argv, i, *argc, flags[k].lng,
 					  flags[k].shrt, &v);
 			if (used < 0) {
@@ -81,9 +94,15 @@ cli_globals_parse(int *argc, char **argv)
 			if (used == 0)
 				continue;
 			if (flags[k].which == 0)
-				cli_g.server = v;
+				server = v;
 			else if (flags[k].which == 1)
-				cli_g.token = v;
+				token = v;
+			else if (flags[k].which == 3)
+				kubeconfig = v;
+			else if (flags[k].which == 4)
+				context = v;
+			else if (flags[k].which == 5)
+				ca_file = v;
 			else {
 				cli_g.ns = v;
 				cli_g.ns_given = true;
@@ -97,13 +116,78 @@ cli_globals_parse(int *argc, char **argv)
 			argv[j] = argv[j + used];
 		*argc -= used;
 	}
-	if (cli_g.server == NULL || *cli_g.server == '\0') {
-		serve_default_socket(default_socket, sizeof(default_socket));
-		cli_g.server = default_socket;
-	}
 	if (*cli_g.ns == '\0') {
 		fprintf(stderr, "error: the namespace may not be empty\n");
 		return 2;
+	}
+	rc = cli_connection(server, token, kubeconfig, context, ca_file);
+	return rc;
+}
+
+/* Where the API is and how to reach it, kubectl's way: flags first
+ * (--server, --token, --certificate-authority), then --kubeconfig, then
+ * DROVER_SERVER / DROVER_TOKEN, then $KUBECONFIG (its first file), then
+ * the default data directory's unix socket. A kubeconfig in effect
+ * gives the server, the CA and the token that no flag overrides (as
+ * kubectl: --server https://localhost:6443 with the kubeconfig's CA and
+ * token); the one in $KUBECONFIG is not in effect when DROVER_SERVER is
+ * set (its token would go to another server). */
+int
+cli_connection(const char *server, const char *token, const char *kubeconfig,
+	       const char *context, const char *ca_file)
+{
+	const char *env_server = getenv("DROVER_SERVER");
+	char err[600], *path = NULL;
+	size_t len;
+	int rc;
+
+	kubeconfig_release(&kc);
+	free(ca_file_pem);
+	ca_file_pem = NULL;
+	cli_g.ca = NULL;
+	cli_g.ca_len = 0;
+	if (kubeconfig == NULL && !(env_server && *env_server)) {
+		const char *e = getenv("KUBECONFIG");
+
+		if (e && *e) {
+			path = xstrndup(e, strcspn(e, ":"));
+			kubeconfig = path;
+		}
+	}
+	if (kubeconfig && *kubeconfig) {
+		rc =
+		    kubeconfig_load(kubeconfig, context, &kc, err, sizeof(err));
+		free(path);
+		if (rc) {
+			fprintf(stderr, "error: %s\n", err);
+			return 1;
+		}
+		cli_g.server = kc.server;
+		cli_g.token = kc.token;
+		cli_g.ca = kc.ca;
+		cli_g.ca_len = kc.ca_len;
+		cli_g.insecure = cli_g.insecure || kc.insecure;
+	} else {
+		cli_g.server = env_server;
+		cli_g.token = getenv("DROVER_TOKEN");
+	}
+	if (server && *server)
+		cli_g.server = server;
+	if (token && *token)
+		cli_g.token = token;
+	if (ca_file && *ca_file) {
+		rc = fsx_read_all(ca_file, &ca_file_pem, &len);
+		if (rc) {
+			fprintf(stderr, "error: %s: %s\n", ca_file,
+				strerror(-rc));
+			return 1;
+		}
+		cli_g.ca = ca_file_pem;
+		cli_g.ca_len = len;
+	}
+	if (cli_g.server == NULL || *cli_g.server == '\0') {
+		serve_default_socket(default_socket, sizeof(default_socket));
+		cli_g.server = default_socket;
 	}
 	return 0;
 }
@@ -188,6 +272,9 @@ cli_client(void)
 {
 	struct client *c = client_http_new(cli_g.server, cli_g.token);
 	struct dry_client *d;
+
+	if (cli_g.ca || cli_g.insecure)
+		client_http_set_tls(c, cli_g.ca, cli_g.ca_len, cli_g.insecure);
 
 	if (cli_g.dry_run == CLI_DRY_NONE)
 		return c;

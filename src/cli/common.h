@@ -15,19 +15,34 @@
 
 /* The flags every client verb takes, wherever they appear. */
 struct cli_globals {
-	const char *server; /* unix socket path or http:// URL */
+	const char *server; /* unix socket path or http(s):// URL */
 	const char *token;  /* bearer token or NULL */
-	const char *ns;     /* namespace, "default" unless given */
-	bool ns_given;      /* -n was on the command line */
+	const char *ca;     /* PEM of the CA to trust over https, or NULL */
+	size_t ca_len;
+	bool insecure;  /* --insecure-skip-tls-verify, or the kubeconfig's */
+	const char *ns; /* namespace, "default" unless given */
+	bool ns_given;  /* -n was on the command line */
 	enum { CLI_DRY_NONE, CLI_DRY_CLIENT, CLI_DRY_SERVER } dry_run;
 };
 
 extern struct cli_globals cli_g;
 
-/* Takes --server, --token and -n/--namespace (in every spelling:
- * "--server X", "--server=X", "-nX") out of argv, shifting the rest down
- * and updating *argc. Returns 0, or 2 after printing a usage error. */
+/* Takes --server, --token, -n/--namespace, --kubeconfig, --context,
+ * --certificate-authority and --insecure-skip-tls-verify (in every
+ * spelling: "--server X", "--server=X", "-nX") out of argv, shifting the
+ * rest down and updating *argc, then picks the connection
+ * (cli_connection). Returns 0, 2 after printing a usage error, or 1
+ * after printing why a kubeconfig or CA file cannot be used. */
 int cli_globals_parse(int *argc, char **argv);
+/* Sets cli_g's server, token and CA from the flags' values (NULL: not
+ * given) and the environment, kubectl's way: --server/--token/
+ * --certificate-authority > --kubeconfig (its context --context, else
+ * current-context) > DROVER_SERVER/DROVER_TOKEN > $KUBECONFIG (the first
+ * path of the list; only when DROVER_SERVER is unset) > the default data
+ * directory's unix socket. Returns 0, or 1 with the error printed. */
+int cli_connection(const char *server, const char *token,
+		   const char *kubeconfig, const char *context,
+		   const char *ca_file);
 
 /* The HTTP client for cli_g.server; the caller frees it with
  * c->ops->free(c). Never NULL. With --dry-run=server every write it sends

@@ -1,8 +1,11 @@
 /* client_http.h - the HTTP client (libcurl): the CLI's way to the API,
  * and a remote controller's or agent's.
  *
- * server is a unix socket path or an http:// URL; token is the bearer
- * token for TCP (NULL for none).
+ * server is a unix socket path or an http:// or https:// URL; token is
+ * the bearer token for TCP (NULL for none). Over https the server's
+ * certificate is verified against the system's CAs, or the CA given to
+ * client_http_set_tls (drover serve's DIR/tls/ca.crt, from a kubeconfig's
+ * certificate-authority-data), and its name against the URL's host.
  *
  * Without a loop (client_http_new: the CLI) requests are synchronous,
  * ops->watch is refused, and client_http_watch_blocking blocks, calling
@@ -28,12 +31,13 @@
  * libcurl is loaded with dlopen on the first client made, so a process
  * that never makes one (drover serve) never maps it.
  *
- * Ownership: the client borrows loop, and copies server and token.
+ * Ownership: the client borrows loop, and copies server, token and CA.
  * ops->free cancels transfers in flight without calling their callbacks
  * and closes the handles; the loop must then run once more. */
 #ifndef DROVER_CLIENT_CLIENT_HTTP_H
 #define DROVER_CLIENT_CLIENT_HTTP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -43,6 +47,11 @@
 struct client *client_http_new(const char *server, const char *token);
 struct client *client_http_new_on_loop(uv_loop_t *loop, const char *server,
 				       const char *token);
+/* Over https: trust the CA in ca_pem (PEM, ca_len bytes, copied; NULL:
+ * the system's CAs), or with insecure verify nothing (kubeconfig's
+ * insecure-skip-tls-verify). Call before the first request. */
+void client_http_set_tls(struct client *c, const char *ca_pem, size_t ca_len,
+			 bool insecure);
 /* s percent-encoded for a query value or a path segment (libcurl's
  * curl_easy_escape: all but A-Z a-z 0-9 - . _ ~); the caller frees it.
  * NULL if libcurl cannot be loaded. */

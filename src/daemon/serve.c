@@ -35,12 +35,13 @@
 #include "dtime.h"
 #include "secexec.h"
 #include "serve.h"
+#include "serve_tls.h"
 #include "server.h"
 #include "store.h"
 
 static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
-    "[--listen ADDR:PORT]\n"
+    "[--listen ADDR:PORT [--insecure-http]]\n"
     "                    [--node-name NAME] [--runtime none|process]\n"
     "                    [--watch-history N] [--watch-history-bytes B]\n"
     "                    [--resync-period DURATION]\n"
@@ -53,8 +54,11 @@ static const char usage_text[] =
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
-    "on a unix socket (mode 0600) and, with --listen, on TCP with a bearer\n"
-    "token (written to DIR/token), the controllers, the scheduler and the\n"
+    "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
+    "token (written to DIR/token; the certificate from drover's own CA in\n"
+    "DIR/tls; DIR/kubeconfig for kubectl: KUBECONFIG=DIR/kubeconfig;\n"
+    "--insecure-http: plain HTTP instead, which kubectl will not send its\n"
+    "token over), the controllers, the scheduler and the\n"
     "agent of this node (NAME, default the host name), which runs the\n"
     "pods bound to it as processes (logs in DIR/pods); --runtime none\n"
     "keeps pods as objects only. Watches can resume from any of the last\n"
@@ -459,6 +463,7 @@ on_signal(uv_signal_t *h, int sig)
 /* The HTTP server's limits (server.h). */
 enum {
 	OPT_WATCH_BUFFER = 1000,
+	OPT_INSECURE_HTTP,
 	OPT_WATCH_BUFFER_TOTAL,
 	OPT_HEADER_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
@@ -560,6 +565,7 @@ serve_main(int argc, char **argv)
 	    {"data-dir", required_argument, NULL, 'd'},
 	    {"socket", required_argument, NULL, 's'},
 	    {"listen", required_argument, NULL, 'l'},
+	    {"insecure-http", no_argument, NULL, OPT_INSECURE_HTTP},
 	    {"watch-history", required_argument, NULL, 'w'},
 	    {"watch-history-bytes", required_argument, NULL, 'W'},
 	    {"node-name", required_argument, NULL, 'N'},
@@ -594,6 +600,8 @@ serve_main(int argc, char **argv)
 	 * a resource); the bound keeps large objects from growing it. */
 	long history_bytes = 512L * 1024;
 	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
+	struct serve_tls tls = {0};
+	bool insecure_http = false;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, &optidx)) != -1) {
@@ -606,6 +614,9 @@ serve_main(int argc, char **argv)
 			break;
 		case 'l':
 			listen = optarg;
+			break;
+		case OPT_INSECURE_HTTP:
+			insecure_http = true;
 			break;
 		case 'N':
 			node_name = optarg;
@@ -740,6 +751,10 @@ serve_main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if (insecure_http && listen == NULL) {
+		fprintf(stderr, "error: --insecure-http: only with --listen\n");
+		return 2;
+	}
 	if (data_dir)
 		snprintf(dir, sizeof(dir), "%s", data_dir);
 	else
@@ -839,9 +854,17 @@ serve_main(int argc, char **argv)
 		hc.tcp_host = host;
 		hc.tcp_port = port;
 		hc.token = tok;
+		if (!insecure_http &&
+		    serve_tls_prepare(dir, host, &tls, err, sizeof(err))) {
+			fprintf(stderr, "error: %s\n", err);
+			return 1;
+		}
+		hc.tls_cert = tls.cert;
+		hc.tls_key = tls.key;
 	}
 	if (http_server_start(&hc, &s.http, err, sizeof(err))) {
 		fprintf(stderr, "error: %s\n", err);
+		serve_tls_release(&tls);
 		api_free(s.api);
 		metrics_free(s.metrics);
 		store_free(s.store);
@@ -885,9 +908,19 @@ serve_main(int argc, char **argv)
 	log_info("drover serve: data %s, socket %s, store %s (rv %lld)", dir,
 		 sock, store_backend_name(s.store),
 		 (long long)store_rv(s.store));
-	if (listen)
-		log_info("listening on http://%s:%d (bearer token in %s/token)",
-			 host, http_server_tcp_port(s.http), dir);
+	if (listen) {
+		/* After the listener: the port is the real one (":0"). */
+		if (serve_kubeconfig(dir, host, http_server_tcp_port(s.http),
+				     insecure_http ? NULL : &tls, tok, err,
+				     sizeof(err)))
+			log_error("drover serve: cannot write the kubeconfig: "
+				  "%s",
+				  err);
+		log_info("listening on %s://%s:%d (bearer token in %s/token, "
+			 "kubeconfig %s/kubeconfig)",
+			 insecure_http ? "http" : "https", host,
+			 http_server_tcp_port(s.http), dir, dir);
+	}
 	fflush(stderr);
 	uv_run(s.loop, UV_RUN_DEFAULT);
 	uv_walk(s.loop, on_close_walk, NULL);
@@ -899,6 +932,7 @@ serve_main(int argc, char **argv)
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");
 	strmap_release(&allocatable);
+	serve_tls_release(&tls);
 	close(lock_fd);
 	return s.exit_code;
 }

@@ -172,7 +172,7 @@ class Daemon:
                 raise Violation("drover serve exited at start: " + self.tail(offset))
             with open(self.log_path, errors="replace") as f:
                 f.seek(offset)
-                m = re.search(r"listening on http://[0-9.]+:([0-9]+)", f.read())
+                m = re.search(r"listening on https://[0-9.]+:([0-9]+)", f.read())
             return int(m.group(1)) if m else None
         port = poll(listening, 30, "drover serve to listen")
         tok = os.path.join(self.dir, "token")
@@ -224,12 +224,17 @@ class Daemon:
         if not port:
             raise requests.exceptions.ConnectionError("the daemon is down")
         h = {"Content-Type": ct, "Authorization": "Bearer " + self.token}
-        return requests.request(method, "http://127.0.0.1:%d%s" % (port, path),
-                                json=body, headers=h, timeout=timeout)
+        return requests.request(method, "https://127.0.0.1:%d%s" % (port, path),
+                                json=body, headers=h, timeout=timeout,
+                                verify=os.path.join(self.dir, "tls", "ca.crt"))
 
     def cli(self, *args, timeout=30):
-        env = dict(os.environ, DROVER_SERVER="http://127.0.0.1:%d" % (self.port or 1),
-                   DROVER_TOKEN=self.token or "")
+        # HTTPS through the kubeconfig drover serve rewrites at each start
+        # (the port changes); while the daemon is down it names the old
+        # port, which refuses.
+        env = dict(os.environ, KUBECONFIG=os.path.join(self.dir, "kubeconfig"))
+        env.pop("DROVER_SERVER", None)
+        env.pop("DROVER_TOKEN", None)
         return subprocess.Popen([self.bin] + list(args), env=env, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

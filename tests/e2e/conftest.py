@@ -19,7 +19,7 @@ DROVER_BIN = os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))
 def listening_port(log_path, offset, proc, timeout=10.0):
     """The TCP port a `drover serve --listen 127.0.0.1:0` started on: the
     kernel chooses it and the daemon logs it (`listening on
-    http://ADDR:PORT`) once it listens. A port chosen by the test and
+    https://ADDR:PORT`, or http:// with --insecure-http) once it listens. A port chosen by the test and
     then passed would race with the client sockets of other tests running
     at the same time. offset: the log's size before this start."""
     import re
@@ -29,7 +29,7 @@ def listening_port(log_path, offset, proc, timeout=10.0):
             log_path, errors="replace").read()[offset:][-2000:]
         with open(log_path, errors="replace") as f:
             f.seek(offset)
-            m = re.search(r"listening on http://[0-9.]+:([0-9]+)", f.read())
+            m = re.search(r"listening on https?://[0-9.]+:([0-9]+)", f.read())
         return int(m.group(1)) if m else None
     return poll(found, timeout=timeout, what="drover serve to listen on TCP")
 

@@ -1,59 +1,54 @@
-"""kubectl_bins.py - the real kubectl binaries the kubectl tests drive:
-kubectl 1.20 (Debian's kubernetes-client, unpacked with dpkg-deb -x: its
-package would clash with the cloud SDK's /usr/bin/kubectl) and the newest
-/usr/lib/google-cloud-sdk/bin/kubectl.1.NN. Not /usr/bin/kubectl: that is
-a dispatcher that runs the kubectl of the server's /version minor.
-Self-contained (no fixtures), so that any test file can import it."""
+"""kubectl_bins.py - the real kubectl binaries the kubectl tests run:
+Debian's kubectl 1.20 (package kubernetes-client, unpacked by
+scripts/fetch-kubectl.sh into $DROVER_KUBECTL_CACHE, default
+/var/tmp/drover-kubectl: `scripts/deps.sh test` fetches it) and the newest
+of the cloud SDK's /usr/lib/google-cloud-sdk/bin/kubectl.1.NN. Not
+/usr/bin/kubectl: that is a dispatcher that picks a version from the
+server's /version (kubectl-compat.md, pitfall 6)."""
 import glob
 import os
 import re
 import subprocess
-import tempfile
 
-SDK = "/usr/lib/google-cloud-sdk/bin"
-
-
-def _unpacked_debian_kubectl():
-    """DIR/usr/bin/kubectl of the kubernetes-client package, unpacked once
-    per user into the temp dir; the .deb is apt's cached one, else
-    downloaded with `apt-get download`. None if neither works."""
-    root = os.path.join(tempfile.gettempdir(),
-                        "drover-kubectl-%d" % os.getuid())
-    binary = os.path.join(root, "usr", "bin", "kubectl")
-    if os.access(binary, os.X_OK):
-        return binary
-    os.makedirs(root, exist_ok=True)
-    debs = glob.glob("/var/cache/apt/archives/kubernetes-client_*.deb") + \
-        glob.glob(os.path.join(root, "kubernetes-client_*.deb"))
-    if not debs:
-        subprocess.run(["apt-get", "download", "kubernetes-client"],
-                       cwd=root, capture_output=True, timeout=300)
-        debs = glob.glob(os.path.join(root, "kubernetes-client_*.deb"))
-    if not debs:
-        return None
-    subprocess.run(["dpkg-deb", "-x", sorted(debs)[-1], root], check=True,
-                   timeout=120)
-    return binary if os.access(binary, os.X_OK) else None
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+CACHE = os.environ.get("DROVER_KUBECTL_CACHE", "/var/tmp/drover-kubectl")
 
 
-def _newest_sdk_kubectl():
+def debian_kubectl(fetch=True):
+    """Path of Debian's kubectl 1.20, fetched if missing and fetch is
+    true; None if it cannot be had (no mirror)."""
+    path = os.path.join(CACHE, "usr", "bin", "kubectl")
+    if not os.access(path, os.X_OK) and fetch:
+        subprocess.run([os.path.join(ROOT, "scripts", "fetch-kubectl.sh"),
+                        CACHE], capture_output=True, timeout=300)
+    return path if os.access(path, os.X_OK) else None
+
+
+def newest_cloud_sdk_kubectl():
+    """The cloud SDK's kubectl.1.NN with the largest NN, or None."""
     best = None
-    for p in glob.glob(os.path.join(SDK, "kubectl.1.*")):
-        m = re.fullmatch(r"kubectl\.1\.(\d+)", os.path.basename(p))
+    for p in glob.glob("/usr/lib/google-cloud-sdk/bin/kubectl.1.*"):
+        m = re.search(r"kubectl\.1\.(\d+)$", p)
         if m and os.access(p, os.X_OK) and (
                 best is None or int(m.group(1)) > best[0]):
             best = (int(m.group(1)), p)
-    return ("1.%d" % best[0], best[1]) if best else None
+    return best[1] if best else None
 
 
-def kubectl_binaries():
-    """[(label, path)]: ("1.20", ...) and ("1.NN", ...) for the newest cloud
-    SDK kubectl, those that are present."""
+def kubectl_bins():
+    """[(label, path)] of every kubectl to test, oldest first: "1.20" and
+    "1.NN". Those missing are left out."""
     out = []
-    deb = _unpacked_debian_kubectl()
-    if deb:
-        out.append(("1.20", deb))
-    sdk = _newest_sdk_kubectl()
-    if sdk:
-        out.append(sdk)
+    p = debian_kubectl()
+    if p:
+        out.append(("1.20", p))
+    p = newest_cloud_sdk_kubectl()
+    if p:
+        out.append(("1." + p.rsplit(".", 1)[1], p))
     return out
+
+
+if __name__ == "__main__":
+    for label, path in kubectl_bins():
+        print(label, path)

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -38,7 +39,8 @@ def wait_for(pred, timeout=10.0, what="condition"):
 
 
 class Daemon:
-    """One `drover serve` on a temporary data dir, TCP on a free port."""
+    """One `drover serve` on a temporary data dir, HTTPS on a free port
+    (the daemon's own CA in DIR/tls/ca.crt, DIR/kubeconfig for clients)."""
 
     def __init__(self, data_dir, history=None, extra=None):
         self.dir = data_dir
@@ -63,6 +65,16 @@ class Daemon:
         wait_for(lambda: os.path.exists(os.path.join(self.dir, "token")) and
                  self._up(), what="drover serve to listen")
         self.token = open(os.path.join(self.dir, "token")).read().strip()
+        self.ca = os.path.join(self.dir, "tls", "ca.crt")
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+
+    def env(self):
+        """The environment of a drover (or kubectl) command that reaches
+        this daemon over HTTPS through its kubeconfig."""
+        e = dict(os.environ, KUBECONFIG=self.kubeconfig)
+        e.pop("DROVER_SERVER", None)
+        e.pop("DROVER_TOKEN", None)
+        return e
 
     def _up(self):
         try:
@@ -73,7 +85,7 @@ class Daemon:
             return False
 
     def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
+        return "https://127.0.0.1:%d%s" % (self.port, path)
 
     def req(self, method, path, body=None, ct="application/json",
             params=None, token=True, raw=None):
@@ -83,7 +95,8 @@ class Daemon:
         data = raw if raw is not None else (
             json.dumps(body) if body is not None else None)
         return requests.request(method, self.url(path), data=data,
-                                headers=h, params=params, timeout=10)
+                                headers=h, params=params, timeout=10,
+                                verify=self.ca)
 
     def kill(self, sig=signal.SIGTERM):
         if self.proc and self.proc.poll() is None:
@@ -298,7 +311,7 @@ def read_events(api, path, params, n, timeout=5):
     h = {"Authorization": "Bearer " + api.token}
     out = []
     with requests.get(api.url(path), params=params, headers=h, stream=True,
-                      timeout=timeout) as r:
+                      timeout=timeout, verify=api.ca) as r:
         assert r.status_code == 200, r.text
         for line in r.iter_lines():
             if line:
@@ -334,7 +347,7 @@ def test_watch_and_resume(api):
                       params={"watch": "true", "allowWatchBookmarks": "true",
                               "resourceVersion": rv},
                       headers={"Authorization": "Bearer " + api.token},
-                      stream=True, timeout=5) as r:
+                      stream=True, timeout=5, verify=api.ca) as r:
         for line in r.iter_lines():
             if line and json.loads(line)["type"] == "BOOKMARK":
                 marks.append(json.loads(line))
@@ -403,7 +416,20 @@ def test_invalid_corpus_store_unchanged(api):
 
 
 def test_body_limits_and_garbage(api):
-    r = api.req("POST", APPS + "/deployments", raw="x" * (3 * 1024 * 1024 + 10))
+    # Refused on its Content-Length alone, before the body is sent (a
+    # client that goes on writing after the answer finds the connection
+    # closed: over TLS that is an error, not the 413)
+    ctx = ssl.create_default_context(cafile=api.ca)
+    with ctx.wrap_socket(socket.create_connection(("127.0.0.1", api.port), 5),
+                         server_hostname="127.0.0.1") as s:
+        s.sendall(("POST %s/deployments HTTP/1.1\r\nHost: x\r\n"
+                   "Authorization: Bearer %s\r\nContent-Type: application/json"
+                   "\r\nContent-Length: %d\r\n\r\n" %
+                   (APPS, api.token, 3 * 1024 * 1024 + 10)).encode())
+        assert s.recv(4096).startswith(b"HTTP/1.1 413")
+    # sent in chunks (no Content-Length): read to the end, then refused
+    r = api.req("POST", APPS + "/deployments",
+                raw=(b"x" * 65536 for _ in range(49)))
     assert r.status_code == 413
     r = api.req("POST", APPS + "/deployments", raw="{not json")
     assert r.status_code == 400 and r.json()["kind"] == "Status"
@@ -642,7 +668,7 @@ def test_watch_event_arrives_without_further_requests(api):
     h = {"Authorization": "Bearer " + api.token}
     with requests.get(api.url(APPS + "/deployments"),
                       params={"watch": "true", "resourceVersion": rv},
-                      headers=h, stream=True, timeout=5) as r:
+                      headers=h, stream=True, timeout=5, verify=api.ca) as r:
         assert r.status_code == 200
     got = []
 

@@ -156,7 +156,7 @@ def without_rv(metadata):
 def test_dry_run_cli(api, tmp_path):
     import subprocess
     from test_api import BIN
-    env = dict(os.environ, DROVER_SERVER=api.url(""), DROVER_TOKEN=api.token)
+    env = api.env()  # HTTPS through DIR/kubeconfig
 
     def drover(*args):
         return subprocess.run([BIN] + list(args), capture_output=True,

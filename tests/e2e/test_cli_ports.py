@@ -22,11 +22,8 @@ BIN = os.environ.get("DROVER_BIN", os.path.join(
 
 
 def drover(dm, *args):
-    env = dict(os.environ)
-    env["DROVER_SERVER"] = "http://127.0.0.1:%d" % dm.port
-    env["DROVER_TOKEN"] = dm.token
     r = subprocess.run([BIN] + list(args), capture_output=True, text=True,
-                       env=env, timeout=30)
+                       env=dm.env(), timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
 

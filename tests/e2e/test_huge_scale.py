@@ -47,7 +47,8 @@ class Prober:
         try:
             while not self.stop:
                 t = time.monotonic()
-                r = s.get(self.d.url("/version"), headers=h, timeout=30)
+                r = s.get(self.d.url("/version"), headers=h, timeout=30,
+                          verify=self.d.ca)
                 took = time.monotonic() - t
                 assert r.status_code == 200, r.text
                 self.n += 1

@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from conftest import poll
-from kubectl_bins import kubectl_binaries
+from kubectl_bins import kubectl_bins
 
-BINS = kubectl_binaries()
+BINS = kubectl_bins()
 APPS = "/apis/apps/v1/namespaces/default"
 CORE = "/api/v1/namespaces/default"
 

@@ -2,7 +2,9 @@
 watch streams whose clients do not read are ended once they lag too much
 (the daemon's memory stays bounded, readers see every event), thousands
 of idle TCP connections do not keep a client with the token from being
-answered, and slow or stalled requests are cut off."""
+answered, and slow or stalled requests are cut off, over HTTPS (the TLS
+handshake counts as time before the token) as over plain HTTP
+(--insecure-http)."""
 import http.client
 import json
 import os
@@ -10,6 +12,7 @@ import random
 import resource
 import select
 import socket
+import ssl
 import string
 import subprocess
 import tempfile
@@ -40,9 +43,10 @@ def nofile(soft):
 
 class Daemon:
     """`drover serve --runtime none` on a temporary data dir: its unix
-    socket and, with tcp, a TCP listener on 127.0.0.1 with a token."""
+    socket and, with tcp, a TCP listener on 127.0.0.1 with a token: HTTPS
+    with the daemon's own CA, or plain HTTP when tls is False."""
 
-    def __init__(self, data_dir, tcp=False, extra=()):
+    def __init__(self, data_dir, tcp=False, extra=(), tls=True):
         self.dir = data_dir
         self.sock = os.path.join(data_dir, "drover.sock")
         args = [DROVER_BIN, "serve", "--data-dir", data_dir,
@@ -50,6 +54,9 @@ class Daemon:
         self.port = None
         if tcp:
             args += ["--listen", "127.0.0.1:0"]
+            if not tls:
+                args += ["--insecure-http"]
+        self.tls = tcp and tls
         path = os.path.join(data_dir, "serve.log")
         self.log = open(path, "ab")
         offset = self.log.tell()
@@ -61,6 +68,17 @@ class Daemon:
         self.token = None
         if tcp:
             self.token = open(os.path.join(data_dir, "token")).read().strip()
+        self.ctx = None
+        if self.tls:
+            self.ctx = ssl.create_default_context(
+                cafile=os.path.join(data_dir, "tls", "ca.crt"))
+
+    def connect(self):
+        """A TCP connection to the API: TLS handshake done when HTTPS."""
+        s = socket.create_connection(("127.0.0.1", self.port))
+        if self.ctx:
+            s = self.ctx.wrap_socket(s, server_hostname="127.0.0.1")
+        return s
 
     def _up(self):
         assert self.proc.poll() is None, "drover serve exited early"
@@ -98,8 +116,12 @@ class Daemon:
             c.close()
 
     def tcp_get(self, path, timeout):
-        c = http.client.HTTPConnection("127.0.0.1", self.port,
-                                       timeout=timeout)
+        if self.ctx:
+            c = http.client.HTTPSConnection("127.0.0.1", self.port,
+                                            timeout=timeout, context=self.ctx)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", self.port,
+                                           timeout=timeout)
         try:
             c.request("GET", path,
                       headers={"Authorization": "Bearer " + self.token})
@@ -399,19 +421,39 @@ def closed_within(sock, seconds, send=None):
             try:
                 if sock.recv(4096) == b"":
                     return time.monotonic() - t0
+            except (ssl.SSLWantReadError, BlockingIOError):
+                pass  # TLS: a record's bytes, not yet a whole record
             except OSError:
                 return time.monotonic() - t0
     return None
 
 
-def test_slow_and_stalled_requests_are_cut(tmpdir_):
-    d = Daemon(tmpdir_, tcp=True, extra=["--idle-timeout", "3",
-                                         "--watch-buffer-bytes", "300000"])
+@pytest.mark.parametrize("tls", [True, False], ids=["https", "http"])
+def test_slow_and_stalled_requests_are_cut(tmpdir_, tls):
+    d = Daemon(tmpdir_, tcp=True, tls=tls,
+               extra=["--idle-timeout", "3", "--watch-buffer-bytes", "300000"])
     try:
         auth = ("Authorization: Bearer %s\r\n" % d.token).encode()
+        if tls:
+            # A TLS handshake begun and never finished (half a
+            # ClientHello): closed within the header timeout (2 s), as a
+            # connection that sends nothing is.
+            s = socket.create_connection(("127.0.0.1", d.port))
+            t = closed_within(s, 8, b"\x16\x03\x01\x02\x00\x01\x00\x01"
+                              b"\xfc\x03\x03" + b"\x00" * 8)
+            s.close()
+            assert t is not None and t < 4, t
+            # A handshake that takes long counts too: done at 1.5 s, the
+            # token a second later is too late.
+            raw = socket.create_connection(("127.0.0.1", d.port))
+            time.sleep(1.5)
+            s = d.ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+            t = closed_within(s, 8, b"GET /version HTTP/1.1\r\n" + auth)
+            s.close()
+            assert t is not None and t < 1.3, t
         # Headers a byte at a time, even with the token: the header
         # timeout (2 s) counts from the connection.
-        s = socket.create_connection(("127.0.0.1", d.port))
+        s = d.connect()
         t = closed_within(s, 8, b"GET /version HTTP/1.1\r\nHost: x\r\n" +
                           auth + b"X-Slow: " + b"x" * 100 + b"\r\n\r\n")
         s.close()
@@ -420,8 +462,11 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_):
         # and on the unix socket alike.
         for fam, addr, hdr in ((socket.AF_INET, ("127.0.0.1", d.port), auth),
                                (socket.AF_UNIX, d.sock, b"")):
-            s = socket.socket(fam)
-            s.connect(addr)
+            if fam == socket.AF_INET:
+                s = d.connect()
+            else:
+                s = socket.socket(fam)
+                s.connect(addr)
             s.sendall(b"POST " + APPS.encode() + b"/deployments HTTP/1.1\r\n"
                       b"Host: x\r\nContent-Type: application/json\r\n" +
                       hdr + b"Content-Length: 1000\r\n\r\n{\"kind\":")
@@ -429,7 +474,7 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_):
             s.close()
             assert t is not None and 2 < t < 6, (fam, t)
         # A wrong token: 401, and the connection is closed.
-        s = socket.create_connection(("127.0.0.1", d.port))
+        s = d.connect()
         s.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n"
                   b"Authorization: Bearer nope\r\n\r\n")
         s.settimeout(5)
@@ -493,7 +538,7 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_):
         st, _ = d.api("DELETE", APPS + "/deployments/slow")
         assert st == 200
         # A watch stream outlives the idle timeout.
-        s = socket.create_connection(("127.0.0.1", d.port))
+        s = d.connect()
         s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
                   b" HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n")
         time.sleep(5)

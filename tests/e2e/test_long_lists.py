@@ -5,6 +5,7 @@ slow client reads it, and a client that leaves in the middle costs the
 daemon nothing."""
 import json
 import socket
+import ssl
 import tempfile
 import threading
 import time
@@ -29,7 +30,7 @@ def test_long_list_streams_whole_and_lets_others_in():
             # a slow reader: 4 KiB, a pause (in which /version is asked
             # and answered), then the rest
             with requests.get(dm.url(CORE + "/pods"), headers=h, stream=True,
-                              timeout=30) as r:
+                              timeout=30, verify=dm.ca) as r:
                 assert r.status_code == 200
                 assert r.headers.get("Transfer-Encoding") == "chunked"
                 it = r.iter_content(4096)
@@ -54,7 +55,9 @@ def test_long_list_streams_whole_and_lets_others_in():
 
             # clients that leave after the first bytes
             for _ in range(5):
-                s = socket.create_connection(("127.0.0.1", dm.port), 5)
+                s = ssl.create_default_context(cafile=dm.ca).wrap_socket(
+                    socket.create_connection(("127.0.0.1", dm.port), 5),
+                    server_hostname="127.0.0.1")
                 s.sendall(("GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n"
                            "Authorization: Bearer %s\r\n\r\n" % dm.token).encode())
                 assert s.recv(1024).startswith(b"HTTP/1.1 200")

@@ -199,10 +199,11 @@ def free_port():
 
 
 class Prometheus:
-    """`prometheus` on 127.0.0.1, scraping drover every second with the
-    bearer token read from drover's token file."""
+    """`prometheus` on 127.0.0.1, scraping drover every second over HTTPS
+    (trusting drover's CA) with the bearer token read from drover's token
+    file."""
 
-    def __init__(self, d, target, token_file):
+    def __init__(self, d, target, token_file, ca_file):
         binary = shutil.which("prometheus")
         if binary is None:
             pytest.fail("prometheus is not installed (scripts/deps.sh test "
@@ -217,11 +218,15 @@ class Prometheus:
                     "  - job_name: drover\n"
                     "    scrape_interval: 1s\n"
                     "    metrics_path: /metrics\n"
+                    "    scheme: https\n"
+                    "    tls_config:\n"
+                    "      ca_file: %s\n"
                     "    authorization:\n"
                     "      type: Bearer\n"
                     "      credentials_file: %s\n"
                     "    static_configs:\n"
-                    "      - targets: ['%s']\n" % (token_file, target))
+                    "      - targets: ['%s']\n" % (ca_file, token_file,
+                                                  target))
         self.log = open(os.path.join(d, "prometheus.log"), "ab")
         self.proc = None
         # The port is chosen here, so another process may take it first:
@@ -284,7 +289,7 @@ class Prometheus:
 def test_prometheus_scrapes_drover_with_the_token(api):
     with tempfile.TemporaryDirectory() as d:
         prom = Prometheus(d, "127.0.0.1:%d" % api.port,
-                          os.path.join(api.dir, "token"))
+                          os.path.join(api.dir, "token"), api.ca)
         try:
             r = api.req("POST", APPS + "/deployments", deployment("scraped"))
             assert r.status_code == 201, r.text

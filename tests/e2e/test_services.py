@@ -163,11 +163,8 @@ def ready_on_status_ports(dm, n):
 
 
 def cli(dm, *args, input=None):
-    env = dict(os.environ)
-    env["DROVER_SERVER"] = "http://127.0.0.1:%d" % dm.port
-    env["DROVER_TOKEN"] = dm.token
     return subprocess.run([BIN] + list(args), capture_output=True, text=True,
-                          env=env, timeout=30, input=input)
+                          env=dm.env(), timeout=30, input=input)
 
 
 def test_discovery(dm):

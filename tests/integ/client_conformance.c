@@ -1,7 +1,8 @@
 /* client_conformance.c - one suite, the same cases, over every transport
  * of the client seam: the in-process client (client_local) and the HTTP
  * client on a loop (client_http) against the real API server, over TCP
- * with a bearer token and over a unix socket. Each case goes through the
+ * with a bearer token (plain HTTP, and HTTPS with a CA and certificate
+ * from tlsca.c that the client trusts) and over a unix socket. Each case goes through the
  * client alone, so what passes here is what a controller or an agent may
  * rely on wherever it runs.
  *
@@ -19,10 +20,12 @@
  * which is what the cases assert on both transports; a client without a
  * loop gets the 410 itself (asserted too). */
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -37,14 +40,16 @@
 
 #include "client_http.h"
 #include "client_local.h"
+#include "fsx.h"
 #include "server.h"
+#include "tlsca.h"
 
 #define DEPLOY  "/apis/apps/v1/namespaces/default/deployments"
 #define TOKEN   "conformance-token"
 #define HISTORY 8 /* events kept for resuming watches */
 #define WAIT_MS 5000
 
-enum transport { LOCAL, HTTP_TCP, HTTP_UNIX };
+enum transport { LOCAL, HTTP_TCP, HTTP_UNIX, HTTPS_TCP };
 
 struct fx {
 	enum transport t;
@@ -63,7 +68,69 @@ struct fx {
 	char dir[64];
 	char sock[128];
 	char server[160]; /* what client_http_new takes */
+	/* HTTPS: the PEM of drover's CA (tlsca.c, in dir/tls) and of the
+	 * server's certificate and key. */
+	char *ca, *cert, *key;
+	size_t ca_len;
 };
+
+static bool
+is_tcp(const struct fx *f)
+{
+	return f->t == HTTP_TCP || f->t == HTTPS_TCP;
+}
+
+/* An HTTP client of the test's server (loop NULL: synchronous), trusting
+ * the test's CA over HTTPS. */
+static struct client *
+http_client(struct fx *f, uv_loop_t *loop, const char *token)
+{
+	struct client *c = client_http_new_on_loop(loop, f->server, token);
+
+	if (f->ca)
+		client_http_set_tls(c, f->ca, f->ca_len, false);
+	return c;
+}
+
+/* dir/tls: a CA and a certificate for 127.0.0.1, read into f. */
+static void
+make_tls(struct fx *f)
+{
+	const char *sans[] = {"127.0.0.1", "localhost"};
+	char tls[128], p[160], err[256] = "";
+	size_t n;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/drover-conf-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(tls, sizeof(tls), "%s/tls", f->dir);
+	assert_int_equal(
+	    tlsca_ensure(tls, sans, 2, time(NULL), NULL, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/ca.crt", tls);
+	assert_int_equal(fsx_read_all(p, &f->ca, &f->ca_len), 0);
+	snprintf(p, sizeof(p), "%s/server.crt", tls);
+	assert_int_equal(fsx_read_all(p, &f->cert, &n), 0);
+	snprintf(p, sizeof(p), "%s/server.key", tls);
+	assert_int_equal(fsx_read_all(p, &f->key, &n), 0);
+}
+
+static void
+remove_tls(struct fx *f)
+{
+	const char *names[] = {"ca.crt", "ca.key", "server.crt", "server.key"};
+	char p[160];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(p, sizeof(p), "%s/tls/%s", f->dir, names[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	snprintf(p, sizeof(p), "%s/tls", f->dir);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rmdir(f->dir), 0);
+	free(f->ca);
+	free(f->cert);
+	free(f->key);
+}
 
 static dtime
 fixed_now(void *arg)
@@ -128,10 +195,15 @@ setup(void **state, enum transport t)
 	assert_int_equal(uv_loop_init(&f->sloop), 0);
 	hc.api = f->api;
 	hc.loop = &f->sloop;
-	if (t == HTTP_TCP) {
+	if (t == HTTP_TCP || t == HTTPS_TCP) {
 		hc.tcp_host = "127.0.0.1";
 		hc.tcp_port = 0; /* a free one */
 		hc.token = TOKEN;
+		if (t == HTTPS_TCP) {
+			make_tls(f);
+			hc.tls_cert = f->cert;
+			hc.tls_key = f->key;
+		}
 	} else {
 		snprintf(f->dir, sizeof(f->dir), "/tmp/drover-conf-XXXXXX");
 		assert_non_null(mkdtemp(f->dir));
@@ -141,16 +213,15 @@ setup(void **state, enum transport t)
 	assert_int_equal(http_server_start(&hc, &f->srv, err, sizeof(err)), 0);
 	uv_async_init(&f->sloop, &f->stop, on_stop);
 	f->stop.data = f;
-	if (t == HTTP_TCP) {
+	if (t == HTTP_TCP || t == HTTPS_TCP) {
 		f->port = http_server_tcp_port(f->srv);
-		snprintf(f->server, sizeof(f->server), "http://127.0.0.1:%d",
-			 f->port);
+		snprintf(f->server, sizeof(f->server), "%s://127.0.0.1:%d",
+			 t == HTTPS_TCP ? "https" : "http", f->port);
 	} else {
 		snprintf(f->server, sizeof(f->server), "%s", f->sock);
 	}
 	assert_int_equal(uv_thread_create(&f->thread, server_main, f), 0);
-	f->c = client_http_new_on_loop(&f->loop, f->server,
-				       t == HTTP_TCP ? TOKEN : NULL);
+	f->c = http_client(f, &f->loop, t == HTTP_UNIX ? NULL : TOKEN);
 	*state = f;
 	return 0;
 }
@@ -165,6 +236,12 @@ static int
 setup_tcp(void **state)
 {
 	return setup(state, HTTP_TCP);
+}
+
+static int
+setup_tls(void **state)
+{
+	return setup(state, HTTPS_TCP);
 }
 
 static int
@@ -203,8 +280,10 @@ teardown(void **state)
 	}
 	api_free(f->api);
 	store_free(f->store);
-	if (f->t == HTTP_TCP)
+	if (is_tcp(f))
 		assert_false(port_listens(f->port));
+	if (f->t == HTTPS_TCP)
+		remove_tls(f);
 	if (f->t == HTTP_UNIX) {
 		struct stat st;
 
@@ -665,8 +744,7 @@ test_watch_from_compacted_version_is_410(void **state)
 		w = plain->ops->watch(plain, DEPLOY, q, on_ev, &r, &out);
 		assert_null(w);
 	} else {
-		plain =
-		    client_http_new(f->server, f->t == HTTP_TCP ? TOKEN : NULL);
+		plain = http_client(f, NULL, is_tcp(f) ? TOKEN : NULL);
 		assert_int_equal(client_http_watch_blocking(plain, DEPLOY, q,
 							    on_ev, &r, NULL,
 							    2000, &out),
@@ -780,7 +858,7 @@ test_async_answers_dropped_by_free(void **state)
 	f->c->ops->free(f->c);
 	/* for teardown, not used */
 	f->c = f->t == LOCAL ? client_local_new(f->api)
-			     : client_http_new(f->server, NULL);
+			     : http_client(f, NULL, NULL);
 	run_for(f, 50);
 	assert_int_equal(a.done, 0);
 	assert_int_equal(r.n, 0);
@@ -830,7 +908,7 @@ test_http_unreachable_is_status_0(void **state)
 	struct rec w = {0};
 	char server[160];
 
-	if (f->t == HTTP_TCP) {
+	if (is_tcp(f)) {
 		/* A port nothing listens on: bound, then closed. */
 		struct sockaddr_in a = {.sin_family = AF_INET,
 					.sin_addr.s_addr =
@@ -878,7 +956,7 @@ test_http_wrong_token_is_401(void **state)
 	struct client_resp r;
 	struct rec w = {0};
 
-	c = client_http_new_on_loop(&f->loop, f->server, "wrong");
+	c = http_client(f, &f->loop, "wrong");
 	assert_int_equal(client_request(c, "GET", DEPLOY, NULL, NULL, NULL, &r),
 			 0);
 	assert_int_equal(r.status, 401);
@@ -903,7 +981,7 @@ test_without_loop_no_async(void **state)
 	struct async a = {.f = f};
 
 	c = f->t == LOCAL ? client_local_new(f->api)
-			  : client_http_new(f->server, TOKEN);
+			  : http_client(f, NULL, TOKEN);
 	assert_int_equal(client_request_async(c, "GET", DEPLOY, NULL, NULL,
 					      NULL, on_done, &a),
 			 -1);
@@ -916,6 +994,31 @@ test_without_loop_no_async(void **state)
 	c->ops->free(c);
 	run_for(f, 20);
 	assert_int_equal(a.done, 0);
+}
+
+/* Over HTTPS: a client that does not trust drover's CA (the system's CAs
+ * only) gets no answer, and one that skips verification does. */
+static void
+test_https_checks_the_certificate(void **state)
+{
+	struct fx *f = *state;
+	struct client *c;
+	struct client_resp r;
+
+	c = client_http_new(f->server, TOKEN);
+	assert_int_equal(client_request(c, "GET", DEPLOY, NULL, NULL, NULL, &r),
+			 -1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(r.error);
+	client_resp_release(&r);
+	c->ops->free(c);
+	c = client_http_new(f->server, TOKEN);
+	client_http_set_tls(c, NULL, 0, true);
+	assert_int_equal(client_request(c, "GET", DEPLOY, NULL, NULL, NULL, &r),
+			 0);
+	assert_int_equal(r.status, 200);
+	client_resp_release(&r);
+	c->ops->free(c);
 }
 
 #define CASES(setup)                                                           \
@@ -962,11 +1065,18 @@ main(void)
 					    setup_tcp, teardown)};
 	const struct CMUnitTest unix_socket[] = {CASES(setup_unix),
 						 HTTP_CASES(setup_unix)};
+	const struct CMUnitTest tls[] = {
+	    CASES(setup_tls), HTTP_CASES(setup_tls),
+	    cmocka_unit_test_setup_teardown(test_http_wrong_token_is_401,
+					    setup_tls, teardown),
+	    cmocka_unit_test_setup_teardown(test_https_checks_the_certificate,
+					    setup_tls, teardown)};
 	int fails = 0;
 
 	fails += cmocka_run_group_tests_name("in-process", local, NULL, NULL);
 	fails += cmocka_run_group_tests_name("http-tcp", tcp, NULL, NULL);
 	fails +=
 	    cmocka_run_group_tests_name("http-unix", unix_socket, NULL, NULL);
+	fails += cmocka_run_group_tests_name("https-tcp", tls, NULL, NULL);
 	return fails ? 1 : 0;
 }

@@ -1,0 +1,37 @@
+/* serve_tls.h - what drover serve --listen needs for HTTPS and for
+ * kubectl: the CA and server certificate in DIR/tls (sys/tlsca.h), with
+ * the names a client may use for the listener, and DIR/kubeconfig that
+ * points kubectl (and drover, and client-go based tools) at it.
+ *
+ * Ownership: a struct serve_tls owns its PEM buffers; serve_tls_release
+ * frees them. */
+#ifndef DROVER_DAEMON_SERVE_TLS_H
+#define DROVER_DAEMON_SERVE_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct serve_tls {
+	char *cert; /* DIR/tls/server.crt */
+	char *key;  /* DIR/tls/server.key */
+	char *ca;   /* DIR/tls/ca.crt */
+	size_t ca_len;
+};
+
+/* Makes sure DIR/tls holds the CA and a server certificate whose SANs
+ * cover host (the --listen address), 127.0.0.1, localhost and the host
+ * name, and reads them into t. Logs what it made. 0, or -1 with err. */
+int serve_tls_prepare(const char *dir, const char *host, struct serve_tls *t,
+		      char *err, size_t errlen);
+
+/* Writes DIR/kubeconfig (mode 0600): cluster, user and context "drover",
+ * server https://HOST:PORT (http:// when t is NULL: --insecure-http;
+ * 127.0.0.1 for an unspecified host such as 0.0.0.0), the CA's PEM as
+ * certificate-authority-data, the token. 0, or -1 with err. */
+int serve_kubeconfig(const char *dir, const char *host, int port,
+		     const struct serve_tls *t, const char *token, char *err,
+		     size_t errlen);
+
+void serve_tls_release(struct serve_tls *t);
+
+#endif
