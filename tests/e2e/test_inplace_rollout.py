@@ -131,7 +131,8 @@ class PodWatch:
                 with requests.get(
                         self.dm.url(CORE + "/pods"), stream=True, timeout=(5, 1),
                         params={"watch": "true", "resourceVersion": self.rv},
-                        headers={"Authorization": "Bearer " + self.dm.token}) as r:
+                        headers={"Authorization": "Bearer " + self.dm.token},
+                        verify=self.dm.ca) as r:
                     assert r.status_code == 200, r.text
                     for line in r.iter_lines():
                         ev = json.loads(line) if line else None
