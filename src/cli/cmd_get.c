@@ -49,6 +49,9 @@ header(const struct get_args *a, struct strbuf *sb)
 	case KIND_REPLICASET:
 		strbuf_addstr(sb, "NAME\tDESIRED\tCURRENT\tREADY\tAGE");
 		break;
+	case KIND_EVENT:
+		cli_event_header(sb);
+		break;
 	case KIND_POD:
 		strbuf_addstr(sb, "NAME\tREADY\tSTATUS\tRESTARTS\tAGE");
 		if (a->wide)
@@ -149,7 +152,8 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 	m = object_meta(&o);
 	if (a->all_ns)
 		strbuf_addf(sb, "%s\t", m->namespace ? m->namespace : "");
-	strbuf_addf(sb, "%s\t", m->name ? m->name : "");
+	if (o.k->id != KIND_EVENT) /* kubectl: no NAME column */
+		strbuf_addf(sb, "%s\t", m->name ? m->name : "");
 	cli_age(m->creation_timestamp, a->now, age, sizeof(age));
 	switch (o.k->id) {
 	case KIND_DEPLOYMENT: {
@@ -183,6 +187,9 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 	}
 	case KIND_POD:
 		pod_row(o.obj, a, sb);
+		break;
+	case KIND_EVENT:
+		cli_event_row(o.obj, a->now, sb);
 		break;
 	default:
 		if (!cli_svc_row(&o, a->wide, age, sb))

@@ -132,6 +132,14 @@ void cli_pod_ports(const struct pod *p, struct strbuf *sb);
 bool cli_svc_header(enum kind_id id, bool wide, struct strbuf *sb);
 bool cli_svc_row(const struct object *o, bool wide, const char *age,
 		 struct strbuf *sb);
+/* print_event.c: the `get events` table (LAST SEEN, TYPE, REASON,
+ * OBJECT, MESSAGE; no NAME column, as kubectl), and the Events section
+ * of `describe` for the object m of kind k ("Events:\t<none>" when it
+ * has none), listed with kubectl's involvedObject field selector. */
+void cli_event_header(struct strbuf *sb);
+void cli_event_row(const struct event_v1 *e, dtime now, struct strbuf *sb);
+void cli_describe_events(struct client *c, const struct kind_info *k,
+			 const struct object_meta *m, struct strbuf *sb);
 /* kubectl's formatEndpoints of e: "127.0.0.1:31001,127.0.0.1:31002",
  * only port port_name if not NULL, "<none>" if empty. */
 void cli_endpoints_string(const struct endpoints *e, const char *port_name,

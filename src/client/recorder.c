@@ -121,7 +121,8 @@ event_broadcaster_new(const struct event_broadcaster_config *cfg)
 		b->cfg.cache_max = EVENT_CACHE_DEFAULT;
 	uv_timer_init(cfg->loop, &b->timer);
 	b->timer.data = b;
-	uv_unref((uv_handle_t *)&b->timer); /* keeps no loop alive */
+	/* armed (one shot, 0 ms) only while writes wait: it keeps the loop
+	 * alive just long enough to write them */
 	return b;
 }
 
@@ -306,7 +307,7 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 		e->retries = 0;
 	} else if ((status == 404 && !post) || (status == 409 && post)) {
 		/* gone (the TTL sweep), or there already: the other verb */
-		e->created = !post;
+		e->created = post;
 		if (e->retries++ < CONFLICT_RETRIES)
 			e->dirty = true;
 		else
