@@ -43,10 +43,12 @@
 #define CONFLICT_RETRIES 2
 
 /* The three caches share one shape: every cached struct (entry,
- * similar, spam) starts with struct keyed's members, and the hash keeps
- * them least recently used first. */
+ * similar, spam) starts with a struct keyed, and the hash keeps them
+ * least recently used first. A key is its 128-bit digest
+ * (event_corr_digest): with 4096 Events remembered, the texts of their
+ * keys would cost a few hundred bytes each, in three caches. */
 struct keyed {
-	char *key;
+	struct event_digest key;
 	UT_hash_handle hh;
 };
 
@@ -57,27 +59,28 @@ struct recorder {
 	struct recorder *next;
 };
 
+/* What the recorder remembers of one Event: its name and count, and,
+ * only while it is to be written (queued or on its way), the whole
+ * Event; an idle entry is about 150 bytes. */
 struct entry {
-	char *key;
-	UT_hash_handle hh; /* in b->entries, least recently used first */
+	struct keyed k; /* in b->entries */
+	char *name, *ns;
 	struct entry *qnext;
 	bool queued, inflight, dirty, created;
 	unsigned gen;
 	int retries;
-	struct event_v1 ev; /* the Event as it is to be written */
+	struct event_v1 *ev; /* the Event to write; NULL when idle */
 	struct event_seen seen;
 };
 
 /* A similar-events record or a spam bucket, by key. */
 struct similar {
-	char *key;
-	UT_hash_handle hh;
+	struct keyed k;
 	struct event_similar r;
 };
 
 struct spam {
-	char *key;
-	UT_hash_handle hh;
+	struct keyed k;
 	struct event_bucket bucket;
 };
 
@@ -126,18 +129,32 @@ event_broadcaster_new(const struct event_broadcaster_config *cfg)
 	return b;
 }
 
+/* The whole Event is dropped once written: the next record fills it
+ * again. */
+static void
+entry_idle(struct entry *e)
+{
+	if (e->ev && !e->queued && !e->inflight) {
+		schema_release(&schema_event_v1, e->ev);
+		free(e->ev);
+		e->ev = NULL;
+	}
+}
+
 static void
 entry_free(struct entry *e)
 {
-	free(e->key);
-	schema_release(&schema_event_v1, &e->ev);
+	free(e->name);
+	free(e->ns);
+	if (e->ev)
+		schema_release(&schema_event_v1, e->ev);
+	free(e->ev);
 	free(e);
 }
 
 static void
 keyed_free(void *x)
 {
-	free(((struct keyed *)x)->key);
 	free(x);
 }
 
@@ -284,8 +301,8 @@ dequeue(struct event_broadcaster *b)
 static void
 path_of(char *buf, size_t len, const struct entry *e, bool post)
 {
-	client_path(buf, len, "", "v1", "events", e->ev.metadata.namespace,
-		    post ? NULL : e->ev.metadata.name, NULL);
+	client_path(buf, len, "", "v1", "events", e->ns, post ? NULL : e->name,
+		    NULL);
 }
 
 /* The answer to a write of e (status 0: not reached). */
@@ -299,6 +316,7 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 		/* e stands for a newer Event now: write that */
 		e->dirty = false;
 		enqueue(b, e);
+		entry_idle(e);
 		return;
 	}
 	if (status == 200 || status == 201) {
@@ -314,13 +332,14 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 			b->stats.failed++;
 	} else {
 		b->stats.failed++;
-		log_warn("event %s/%s (%s): HTTP %d", e->ev.metadata.namespace,
-			 e->ev.metadata.name, e->ev.reason, status);
+		log_warn("event %s/%s (%s): HTTP %d", e->ns, e->name,
+			 e->ev ? e->ev->reason : "", status);
 	}
 	if (e->dirty) {
 		e->dirty = false;
 		enqueue(b, e);
 	}
+	entry_idle(e);
 }
 
 static void
@@ -345,16 +364,16 @@ patch_body(const struct entry *e)
 {
 	char ts[40];
 
-	dtime_format(e->ev.last_timestamp, ts);
-	return json_pack("{s:I,s:s,s:s}", "count", (json_int_t)e->ev.count,
+	dtime_format(e->ev->last_timestamp, ts);
+	return json_pack("{s:I,s:s,s:s}", "count", (json_int_t)e->ev->count,
 			 "lastTimestamp", ts, "message",
-			 e->ev.message ? e->ev.message : "");
+			 e->ev->message ? e->ev->message : "");
 }
 
 static void
 write_entry(struct event_broadcaster *b, struct entry *e)
 {
-	struct object o = {kind_by_id(KIND_EVENT), &e->ev};
+	struct object o = {kind_by_id(KIND_EVENT), e->ev};
 	bool post = !e->created;
 	json_t *body = post ? object_encode(&o) : patch_body(e);
 	const char *ct = post ? NULL : "application/merge-patch+json";
@@ -410,15 +429,19 @@ on_timer(uv_timer_t *t)
  * adds a zeroed struct of size bytes, first evicting the least recent
  * one that evictable() allows when the cache holds max (if none may go,
  * the cache grows past max: entries being written are bounded by the
- * queue). */
+ * queue). *found says which. */
 static struct keyed *
-cache_get(struct keyed **head, const char *k, size_t size, size_t max,
-	  bool (*evictable)(const struct keyed *), void (*release)(void *))
+cache_get(struct keyed **head, const struct strbuf *key, size_t size,
+	  size_t max, bool (*evictable)(const struct keyed *),
+	  void (*release)(void *), bool *found)
 {
 	struct keyed *x, *y, *t;
-	size_t len = strlen(k);
+	struct event_digest d;
 
-	HASH_FIND(hh, *head, k, len, x);
+	event_corr_digest(key->buf ? key->buf : "", key->len, &d);
+	HASH_FIND(hh, *head, &d, sizeof(d), x);
+	if (found)
+		*found = x != NULL;
 	if (x) {
 		HASH_DEL(*head, x);
 	} else {
@@ -432,9 +455,9 @@ cache_get(struct keyed **head, const char *k, size_t size, size_t max,
 				}
 			}
 		x = xcalloc(1, size);
-		x->key = xstrdup(k);
+		x->key = d;
 	}
-	HASH_ADD_KEYPTR(hh, *head, x->key, len, x);
+	HASH_ADD(hh, *head, key, sizeof(x->key), x);
 	return x;
 }
 
@@ -465,28 +488,50 @@ dup0(const char *s)
 	return s && *s ? xstrdup(s) : NULL;
 }
 
-/* Fills a new Event of entry e (count and times come after). */
+/* Entry e stands for a new Event: a new name (count and times are
+ * the caller's). */
 static void
-entry_init(struct event_broadcaster *b, struct entry *e,
-	   const struct recorder *r, const struct event_ref *ref,
-	   const char *type, const char *reason)
+entry_new_event(struct event_broadcaster *b, struct entry *e,
+		const struct event_ref *ref)
 {
 	struct strbuf name = STRBUF_INIT;
 	int64_t ns = (int64_t)b->cfg.now() * 1000000;
-	struct event_v1 *ev = &e->ev;
 
 	if (ns <= b->last_ns)
 		ns = b->last_ns + 1;
 	b->last_ns = ns;
-	schema_release(&schema_event_v1, ev);
-	ev->api_version = xstrdup("v1");
-	ev->kind = xstrdup("Event");
 	event_corr_name(&name, ref->name, ns);
-	ev->metadata.name = strbuf_detach(&name);
+	free(e->name);
+	free(e->ns);
+	e->name = strbuf_detach(&name);
 	/* client-go: an object without a namespace (a Node) has its
 	 * events in "default" */
-	ev->metadata.namespace = xstrdup(
-	    ref->namespace && *ref->namespace ? ref->namespace : "default");
+	e->ns = xstrdup(ref->namespace && *ref->namespace ? ref->namespace
+							  : "default");
+	if (e->ev) {
+		schema_release(&schema_event_v1, e->ev);
+		free(e->ev);
+		e->ev = NULL;
+	}
+	e->created = false;
+	e->retries = 0;
+	e->gen++;
+}
+
+/* The whole Event of entry e, from what the record call was given. */
+static void
+entry_fill(struct entry *e, const struct recorder *r,
+	   const struct event_ref *ref, const char *type, const char *reason)
+{
+	struct event_v1 *ev;
+
+	if (e->ev)
+		return;
+	e->ev = ev = xcalloc(1, sizeof(*ev));
+	ev->api_version = xstrdup("v1");
+	ev->kind = xstrdup("Event");
+	ev->metadata.name = xstrdup(e->name);
+	ev->metadata.namespace = xstrdup(e->ns);
 	ev->involved_object.kind = dup0(ref->kind);
 	ev->involved_object.namespace = dup0(ref->namespace);
 	ev->involved_object.name = dup0(ref->name);
@@ -500,9 +545,6 @@ entry_init(struct event_broadcaster *b, struct entry *e,
 	ev->type = xstrdup(type);
 	ev->reporting_component = xstrdup(r->component);
 	ev->reporting_instance = xstrdup(r->host ? r->host : "");
-	e->created = false;
-	e->retries = 0;
-	e->gen++;
 }
 
 static void
@@ -527,15 +569,15 @@ record(struct recorder *r, const struct event_ref *ref, const char *type,
 	dtime now = b->cfg.now();
 	struct similar *sim;
 	struct spam *sp;
-	struct keyed *k;
 	struct entry *e;
 	bool known;
 
 	b->stats.recorded++;
 	/* 1. similar events: combined after 10 messages */
 	event_corr_similar_key(&id, &key);
-	sim = (struct similar *)cache_get(&b->similars, key.buf, sizeof(*sim),
-					  b->cfg.cache_max, always, keyed_free);
+	sim = (struct similar *)cache_get(&b->similars, &key, sizeof(*sim),
+					  b->cfg.cache_max, always, keyed_free,
+					  NULL);
 	if (event_corr_similar(&sim->r, event_corr_hash(message), now)) {
 		strbuf_addstr(&msg, EVENT_COMBINED_PREFIX);
 		strbuf_addstr(&msg, message);
@@ -546,32 +588,32 @@ record(struct recorder *r, const struct event_ref *ref, const char *type,
 		event_corr_key(&id, &key);
 	}
 	/* 2. the same Event within 10 minutes: count + 1 */
-	HASH_FIND_STR(b->entries, key.buf, k);
-	known = k != NULL;
-	e = (struct entry *)cache_get(&b->entries, key.buf, sizeof(*e),
+	e = (struct entry *)cache_get(&b->entries, &key, sizeof(*e),
 				      b->cfg.cache_max, entry_evictable,
-				      entry_release);
+				      entry_release, &known);
 	if (event_corr_observe(&e->seen, known, now) == EVENT_CORR_NEW)
-		entry_init(b, e, r, ref, type, reason);
+		entry_new_event(b, e, ref);
 	else
 		b->stats.aggregated++;
-	free(e->ev.message);
-	e->ev.message = strbuf_detach(&msg);
-	e->ev.count = e->seen.count;
+	entry_fill(e, r, ref, type, reason);
+	free(e->ev->message);
+	e->ev->message = strbuf_detach(&msg);
+	e->ev->count = e->seen.count;
 	/* metav1.Time has whole seconds */
-	e->ev.first_timestamp = e->seen.first / 1000 * 1000;
-	e->ev.last_timestamp = e->seen.last / 1000 * 1000;
+	e->ev->first_timestamp = e->seen.first / 1000 * 1000;
+	e->ev->last_timestamp = e->seen.last / 1000 * 1000;
 	/* 3. the spam filter: 25, then one per 5 minutes */
 	strbuf_reset(&key);
 	event_corr_spam_key(&id, &key);
-	sp = (struct spam *)cache_get(&b->spams, key.buf, sizeof(*sp),
-				      b->cfg.cache_max, always, keyed_free);
+	sp = (struct spam *)cache_get(&b->spams, &key, sizeof(*sp),
+				      b->cfg.cache_max, always, keyed_free,
+				      NULL);
 	strbuf_release(&key);
-	if (!event_corr_bucket_take(&sp->bucket, now)) {
+	if (!event_corr_bucket_take(&sp->bucket, now))
 		b->stats.dropped_spam++;
-		return;
-	}
-	enqueue(b, e);
+	else
+		enqueue(b, e);
+	entry_idle(e); /* not to be written (now): only its count stays */
 }
 
 void

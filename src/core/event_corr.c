@@ -69,6 +69,23 @@ event_corr_hash(const char *s)
 	return h;
 }
 
+void
+event_corr_digest(const char *key, size_t len, struct event_digest *d)
+{
+	uint64_t a = 14695981039346656037ull, b = 0x84222325cbf29ce4ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		a ^= (unsigned char)key[i];
+		a *= 1099511628211ull;
+		b ^= (unsigned char)key[i];
+		b *= 1099511628211ull;
+		b ^= b >> 29; /* a second, different mix */
+	}
+	d->a = a;
+	d->b = b;
+}
+
 /* The set is an array: at most ten hashes, searched linearly. When it
  * is full, the oldest entry goes (Go's PopAny drops an arbitrary one;
  * dropping the oldest makes the outcome the same on every run). */

@@ -64,6 +64,14 @@ void event_corr_spam_key(const struct event_ident *e, struct strbuf *out);
 /* FNV-1a 64 of s: the message's identity in a similar-events record. */
 uint64_t event_corr_hash(const char *s);
 
+/* A key's 128-bit digest (FNV-1a 64 from two offset bases): what the
+ * recorder's caches are indexed by, so that an entry keeps 16 bytes
+ * instead of its key's text (a few hundred). */
+struct event_digest {
+	uint64_t a, b;
+};
+void event_corr_digest(const char *key, size_t len, struct event_digest *d);
+
 /* One similar-events record (aggregateRecord): the distinct messages
  * seen (by hash, at most EVENT_AGGREGATE_MAX_EVENTS kept) and when the
  * last one was. Zeroed: none seen. */

@@ -56,6 +56,16 @@ test_keys(void **state)
 	a = key_of(event_corr_key, &unhealthy);
 	b = key_of(event_corr_key, &unhealthy);
 	assert_string_equal(a, b);
+	{
+		struct event_digest d1, d2;
+
+		event_corr_digest(a, strlen(a), &d1);
+		event_corr_digest(b, strlen(b), &d2);
+		assert_memory_equal(&d1, &d2, sizeof(d1));
+		b[strlen(b) - 2] ^= 1; /* one bit of the message */
+		event_corr_digest(b, strlen(b), &d2);
+		assert_true(d1.a != d2.a && d1.b != d2.b);
+	}
 	free(b);
 	/* another message: another event, the same similar and spam keys */
 	other.message = "Readiness probe failed: connection refused";
