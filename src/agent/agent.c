@@ -754,6 +754,13 @@ agent_start(const struct agent_config *cfg)
 		agent_stop(a);
 		return NULL;
 	}
+	/* the kubelet's first Event, about its Node (whose uid it takes to
+	 * be the node's name, as the kubelet does) */
+	event_record(
+	    event_broadcaster_recorder(cfg->events, "kubelet", a->node),
+	    &(struct event_ref){
+		.kind = "Node", .name = a->node, .uid = a->node},
+	    "Normal", "Starting", "Starting kubelet.");
 	uv_timer_init(cfg->loop, &a->heartbeat);
 	a->heartbeat.data = a;
 	uv_timer_start(&a->heartbeat, on_heartbeat,

@@ -120,7 +120,9 @@ cli_describe_events(struct client *c, const struct kind_info *k,
 		    "involvedObject.kind=%s",
 		    m->name ? m->name : "", m->namespace ? m->namespace : "",
 		    k->kind);
-	if (m->uid)
+	/* the kubelet records a Node's Events with the node's name as its
+	 * uid (kubectl asks for both): no uid term for a Node */
+	if (m->uid && k->id != KIND_NODE)
 		strbuf_addf(&fs, ",involvedObject.uid=%s", m->uid);
 	enc = cli_urlencode(fs.buf);
 	strbuf_addf(&q, "fieldSelector=%s", enc);

@@ -103,6 +103,13 @@ def test_rollout_records_events_and_describe_shows_them(rt):
     assert "ScalingReplicaSet" in text and "deployment-controller" in text
     assert "Scaled down replica set " + rs_v1["name"] in text
 
+    # the node: the kubelet's first Event, found by describe node
+    node = rt.req("GET", "/api/v1/nodes").json()["items"][0]["metadata"]["name"]
+    r = cli(rt, "describe", "node", node)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"Normal\s+Starting\s+\S+\s+kubelet, %s\s+Starting kubelet\."
+                     % re.escape(node), r.stdout), r.stdout
+
     # drover get events: kubectl's columns
     r = cli(rt, "get", "events")
     assert r.returncode == 0, r.stderr
