@@ -18,6 +18,7 @@
 #include "log.h"
 #include "object.h"
 #include "queue.h"
+#include "recorder.h"
 #include "runtime.h"
 #include "services.h"
 #include "xalloc.h"
@@ -742,6 +743,8 @@ agent_start(const struct agent_config *cfg)
 		    .port_hi = cfg->port_hi,
 		    .sec = {cfg->default_user ? cfg->default_uid : -1,
 			    cfg->default_user ? cfg->default_gid : -1},
+		    .rec = event_broadcaster_recorder(cfg->events, "kubelet",
+						      a->node),
 		};
 
 		a->rt = runtime_new(&rc);
@@ -751,6 +754,13 @@ agent_start(const struct agent_config *cfg)
 		agent_stop(a);
 		return NULL;
 	}
+	/* the kubelet's first Event, about its Node (whose uid it takes to
+	 * be the node's name, as the kubelet does) */
+	event_record(
+	    event_broadcaster_recorder(cfg->events, "kubelet", a->node),
+	    &(struct event_ref){
+		.kind = "Node", .name = a->node, .uid = a->node},
+	    "Normal", "Starting", "Starting kubelet.");
 	uv_timer_init(cfg->loop, &a->heartbeat);
 	a->heartbeat.data = a;
 	uv_timer_start(&a->heartbeat, on_heartbeat,

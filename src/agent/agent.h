@@ -18,6 +18,8 @@
 #include "client.h"
 #include "dtime.h"
 
+struct event_broadcaster;
+
 struct agent_config {
 	uv_loop_t *loop;
 	struct client *client;
@@ -45,6 +47,9 @@ struct agent_config {
 	 * a name it lacks: the host's value. Owned by the caller, must
 	 * outlive the agent. */
 	const struct strmap *allocatable;
+	/* Where the runtime records the kubelet's Events (recorder.h);
+	 * NULL: none. Borrowed. */
+	struct event_broadcaster *events;
 };
 
 struct agent;

@@ -175,6 +175,7 @@ cont_step(struct rcont *c, const struct ctr_event *ev)
 		return -1;
 	}
 	cont_apply(c, &out);
+	rt_events_step(c, ev, &out);
 	return 0;
 }
 

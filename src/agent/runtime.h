@@ -41,6 +41,8 @@
 #include "model.h"
 #include "secexec.h"
 
+struct recorder;
+
 struct runtime;
 
 /* A container log is copied to <log>.1 and truncated past this size. */
@@ -60,6 +62,9 @@ struct runtime_config {
 	int port_lo, port_hi;
 	/* Who runs pods that name no user (secexec.h). */
 	struct secdefaults sec;
+	/* The kubelet's Events (runtime_events.c: Created, Started,
+	 * Killing, Unhealthy, BackOff, Failed); NULL: none. */
+	struct recorder *rec;
 };
 
 struct runtime *runtime_new(const struct runtime_config *cfg);

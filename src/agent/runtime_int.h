@@ -154,6 +154,18 @@ void rt_on_rotate(uv_timer_t *t);
 /* Removes the logs of a pod stopped for its deletion. */
 void rt_remove_logs(struct rpod *p);
 
+/* ---- runtime_events.c: the kubelet's Events ---- */
+
+/* After cont_step fed ev to c's machine, which asked for out: Created
+ * and Started when the process started, Killing when it is sent
+ * SIGTERM, BackOff when a restart waits, Failed when a start failed. */
+void rt_events_step(struct rcont *c, const struct ctr_event *ev,
+		    const struct ctr_out *out);
+/* A probe of kind failed with why ("HTTP 500", "exit status 1"):
+ * Unhealthy, as the kubelet records every failed probe. */
+void rt_events_probe_failed(struct rcont *c, enum probe_kind kind,
+			    const char *why);
+
 /* ---- runtime_probe.c: probes ---- */
 
 void prober_start(struct rcont *c, enum probe_kind kind,

@@ -212,7 +212,8 @@ probe_result(struct prober *p, bool ok, const char *why)
 	enum probe_verdict v;
 	struct ctr_event ev = {0};
 
-	(void)why;
+	if (!ok)
+		rt_events_probe_failed(c, p->kind, why);
 	v = probe_tally_add(&p->tally, ok, opt(&sp->success_threshold, 1),
 			    opt(&sp->failure_threshold, 3));
 	if (v == PROBE_UNDECIDED)

@@ -534,7 +534,8 @@ field_selector_parse(const char *fs, struct filter *f, char *err, size_t errlen)
 			rc = -1;
 			break;
 		}
-		f->field_path[f->nfields] = xstrdup(t);
+		f->field_path[f->nfields] =
+		    xstrdup(kind_field_path(kind_by_id(f->kid), t));
 		f->field_value[f->nfields] = v;
 		f->field_neg[f->nfields] = neg;
 		f->nfields++;

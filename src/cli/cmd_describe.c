@@ -24,7 +24,8 @@ static const char usage_text[] =
     "       drover describe KIND/NAME...\n"
     "\n"
     "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
-    "(svc).\n"
+    "(svc); other kinds (nodes) show their metadata. Each description ends\n"
+    "with the object's Events.\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
     "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
@@ -161,7 +162,7 @@ describe_deployment(struct client *c, const struct deployment *d,
 		free(olds);
 		cli_rs_free(rs, nrs);
 	}
-	strbuf_addstr(sb, "Events:\t<none>\n");
+	cli_describe_events(c, kind_by_id(KIND_DEPLOYMENT), &d->metadata, sb);
 }
 
 /* Counts the pods of a selector by phase: kubectl's "Pods Status". */
@@ -246,7 +247,7 @@ describe_replicaset(struct client *c, const struct replicaset *rs,
 					? rs->status.conditions.v[i].reason
 					: "");
 	}
-	strbuf_addstr(sb, "Events:\t<none>\n");
+	cli_describe_events(c, kind_by_id(KIND_REPLICASET), &rs->metadata, sb);
 }
 
 /* The Services of the pod's namespace whose selector picks it (those
@@ -314,7 +315,6 @@ qos_class(const struct pod_spec *s)
 static void
 describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 {
-	const struct condition *sched;
 	const struct pod_status *st = &p->status;
 	struct pod_template t = {0};
 	size_t i;
@@ -367,19 +367,7 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 				    st->conditions.v[i].status);
 	}
 	strbuf_addf(sb, "QoS Class:\t%s\n", qos_class(&p->spec));
-	/* drover records no Events; the scheduler's reason is on the
-	 * PodScheduled condition, shown as kubectl shows its event */
-	sched = condition_get(&st->conditions, "PodScheduled");
-	if (sched && sched->status && !strcmp(sched->status, "False") &&
-	    sched->message)
-		strbuf_addf(sb,
-			    "Events:\n  Type\tReason\tFrom\tMessage\n"
-			    "  ----\t------\t----\t-------\n"
-			    "  Warning\tFailedScheduling\tdefault-scheduler\t"
-			    "%s\n",
-			    sched->message);
-	else
-		strbuf_addstr(sb, "Events:\t<none>\n");
+	cli_describe_events(c, kind_by_id(KIND_POD), &p->metadata, sb);
 }
 
 /* kubectl's describeService: the selector, type, and per port its
@@ -428,7 +416,7 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 			strbuf_addstr(sb, "<none>");
 		strbuf_addch(sb, '\n');
 	}
-	strbuf_addstr(sb, "Events:\t<none>\n");
+	cli_describe_events(c, kind_by_id(KIND_SERVICE), m, sb);
 	object_release(&eo);
 	json_decref(j);
 }
@@ -456,6 +444,8 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 		break;
 	default:
 		add_meta(&text, object_meta(&o), true);
+		if (k->id != KIND_EVENT)
+			cli_describe_events(c, k, object_meta(&o), &text);
 		break;
 	}
 	cli_tabwrite(text.buf, 0, 2, &out);

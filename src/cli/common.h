@@ -127,5 +127,10 @@ void cli_describe_template(const struct pod_template *t, struct strbuf *sb);
 void cli_describe_containers(const struct pod_template *t,
 			     const struct container_status_list *statuses,
 			     struct strbuf *sb);
+/* print_event.c: the Events section of `describe` for the object m of
+ * kind k ("Events:\t<none>" when it has none), listed with kubectl's
+ * involvedObject field selector. */
+void cli_describe_events(struct client *c, const struct kind_info *k,
+			 const struct object_meta *m, struct strbuf *sb);
 
 #endif

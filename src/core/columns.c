@@ -11,9 +11,11 @@
  * Invariants (tests/unit/test_columns.c checks them for every kind of
  * the kind registry):
  *   1. The first column is Name, format "name" (kubectl finds the name
- *      cell by that format, e.g. for `-o name` of a Table).
+ *      cell by that format, e.g. for `-o name` of a Table); the Event
+ *      table alone has it last and wide, as Kubernetes does.
  *   2. Wide columns (priority 1) come after all the others, so that
- *      `-o wide` only appends cells and -L/--show-labels columns go last.
+ *      `-o wide` only appends cells and -L/--show-labels columns go last
+ *      (but for Events, whose order is Kubernetes').
  *   3. A cell never fails: a missing value prints as Kubernetes prints
  *      it ("<none>", "<unknown>", "" or 0), never as an error.
  *   4. Cells read only the decoded object and `now`: the same object and
@@ -588,6 +590,7 @@ static const struct {
     {KIND_ENDPOINTS, columns_endpoints_tbl, &columns_endpoints_n},
     {KIND_ENDPOINT_SLICE, columns_endpoint_slice, &columns_endpoint_slice_n},
     {KIND_NODE, columns_node, &columns_node_n},
+    {KIND_EVENT, columns_event, &columns_event_n},
 };
 
 const struct column *

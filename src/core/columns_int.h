@@ -27,6 +27,10 @@ void column_cell_age(const struct object *o, dtime now, struct strbuf *out);
 		    column_cell_age                                            \
 	}
 
+/* columns_event.c */
+extern const struct column columns_event[];
+extern const size_t columns_event_n;
+
 /* columns_net.c */
 extern const struct column columns_service[], columns_endpoints_tbl[],
     columns_endpoint_slice[], columns_node[];

@@ -101,6 +101,19 @@ def_endpoints(void *o)
 	defaults_endpoints(o);
 }
 
+/* Events have no defaults: the recorder sets every field. */
+static void
+def_event(void *o)
+{
+	(void)o;
+}
+
+static void
+val_event(const void *o, struct fielderr_list *e)
+{
+	validate_event(o, e);
+}
+
 static void
 val_service(const void *o, struct fielderr_list *e)
 {
@@ -242,6 +255,22 @@ static const char *const pod_fields[] = {"spec.nodeName",
 static const char *const replicaset_fields[] = {"status.replicas", NULL};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
 static const char *const service_fields[] = {"spec.type", NULL};
+/* pkg/registry/core/event ToSelectableFields: what `kubectl describe`
+ * asks for ("involvedObject.name=web,involvedObject.namespace=default,
+ * involvedObject.kind=Deployment,involvedObject.uid=...") and `kubectl
+ * get events --field-selector type=Warning`. */
+static const char *const event_fields[] = {"involvedObject.kind",
+					   "involvedObject.namespace",
+					   "involvedObject.name",
+					   "involvedObject.uid",
+					   "involvedObject.apiVersion",
+					   "involvedObject.resourceVersion",
+					   "involvedObject.fieldPath",
+					   "reason",
+					   "reportingComponent",
+					   "source",
+					   "type",
+					   NULL};
 
 /* Indexed by enum kind_id: kinds[KIND_POD].id == KIND_POD, which
  * kind_by_id relies on. Keep the order of the enum. */
@@ -377,11 +406,29 @@ static const struct kind_info kinds[] = {
 	.defaults = def_endpoints,
 	.validate = val_endpoints,
     },
+    /* What the controllers and the agent did (src/client/recorder.c),
+     * shown by `describe`; expired after --event-ttl (ctl.c). */
+    {
+	.id = KIND_EVENT,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "Event",
+	.plural = "events",
+	.singular = "event",
+	.short_names = {"ev"},
+	.namespaced = true,
+	.schema = &schema_event_v1,
+	.meta_off = offsetof(struct event_v1, metadata),
+	.field_labels = event_fields,
+	.defaults = def_event,
+	.validate = val_event,
+    },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* The lookups are linear scans: seven kinds. All return pointers into the
+/* The lookups are linear scans: eight kinds. All return pointers into the
  * static table (never freed) or NULL. */
 const struct kind_info *
 kind_lookup(const char *api_version, const char *kind)
@@ -443,6 +490,14 @@ kind_field_label(const struct kind_info *k, const char *label)
 		if (!strcmp(k->field_labels[i], label))
 			return true;
 	return false;
+}
+
+const char *
+kind_field_path(const struct kind_info *k, const char *label)
+{
+	if (k->id == KIND_EVENT && !strcmp(label, "source"))
+		return "source.component";
+	return label;
 }
 
 /* The status is found by name in the schema rather than stored in the

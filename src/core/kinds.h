@@ -30,6 +30,7 @@ enum kind_id {
 	KIND_SERVICE,
 	KIND_ENDPOINT_SLICE,
 	KIND_ENDPOINTS,
+	KIND_EVENT,
 };
 
 /* Subresources a kind serves beside the object itself. */
@@ -118,6 +119,10 @@ void kind_qualified_plural(const struct kind_info *k, char *buf, size_t len);
 
 /* The field selector label is one the kind supports. */
 bool kind_field_label(const struct kind_info *k, const char *label);
+/* The JSON path a supported field label compares: the label itself,
+ * except where Kubernetes' GetAttrs maps it elsewhere (an Event's
+ * "source" is source.component). Static or label. */
+const char *kind_field_path(const struct kind_info *k, const char *label);
 /* The status field of the kind's schema and the status of obj; NULL for
  * a kind without one. */
 const struct field *kind_status_field(const struct kind_info *k);

@@ -669,12 +669,16 @@ const struct schema schema_service = SCHEMA(service, service_f);
 
 /* discovery.k8s.io/v1 EndpointSlice */
 
-/* v1.ObjectReference, the members an endpoint's targetRef uses. */
+/* v1.ObjectReference: an endpoint's targetRef, an Event's
+ * involvedObject. */
 static const struct field object_ref_f[] = {
     F(object_ref, "kind", FT_STR, kind, O, NULL),
     F(object_ref, "namespace", FT_STR, namespace, O, NULL),
     F(object_ref, "name", FT_STR, name, O, NULL),
     F(object_ref, "uid", FT_STR, uid, O, NULL),
+    F(object_ref, "apiVersion", FT_STR, api_version, O, NULL),
+    F(object_ref, "resourceVersion", FT_STR, resource_version, O, NULL),
+    F(object_ref, "fieldPath", FT_STR, field_path, O, NULL),
 };
 static const struct schema object_ref_s = SCHEMA(object_ref, object_ref_f);
 
@@ -742,6 +746,36 @@ static const struct field endpoints_f[] = {
     F(endpoints, "subsets", FT_LIST, subsets, O, &endpoint_subset_s),
 };
 const struct schema schema_endpoints = SCHEMA(endpoints, endpoints_f);
+
+/* v1 Event, in the order of core/v1 types.go. firstTimestamp and
+ * lastTimestamp are metav1.Time: Go prints a zero one as null despite
+ * omitempty; eventTime (MicroTime) likewise, and is always null here.
+ * count is an int32; reportingComponent and reportingInstance have no
+ * omitempty. series, action and related are not modelled. */
+static const struct field event_source_f[] = {
+    F(event_source, "component", FT_STR, component, O, NULL),
+    F(event_source, "host", FT_STR, host, O, NULL),
+};
+static const struct schema event_source_s =
+    SCHEMA(event_source, event_source_f);
+
+static const struct field event_v1_f[] = {
+    F(event_v1, "apiVersion", FT_STR, api_version, O, NULL),
+    F(event_v1, "kind", FT_STR, kind, O, NULL),
+    F(event_v1, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(event_v1, "involvedObject", FT_STRUCT, involved_object, 0, &object_ref_s),
+    F(event_v1, "reason", FT_STR, reason, O, NULL),
+    F(event_v1, "message", FT_STR, message, O, NULL),
+    F(event_v1, "source", FT_STRUCT, source, O, &event_source_s),
+    F(event_v1, "firstTimestamp", FT_TIME, first_timestamp, FF_NULLTIME, NULL),
+    F(event_v1, "lastTimestamp", FT_TIME, last_timestamp, FF_NULLTIME, NULL),
+    F(event_v1, "count", FT_INT, count, O | I32, NULL),
+    F(event_v1, "type", FT_STR, type, O, NULL),
+    F(event_v1, "eventTime", FT_TIME, event_time, FF_NULLTIME, NULL),
+    F(event_v1, "reportingComponent", FT_STR, reporting_component, 0, NULL),
+    F(event_v1, "reportingInstance", FT_STR, reporting_instance, 0, NULL),
+};
+const struct schema schema_event_v1 = SCHEMA(event_v1, event_v1_f);
 
 /* Typed wrappers, so callers need not name the schema: release frees
  * what the object owns (not the object), copy deep-copies into an

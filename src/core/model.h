@@ -474,12 +474,18 @@ LIST_OF(service);
 
 /* ---- discovery.k8s.io/v1 EndpointSlice ---- */
 
-/* v1.ObjectReference: what an endpoint stands for (a Pod). */
+/* v1.ObjectReference: what an endpoint stands for (a Pod), and what an
+ * Event is about (its involvedObject, where apiVersion, resourceVersion
+ * and fieldPath are set too: fieldPath "spec.containers{web}" names one
+ * container of a pod, as the kubelet's events do). */
 struct object_ref {
 	char *kind;
 	char *namespace;
 	char *name;
 	char *uid;
+	char *api_version;
+	char *resource_version;
+	char *field_path;
 };
 
 struct endpoint_conditions {
@@ -540,6 +546,38 @@ struct endpoints {
 	struct endpoint_subset_list subsets;
 };
 
+/* ---- v1 Event ---- */
+
+/* v1.EventSource: who recorded it ("deployment-controller", "kubelet")
+ * and on which host (the kubelet's node name). */
+struct event_source {
+	char *component;
+	char *host;
+};
+
+/* core/v1 Event, the shape client-go's EventRecorder writes: named
+ * "<involvedObject.name>.<hex of the first time in ns>", count and
+ * lastTimestamp bumped when the same event happens again (recorder.c,
+ * src/core/event_corr.h). eventTime stays unset (null): it belongs to
+ * events.k8s.io/v1, which drover does not serve. Called event_v1 because
+ * struct event is a planner's event (action.h). */
+struct event_v1 {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct object_ref involved_object;
+	char *reason;
+	char *message;
+	struct event_source source;
+	dtime first_timestamp;
+	dtime last_timestamp;
+	int64_t count;
+	char *type; /* "Normal" or "Warning" */
+	dtime event_time;
+	char *reporting_component;
+	char *reporting_instance;
+};
+
 /* ---- schemas (model.c) ---- */
 
 extern const struct schema schema_object_meta;
@@ -557,6 +595,7 @@ extern const struct schema schema_container_status;
 extern const struct schema schema_service;
 extern const struct schema schema_endpoint_slice;
 extern const struct schema schema_endpoints;
+extern const struct schema schema_event_v1;
 
 /* Well-known names. */
 #define ANN_REVISION            "deployment.kubernetes.io/revision"

@@ -1427,3 +1427,27 @@ validate_endpoints(const struct endpoints *e, struct fielderr_list *errs)
 	}
 	strbuf_release(&p);
 }
+
+void
+validate_event(const struct event_v1 *e, struct fielderr_list *errs)
+{
+	const char *ins = e->involved_object.namespace;
+	const char *ns = e->metadata.namespace ? e->metadata.namespace : "";
+
+	validate_object_meta(&e->metadata, true, "metadata", errs);
+	if (ins && *ins && strcmp(ins, ns))
+		fielderr_addf_str(errs, FE_INVALID, "involvedObject.namespace",
+				  ins, "does not match event.namespace");
+	if ((!ins || !*ins) && *ns && strcmp(ns, "default"))
+		fielderr_addf_str(errs, FE_INVALID, "involvedObject.namespace",
+				  "", "does not match event.namespace");
+	if (e->type && *e->type && strcmp(e->type, "Normal") &&
+	    strcmp(e->type, "Warning"))
+		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "type", e->type,
+				  "supported values: \"Normal\", \"Warning\"");
+	if (!e->involved_object.kind || !*e->involved_object.kind)
+		fielderr_add(errs, FE_REQUIRED, "involvedObject.kind", NULL,
+			     "");
+	if (!e->reason || !*e->reason)
+		fielderr_add(errs, FE_REQUIRED, "reason", NULL, "");
+}

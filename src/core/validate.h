@@ -31,5 +31,12 @@ void validate_service(const struct service *s, struct fielderr_list *errs);
 void validate_endpoint_slice(const struct endpoint_slice *s,
 			     struct fielderr_list *errs);
 void validate_endpoints(const struct endpoints *e, struct fielderr_list *errs);
+/* ValidateEvent (core/v1, pkg/apis/core/validation/events.go, the
+ * legacy API's rules): the metadata; an event about a namespaced object
+ * lives in that object's namespace (involvedObject.namespace: "does not
+ * match event.namespace"), one about a cluster-scoped object (a Node) in
+ * "default"; type, when set, is Normal or Warning; reason and
+ * involvedObject.kind are required (drover's recorder always sets them). */
+void validate_event(const struct event_v1 *e, struct fielderr_list *errs);
 
 #endif

@@ -7,6 +7,7 @@
 #include "informer.h"
 #include "kube.h"
 #include "queue.h"
+#include "action.h"
 #include "xalloc.h"
 
 struct controllers {
@@ -16,7 +17,8 @@ struct controllers {
 	struct ctl_gc *gc;
 	struct ctl_sched *sched;
 	struct ctl_endpoints *endpoints;
-	uv_timer_t *resync; /* NULL: no periodic resync */
+	struct ctl_event_ttl *event_ttl; /* NULL: events never expire */
+	uv_timer_t *resync;              /* NULL: no periodic resync */
 };
 
 bool
@@ -76,6 +78,19 @@ ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 }
 
 void
+ctl_record_events(struct event_broadcaster *events, const char *component,
+		  const struct object *o, const struct event_list *l)
+{
+	struct recorder *r =
+	    event_broadcaster_recorder(events, component, NULL);
+	size_t i;
+
+	for (i = 0; r && i < l->n; i++)
+		event_record_object(r, o, NULL, l->v[i].type, l->v[i].reason,
+				    "%s", l->v[i].message);
+}
+
+void
 ctl_enqueue_all(struct informer *inf, struct queue *q)
 {
 	struct object **l;
@@ -127,6 +142,7 @@ ctl_start(const struct ctl_config *cfg)
 	c->gc = ctl_gc_start(&c->cfg);
 	c->sched = ctl_sched_start(&c->cfg);
 	c->endpoints = ctl_endpoints_start(&c->cfg);
+	c->event_ttl = ctl_event_ttl_start(&c->cfg);
 	if (!c->deploy || !c->rs || !c->gc || !c->sched || !c->endpoints) {
 		ctl_stop(c);
 		return NULL;
@@ -170,6 +186,7 @@ ctl_stop(struct controllers *c)
 	ctl_gc_stop(c->gc);
 	ctl_sched_stop(c->sched);
 	ctl_endpoints_stop(c->endpoints);
+	ctl_event_ttl_stop(c->event_ttl);
 	informer_free(c->cfg.deploys);
 	informer_free(c->cfg.rss);
 	informer_free(c->cfg.pods);

@@ -14,6 +14,7 @@
 #include "client.h"
 #include "dtime.h"
 #include "kinds.h"
+#include "recorder.h"
 
 struct controllers;
 
@@ -27,6 +28,12 @@ struct ctl_config {
 	 * safety net for an event lost anyhow); 0: never. Each controller
 	 * syncs every object once at start in any case. */
 	int64_t resync_ms;
+	/* Where the controllers record Events (recorder.h), each with its
+	 * own component name; NULL: none recorded. */
+	struct event_broadcaster *events;
+	/* Events whose lastTimestamp is older than this are deleted
+	 * (kube-apiserver's --event-ttl, 1 h); 0: never. */
+	int64_t event_ttl_ms;
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 	struct informer *services, *slices, *endpoints;
@@ -40,7 +47,17 @@ void ctl_stop(struct controllers *c);
 /* Enqueues every object each controller owns, as at start. */
 void ctl_resync(struct controllers *c);
 
-#define CTL_RESYNC_DEFAULT_MS (5 * 60 * 1000)
+#define CTL_RESYNC_DEFAULT_MS    (5 * 60 * 1000)
+#define CTL_EVENT_TTL_DEFAULT_MS ((int64_t)60 * 60 * 1000)
+
+/* The Event TTL sweep (events_ttl.c): every minute (or every TTL, if
+ * shorter) deletes the Events whose lastTimestamp (else firstTimestamp,
+ * else creationTimestamp) is more than ttl_ms ago. NULL if ttl_ms is 0. */
+struct ctl_event_ttl;
+struct ctl_event_ttl *ctl_event_ttl_start(const struct ctl_config *cfg);
+void ctl_event_ttl_stop(struct ctl_event_ttl *t);
+/* One sweep now; the number of Events deleted. */
+int ctl_event_ttl_sweep(struct ctl_event_ttl *t);
 
 /* One controller; each file exports its start/stop. */
 struct ctl_deploy;
@@ -74,6 +91,12 @@ struct queue;
 void ctl_enqueue_object(struct queue *q, json_t *ev);
 void ctl_enqueue_owner(struct informer *owners, struct queue *q, json_t *ev,
 		       const char *owner_kind);
+/* Records a planner's events (action.h: plan_deploy's ScalingReplicaSet,
+ * DeploymentRollback, ...) about o, from component; nothing if events is
+ * NULL. */
+struct event_list;
+void ctl_record_events(struct event_broadcaster *events, const char *component,
+		       const struct object *o, const struct event_list *l);
 /* Enqueues the key of every cached object of inf. */
 void ctl_enqueue_all(struct informer *inf, struct queue *q);
 

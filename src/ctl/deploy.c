@@ -216,6 +216,10 @@ apply(struct ctl_deploy *c, struct plan_deploy_out *out)
 		log_info("deployment %s/%s: %s: %s", out->d.metadata.namespace,
 			 out->d.metadata.name, out->events.v[i].reason,
 			 out->events.v[i].message);
+	ctl_record_events(
+	    c->cfg.events, "deployment-controller",
+	    &(struct object){kind_by_id(KIND_DEPLOYMENT), &out->d},
+	    &out->events);
 	return 0;
 }
 

@@ -54,6 +54,7 @@ struct ctl_endpoints {
 	struct queue *q;
 	struct written *w;
 	size_t nw, walloc;
+	struct recorder *rec; /* "endpoint-controller"; NULL: none */
 };
 
 static void
@@ -216,6 +217,30 @@ remember(struct ctl_endpoints *c, const char *key,
 	w->at = c->cfg.now();
 }
 
+/* A failed write, recorded on the Service as Kubernetes' endpoint and
+ * endpointslice controllers do (they record nothing on success). */
+static void
+record_failure(struct ctl_endpoints *c, const char *key, bool slices, int st)
+{
+	char ns[256], name[256];
+	const struct object *svc;
+
+	if (c->rec == NULL ||
+	    queue_split_key(key, ns, sizeof(ns), name, sizeof(name)) ||
+	    (svc = informer_find(c->cfg.services, ns, name)) == NULL)
+		return;
+	if (slices)
+		event_record_object(c->rec, svc, NULL, "Warning",
+				    "FailedToUpdateEndpointSlices",
+				    "Error updating Endpoint Slices for "
+				    "Service %s/%s: HTTP %d",
+				    ns, name, st);
+	else
+		event_record_object(
+		    c->rec, svc, NULL, "Warning", "FailedToUpdateEndpoint",
+		    "Failed to update endpoint %s/%s: HTTP %d", ns, name, st);
+}
+
 /* Writes the plan: the slices in order, then the Endpoints object. A
  * failed write stops there; the sync is retried with back-off. */
 static int
@@ -252,6 +277,7 @@ apply(struct ctl_endpoints *c, const char *key, struct plan_endpoints_out *out)
 				 : a->op == EP_UPDATE ? "update"
 						      : "delete",
 				 m->name ? m->name : m->generate_name, st);
+			record_failure(c, key, true, st);
 			return -1;
 		}
 		remember(c, key, &a->slice, a->op == EP_DELETE);
@@ -265,6 +291,7 @@ apply(struct ctl_endpoints *c, const char *key, struct plan_endpoints_out *out)
 		if (st != 200 && st != 201) {
 			log_warn("endpoints %s: write Endpoints: HTTP %d", key,
 				 st);
+			record_failure(c, key, false, st);
 			return -1;
 		}
 	}
@@ -365,6 +392,8 @@ ctl_endpoints_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "endpoints", sync_one, c);
+	c->rec = event_broadcaster_recorder(cfg->events, "endpoint-controller",
+					    NULL);
 	informer_subscribe(cfg->services, on_service, c);
 	informer_subscribe(cfg->pods, on_pod, c);
 	informer_subscribe(cfg->slices, on_slice, c);

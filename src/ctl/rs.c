@@ -97,6 +97,7 @@ struct ctl_rs {
 	struct expect *expects;  /* by key */
 	uv_prepare_t turn;       /* ends a loop turn: writes = 0 */
 	int writes;              /* pods written in this turn */
+	struct recorder *rec;    /* "replicaset-controller"; NULL: none */
 };
 
 static void
@@ -290,6 +291,7 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 {
 	uint64_t started = uv_hrtime();
 	const char *ns = rs->metadata.namespace;
+	struct object rso = {kind_by_id(KIND_REPLICASET), (void *)rs};
 	char key[600];
 	int n = 0, st;
 
@@ -301,6 +303,14 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 		po.obj = xcalloc(1, sizeof(struct pod));
 		rs_new_pod(rs, po.obj);
 		st = kube_create(c->cfg.client, &po);
+		if (st == 201)
+			event_record_object(
+			    c->rec, &rso, NULL, "Normal", "SuccessfulCreate",
+			    "Created pod: %s", object_meta(&po)->name);
+		else
+			event_record_object(c->rec, &rso, NULL, "Warning",
+					    "FailedCreate",
+					    "Error creating: HTTP %d", st);
 		object_release(&po);
 		if (st != 201)
 			return st;
@@ -320,6 +330,14 @@ carry_out(struct ctl_rs *c, const struct replicaset *rs, struct carried *cp)
 		if (!uid || strcmp(uid, cp->victim_uids[cp->next - 1]))
 			continue;
 		st = kube_delete(c->cfg.client, KIND_POD, ns, name);
+		if (st == 200)
+			event_record_object(c->rec, &rso, NULL, "Normal",
+					    "SuccessfulDelete",
+					    "Deleted pod: %s", name);
+		else if (st != 404)
+			event_record_object(c->rec, &rso, NULL, "Warning",
+					    "FailedDelete",
+					    "Error deleting: HTTP %d", st);
 		if (st != 200 && st != 404)
 			return st;
 		if (st == 200)
@@ -550,6 +568,8 @@ ctl_rs_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
+	c->rec = event_broadcaster_recorder(cfg->events,
+					    "replicaset-controller", NULL);
 	uv_prepare_init(cfg->loop, &c->turn);
 	c->turn.data = c;
 	uv_prepare_start(&c->turn, on_turn);

@@ -64,6 +64,7 @@ struct ctl_sched {
 	struct tracked *pending;    /* to place, first in first out */
 	struct tracked *aside;      /* fit nowhere: until a node changes */
 	struct node_count *on_node; /* by node name */
+	struct recorder *rec;       /* "default-scheduler"; NULL: none */
 };
 
 /* One key for the whole scheduler: a pass binds the pending pods. */
@@ -259,6 +260,8 @@ unschedulable(struct ctl_sched *c, const struct pod *cached, const char *why)
 	log_info("scheduler: %s/%s: %s", p->metadata.namespace,
 		 p->metadata.name, why);
 	r = kube_update(c->cfg.client, &po, "status") == 200 ? 0 : -1;
+	event_record_object(c->rec, &po, NULL, "Warning", "FailedScheduling",
+			    "%s", why);
 	object_release(&po);
 	return r;
 }
@@ -286,6 +289,14 @@ bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
 	client_request(c->cfg.client, "POST", path, NULL, NULL, b, &resp);
 	json_decref(b);
 	r = resp.status == 201 || resp.status == 409 ? 0 : -1;
+	if (resp.status == 201) {
+		struct object po = {kind_by_id(KIND_POD), (void *)p};
+
+		event_record_object(c->rec, &po, NULL, "Normal", "Scheduled",
+				    "Successfully assigned %s/%s to %s",
+				    p->metadata.namespace, p->metadata.name,
+				    n->metadata.name);
+	}
 	client_resp_release(&resp);
 	return r;
 }
@@ -401,6 +412,8 @@ ctl_sched_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "scheduler", sync_one, c);
+	c->rec =
+	    event_broadcaster_recorder(cfg->events, "default-scheduler", NULL);
 	informer_subscribe(cfg->pods, on_pod, c);
 	informer_subscribe(cfg->nodes, on_node, c);
 	track_all(c);

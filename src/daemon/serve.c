@@ -31,6 +31,7 @@
 #include "metrics_process.h"
 #include "portalloc.h"
 #include "queue.h"
+#include "recorder.h"
 #include "rand.h"
 #include "dtime.h"
 #include "secexec.h"
@@ -52,6 +53,7 @@ static const char usage_text[] =
     "                    [--host-port-range A-B] [--default-user USER]\n"
     "                    [--node-address ADDR]\n"
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
+    "                    [--event-ttl DURATION]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
@@ -75,6 +77,9 @@ static const char usage_text[] =
     "(their resources.requests), e.g. cpu=4,memory=8Gi,pods=110; each\n"
     "name left out keeps the host's value (its CPUs, its memory, 1000000\n"
     "pods).\n"
+    "The controllers and the agent record Events (drover get events,\n"
+    "drover describe); each is deleted --event-ttl after it last happened\n"
+    "(default 1h, 0: never).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -95,6 +100,7 @@ struct serve {
 	struct client *client;
 	struct controllers *ctl;
 	struct agent *agent;
+	struct event_broadcaster *events; /* the Events of ctl and agent */
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit; /* the group commit of each loop turn */
 	uv_async_t synced;   /* the store's sync thread made more durable */
@@ -470,6 +476,7 @@ enum {
 	OPT_MAX_UNAUTH,
 	OPT_MAX_UNAUTH_PER_ADDR,
 	OPT_ALLOCATABLE,
+	OPT_EVENT_TTL,
 };
 
 /* --allocatable, parsed: the agent's config points at it for the life of
@@ -583,6 +590,7 @@ serve_main(int argc, char **argv)
 	    {"default-user", required_argument, NULL, 'U'},
 	    {"node-address", required_argument, NULL, 'A'},
 	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
+	    {"event-ttl", required_argument, NULL, OPT_EVENT_TTL},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -602,6 +610,7 @@ serve_main(int argc, char **argv)
 	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
 	struct serve_tls tls = {0};
 	bool insecure_http = false;
+	int64_t event_ttl_ms = CTL_EVENT_TTL_DEFAULT_MS;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, &optidx)) != -1) {
@@ -708,6 +717,17 @@ serve_main(int argc, char **argv)
 				hc.max_unauth_per_addr = (unsigned)n;
 			break;
 		}
+		case OPT_EVENT_TTL:
+			event_ttl_ms = dtime_parse_duration(optarg);
+			if (event_ttl_ms < 0) {
+				fprintf(stderr,
+					"error: --event-ttl: \"%s\": expected "
+					"a duration such as 1h or 30s (0: "
+					"never)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_ALLOCATABLE: {
 			struct strbuf why = STRBUF_INIT;
 
@@ -875,6 +895,15 @@ serve_main(int argc, char **argv)
 	s.cc.client = s.client;
 	s.cc.now = now_plain;
 	s.cc.resync_ms = resync_ms;
+	s.cc.event_ttl_ms = event_ttl_ms;
+	/* One broadcaster for every recorder, written to in-process from
+	 * a timer after the loop turn (recorder.h). */
+	s.events = event_broadcaster_new(&(struct event_broadcaster_config){
+	    .loop = s.loop, .client = s.client, .now = now_plain});
+	s.cc.events = s.events;
+	s.agc.events = s.events;
+	metrics_register(s.metrics, "events", event_broadcaster_metrics_collect,
+			 s.events);
 	if (node_name == NULL) {
 		if (gethostname(hostname, sizeof(hostname)) != 0)
 			snprintf(hostname, sizeof(hostname), "localhost");
@@ -923,6 +952,9 @@ serve_main(int argc, char **argv)
 	}
 	fflush(stderr);
 	uv_run(s.loop, UV_RUN_DEFAULT);
+	/* the controllers and the agent are stopped: nothing records */
+	metrics_unregister(s.metrics, "events");
+	event_broadcaster_free(s.events);
 	uv_walk(s.loop, on_close_walk, NULL);
 	uv_run(s.loop, UV_RUN_DEFAULT);
 	s.client->ops->free(s.client);
