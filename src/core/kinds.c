@@ -175,6 +175,24 @@ val_replicaset(const void *o, struct fielderr_list *e)
 }
 
 static void
+def_rc(void *o)
+{
+	defaults_rc(o);
+}
+
+static void
+val_rc(const void *o, struct fielderr_list *e)
+{
+	validate_rc(o, e);
+}
+
+static struct opt_int *
+replicas_rc(void *o)
+{
+	return &((struct replication_controller *)o)->spec.replicas;
+}
+
+static void
 val_pod(const void *o, struct fielderr_list *e)
 {
 	validate_pod(o, e);
@@ -259,6 +277,7 @@ static const char *const pod_fields[] = {"spec.nodeName",
 					 "status.nominatedNodeName",
 					 NULL};
 static const char *const replicaset_fields[] = {"status.replicas", NULL};
+static const char *const rc_fields[] = {"status.replicas", NULL};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
 static const char *const service_fields[] = {"spec.type", NULL};
 
@@ -391,11 +410,33 @@ static const struct kind_info kinds[] = {
 	.defaults = def_endpoints,
 	.validate = val_endpoints,
     },
+    /* v1 ReplicationController: kept pod count like a ReplicaSet, with
+     * an equality selector; `drover rolling-update` rolls one to the
+     * next. Its selector may change (no .selector accessor): the
+     * rolling update relabels the old controller. */
+    {
+	.id = KIND_REPLICATION_CONTROLLER,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "ReplicationController",
+	.plural = "replicationcontrollers",
+	.singular = "replicationcontroller",
+	.short_names = {"rc"},
+	.namespaced = true,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
+	.schema = &schema_replication_controller,
+	.meta_off = offsetof(struct replication_controller, metadata),
+	.field_labels = rc_fields,
+	.replicas = replicas_rc,
+	.defaults = def_rc,
+	.validate = val_rc,
+    },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* The lookups are linear scans: seven kinds. All return pointers into the
+/* The lookups are linear scans: eight kinds. All return pointers into the
  * static table (never freed) or NULL. */
 const struct kind_info *
 kind_lookup(const char *api_version, const char *kind)

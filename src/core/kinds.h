@@ -30,6 +30,7 @@ enum kind_id {
 	KIND_SERVICE,
 	KIND_ENDPOINT_SLICE,
 	KIND_ENDPOINTS,
+	KIND_REPLICATION_CONTROLLER,
 };
 
 /* Subresources a kind serves beside the object itself. */
