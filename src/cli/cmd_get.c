@@ -47,6 +47,7 @@ header(const struct get_args *a, struct strbuf *sb)
 		strbuf_addstr(sb, "NAME\tREADY\tUP-TO-DATE\tAVAILABLE\tAGE");
 		break;
 	case KIND_REPLICASET:
+	case KIND_REPLICATION_CONTROLLER:
 		strbuf_addstr(sb, "NAME\tDESIRED\tCURRENT\tREADY\tAGE");
 		break;
 	case KIND_POD:
@@ -179,6 +180,17 @@ row(json_t *j, const struct get_args *a, struct strbuf *sb)
 			containers_images(&rs->spec.template.spec, sb);
 			cli_selector_string(rs->spec.selector, sb);
 		}
+		break;
+	}
+	case KIND_REPLICATION_CONTROLLER: {
+		const struct replication_controller *rc = o.obj;
+
+		strbuf_addf(sb, "%lld\t%lld\t%lld\t%s",
+			    (long long)(rc->spec.replicas.set
+					    ? rc->spec.replicas.v
+					    : 1),
+			    (long long)rc->status.replicas,
+			    (long long)rc->status.ready_replicas, age);
 		break;
 	}
 	case KIND_POD:

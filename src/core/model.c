@@ -791,8 +791,7 @@ rc_copy(struct replication_controller *dst,
 }
 
 void
-rc_as_replicaset(const struct replication_controller *rc,
-		 struct replicaset *rs)
+rc_as_replicaset(const struct replication_controller *rc, struct replicaset *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->api_version = xstrdup("v1");

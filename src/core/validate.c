@@ -1186,8 +1186,7 @@ validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
  *   map[string]string{"app":"api"}: `selector` does not match template
  *   `labels` */
 void
-validate_rc(const struct replication_controller *rc,
-	    struct fielderr_list *errs)
+validate_rc(const struct replication_controller *rc, struct fielderr_list *errs)
 {
 	const struct pod_template *t = &rc->spec.template;
 	struct strbuf p = STRBUF_INIT;

@@ -132,7 +132,8 @@ ctl_start(const struct ctl_config *cfg)
 	c->gc = ctl_gc_start(&c->cfg);
 	c->sched = ctl_sched_start(&c->cfg);
 	c->endpoints = ctl_endpoints_start(&c->cfg);
-	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched || !c->endpoints) {
+	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched ||
+	    !c->endpoints) {
 		ctl_stop(c);
 		return NULL;
 	}

@@ -102,8 +102,8 @@ struct carried {
 
 struct ctl_rs {
 	struct ctl_config cfg;
-	enum kind_id kind;       /* KIND_REPLICASET or _REPLICATION_CONTROLLER */
-	const char *kind_name;   /* "ReplicaSet", "ReplicationController" */
+	enum kind_id kind;     /* KIND_REPLICASET or _REPLICATION_CONTROLLER */
+	const char *kind_name; /* "ReplicaSet", "ReplicationController" */
 	struct informer *owners; /* cfg.rss or cfg.rcs */
 	struct queue *q;
 	struct carried *carried; /* by key */
@@ -361,8 +361,8 @@ write_status(struct ctl_rs *c, struct object *rso,
 	schema_release(sch, rs);
 	schema_copy(sch, rs, status);
 	st = kube_update(c->cfg.client, rso, "status");
-	if (st == 409 && kube_get(c->cfg.client, c->kind, m->namespace,
-				  m->name, &fresh) == 0) {
+	if (st == 409 && kube_get(c->cfg.client, c->kind, m->namespace, m->name,
+				  &fresh) == 0) {
 		struct replicaset_status *f = kind_status(k, fresh.obj);
 
 		schema_release(sch, f);
