@@ -22,6 +22,7 @@ extern const struct cmd_entry cmd_delete_entry;
 extern const struct cmd_entry cmd_scale_entry;
 extern const struct cmd_entry cmd_set_entry;
 extern const struct cmd_entry cmd_rollout_entry;
+extern const struct cmd_entry cmd_rolling_update_entry;
 
 #define DROVER_VERSION "0.1.0"
 
