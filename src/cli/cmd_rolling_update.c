@@ -551,10 +551,15 @@ run_update(struct client *c, struct ru_args *a)
 		if (read_world(c, a, next_name, &w))
 			goto out;
 		fill_in(&in, a, &w);
-		if (in.label_value == NULL && in.next && in.label_key)
-			/* OLD gone mid-rename: NEXT's own value */
-			in.label_value =
-			    strmap_get(&in.next->spec.selector, in.label_key);
+		if (in.label_value == NULL && in.next && in.label_key &&
+		    strmap_get(&in.next->spec.selector, in.label_key)) {
+			/* OLD gone mid-rename: NEXT's own value (copied:
+			 * the object goes at the end of the iteration) */
+			snprintf(hash, sizeof(hash), "%s",
+				 strmap_get(&in.next->spec.selector,
+					    in.label_key));
+			in.label_value = hash;
+		}
 		plan_rcu(&in, &s);
 		if (s.summary[0] && !summarized) {
 			printf("%s\n", s.summary);

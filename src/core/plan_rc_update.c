@@ -450,6 +450,18 @@ plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	if (next == NULL) {
 		const char *key = in->label_key;
 
+		/* OLD is the product of an update to this very template
+		 * (a re-run after the rename): nothing to do. */
+		if (!in->rollback && key && *key && in->label_value &&
+		    strmap_get(&old->spec.selector, key) &&
+		    !strcmp(strmap_get(&old->spec.selector, key),
+			    in->label_value)) {
+			out->op = RCU_DONE;
+			snprintf(out->message, sizeof(out->message),
+				 "%s is already at this template (%s=%s)",
+				 in->old_name, key, in->label_value);
+			return;
+		}
 		if (in->rollback || in->proto == NULL) {
 			out->op = RCU_ERROR;
 			snprintf(out->message, sizeof(out->message),
@@ -458,18 +470,6 @@ plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 				 "simply do a new rollout with the old "
 				 "version",
 				 in->next_name);
-			return;
-		}
-		/* OLD is the product of an update to this very template
-		 * (a re-run after the rename): nothing to do. */
-		if (key && *key && in->label_value &&
-		    strmap_get(&old->spec.selector, key) &&
-		    !strcmp(strmap_get(&old->spec.selector, key),
-			    in->label_value)) {
-			out->op = RCU_DONE;
-			snprintf(out->message, sizeof(out->message),
-				 "%s is already at this template (%s=%s)",
-				 in->old_name, key, in->label_value);
 			return;
 		}
 		if (plan_prepare_old(in, out))
