@@ -271,6 +271,13 @@ proto_from_file(const struct ru_args *a,
 	free(buf);
 	rc_copy(p, objs.v[0].obj);
 	object_list_release(&objs);
+	if (p->metadata.namespace == NULL) {
+		p->metadata.namespace = xstrdup(cli_g.ns);
+	} else if (strcmp(p->metadata.namespace, cli_g.ns)) {
+		rc_release(p);
+		return cli_error("%s is in namespace %s, not %s", a->file,
+				 p->metadata.namespace, cli_g.ns);
+	}
 	if (old)
 		for (i = 0; i < p->spec.selector.n; i++) {
 			const char *ov = strmap_get(&old->spec.selector,
@@ -596,9 +603,9 @@ run_update(struct client *c, struct ru_args *a)
 			sleep_ms(a->poll_ms);
 			continue;
 		}
-		printf("%s\n", s.message);
 		r = apply_step(c, &s);
 		if (r == 0) {
+			printf("%s\n", s.message);
 			acted = true;
 			last_progress = clock_mono_ms();
 			crash_hook(s.name);
