@@ -562,9 +562,9 @@ run_update(struct client *c, struct ru_args *a)
 		    strmap_get(&in.next->spec.selector, in.label_key)) {
 			/* OLD gone mid-rename: NEXT's own value (copied:
 			 * the object goes at the end of the iteration) */
-			snprintf(hash, sizeof(hash), "%s",
-				 strmap_get(&in.next->spec.selector,
-					    in.label_key));
+			snprintf(
+			    hash, sizeof(hash), "%s",
+			    strmap_get(&in.next->spec.selector, in.label_key));
 			in.label_value = hash;
 		}
 		plan_rcu(&in, &s);

@@ -287,15 +287,15 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 		if (keyed && !tv)
 			strmap_set(&out->obj.spec.template.metadata.labels, key,
 				   value);
-		snprintf(out->message, sizeof(out->message),
-			 "Preparing %s for the update to %s%s%s%s%s",
-			 old->metadata.name, in->next_name,
-			 keyed ? " (label " : "", keyed ? key : "",
-			 keyed ? "=" : "", keyed ? value : "");
 		if (keyed)
-			strncat(out->message, ")",
-				sizeof(out->message) - strlen(out->message) -
-				    1);
+			snprintf(out->message, sizeof(out->message),
+				 "Preparing %s for the update to %s (label "
+				 "%s=%s)",
+				 old->metadata.name, in->next_name, key, value);
+		else
+			snprintf(out->message, sizeof(out->message),
+				 "Preparing %s for the update to %s",
+				 old->metadata.name, in->next_name);
 		return true;
 	}
 	if (keyed && in->nold_unlabeled > 0) {
