@@ -1,5 +1,6 @@
 /* cmd_scale.c - `drover scale`: set the replicas of a deployment, a
- * replicaset or a replication controller through its scale subresource (a merge patch).
+ * replicaset or a replication controller through its scale subresource
+ * (a merge patch).
  *
  *   drover scale --replicas=N KIND/NAME... | KIND NAME... */
 #include <getopt.h>
