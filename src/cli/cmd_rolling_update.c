@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "client_fake.h"
 #include "clock.h"
 #include "common.h"
 #include "fsx.h"
@@ -546,7 +547,21 @@ run_update(struct client *c, struct ru_args *a)
 			goto out;
 		fill_in(&in, a, &w);
 		r = plan_rcu_preview(&in, &sb);
-		fputs(sb.buf, stdout);
+		if (r) {
+			/* the steps on stdout, the error (last line) on
+			 * stderr */
+			char *last;
+
+			sb.buf[sb.len - 1] = '\0';
+			last = strrchr(sb.buf, '\n');
+			if (last)
+				*last = '\0';
+			if (last)
+				printf("%s\n", sb.buf);
+			fprintf(stderr, "%s\n", last ? last + 1 : sb.buf);
+		} else {
+			fputs(sb.buf, stdout);
+		}
 		strbuf_release(&sb);
 		world_release(&w);
 		rc = r ? RU_ERROR : RU_OK;
@@ -650,8 +665,10 @@ duration_flag(const char *name, const char *v, int64_t *out)
 	return 0;
 }
 
+/* Parses the verb's flags into *a; 0, or the exit status to return
+ * (RU_OK after --help). */
 static int
-rolling_update_run(int argc, char **argv)
+parse_args(int argc, char **argv, struct ru_args *a, bool *done)
 {
 	static const struct option opts[] = {
 	    {"image", required_argument, NULL, 'i'},
@@ -666,44 +683,38 @@ rolling_update_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ru_args a = {.key = RCU_LABEL_KEY_DEF,
-			    .period_ms = 60000,
-			    .poll_ms = 3000,
-			    .timeout_ms = 300000};
-	struct client *c;
 	int ch, rc;
 
-	if ((rc = cli_globals_parse(&argc, argv)))
-		return rc;
+	*done = false;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "hf:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
-			a.image = optarg;
+			a->image = optarg;
 			break;
 		case 'c':
-			a.container = optarg;
+			a->container = optarg;
 			break;
 		case 'f':
-			a.file = optarg;
+			a->file = optarg;
 			break;
 		case 'u':
 			if ((rc = duration_flag("update-period", optarg,
-						&a.period_ms)))
+						&a->period_ms)))
 				return rc;
 			break;
 		case 'p':
 			if ((rc = duration_flag("poll-interval", optarg,
-						&a.poll_ms)))
+						&a->poll_ms)))
 				return rc;
 			break;
 		case 't':
 			if ((rc = duration_flag("timeout", optarg,
-						&a.timeout_ms)))
+						&a->timeout_ms)))
 				return rc;
 			break;
 		case 'k':
-			a.key = optarg;
+			a->key = optarg;
 			break;
 		case 'D':
 			if (optarg && strcmp(optarg, "client") &&
@@ -713,13 +724,14 @@ rolling_update_run(int argc, char **argv)
 						"steps)\n");
 				return RU_USAGE;
 			}
-			a.dry_run = true;
+			a->dry_run = true;
 			break;
 		case 'r':
-			a.rollback = true;
+			a->rollback = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			*done = true;
 			return RU_OK;
 		default:
 			fputs(usage_text, stderr);
@@ -732,31 +744,128 @@ rolling_update_run(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return RU_USAGE;
 	}
-	a.old_name = argv[optind];
-	a.new_name = argc - optind == 2 ? argv[optind + 1] : NULL;
-	if (a.image && a.file) {
+	a->old_name = argv[optind];
+	a->new_name = argc - optind == 2 ? argv[optind + 1] : NULL;
+	if (a->image && a->file) {
 		fprintf(stderr, "error: --image and --filename cannot both be "
 				"given\n");
 		return RU_USAGE;
 	}
-	if (!a.image && !a.file && !a.rollback) {
+	if (!a->image && !a->file && !a->rollback) {
 		fprintf(stderr, "error: Must specify --filename or --image\n");
 		fputs(usage_text, stderr);
 		return RU_USAGE;
 	}
-	if (a.image && *a.key == '\0') {
+	if (a->image && *a->key == '\0') {
 		fprintf(stderr, "error: --deployment-label-key cannot be "
 				"empty with --image\n");
 		return RU_USAGE;
 	}
-	if (a.container && !a.image) {
+	if (a->container && !a->image) {
 		fprintf(stderr, "error: --container is only valid with "
 				"--image\n");
 		return RU_USAGE;
 	}
+	return RU_OK;
+}
+
+static int
+rolling_update_run(int argc, char **argv)
+{
+	struct ru_args a = {.key = RCU_LABEL_KEY_DEF,
+			    .period_ms = 60000,
+			    .poll_ms = 3000,
+			    .timeout_ms = 300000};
+	struct client *c;
+	bool done;
+	int rc;
+
+	if ((rc = cli_globals_parse(&argc, argv)))
+		return rc;
+	if ((rc = parse_args(argc, argv, &a, &done)) || done)
+		return rc;
 	c = cli_client();
 	rc = run_update(c, &a);
 	c->ops->free(c);
+	return rc;
+}
+
+/* The objects of a STATE file as a fake API (client_fake.h): each one
+ * answers its GET, and the pod and ReplicationController lists of the
+ * namespace list them. Takes nothing from objs. */
+static struct client *
+state_client(const struct object_list *objs)
+{
+	struct client *c = client_fake_new(NULL);
+	json_t *pods = json_array(), *rcs = json_array();
+	char path[1024];
+	size_t i;
+
+	for (i = 0; i < objs->n; i++) {
+		struct object_meta *m = object_meta(&objs->v[i]);
+		json_t *j;
+
+		if (m->namespace == NULL)
+			m->namespace = xstrdup(cli_g.ns);
+		if (strcmp(m->namespace, cli_g.ns) || m->name == NULL)
+			continue;
+		j = object_encode(&objs->v[i]);
+		kube_path(path, sizeof(path), objs->v[i].k->id, m->namespace,
+			  m->name, NULL);
+		client_fake_answer(c, "GET", path, 200, j);
+		if (objs->v[i].k->id == KIND_POD)
+			json_array_append(pods, j);
+		else if (objs->v[i].k->id == KIND_REPLICATION_CONTROLLER)
+			json_array_append(rcs, j);
+		json_decref(j);
+	}
+	kube_path(path, sizeof(path), KIND_POD, cli_g.ns, NULL, NULL);
+	client_fake_answer(c, "GET", path, 200,
+			   json_pack("{so}", "items", pods));
+	kube_path(path, sizeof(path), KIND_REPLICATION_CONTROLLER, cli_g.ns,
+		  NULL, NULL);
+	client_fake_answer(c, "GET", path, 200,
+			   json_pack("{so}", "items", rcs));
+	return c;
+}
+
+int
+rolling_update_plan(const char *state, int argc, char **argv)
+{
+	struct ru_args a = {.key = RCU_LABEL_KEY_DEF,
+			    .period_ms = 60000,
+			    .poll_ms = 3000,
+			    .timeout_ms = 300000};
+	struct object_list objs = {0};
+	struct manifest_errors errs = {0};
+	struct client *c;
+	char *buf;
+	size_t len;
+	bool done;
+	int rc;
+
+	if ((rc = cli_globals_parse(&argc, argv)) ||
+	    (rc = parse_args(argc, argv, &a, &done)) || done)
+		return rc;
+	a.dry_run = true;
+	if ((rc = fsx_read_all(state, &buf, &len)) < 0)
+		return cli_error("the path \"%s\" cannot be read: %s", state,
+				 strerror(-rc));
+	if (manifest_load(buf, len, true, &objs, &errs)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		manifest_errors_format(&errs, &sb);
+		fputs(sb.buf, stderr);
+		strbuf_release(&sb);
+		manifest_errors_release(&errs);
+		free(buf);
+		return RU_ERROR;
+	}
+	free(buf);
+	c = state_client(&objs);
+	rc = run_update(c, &a);
+	c->ops->free(c);
+	object_list_release(&objs);
 	return rc;
 }
 
