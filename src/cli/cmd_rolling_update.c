@@ -797,7 +797,7 @@ static struct client *
 state_client(const struct object_list *objs)
 {
 	struct client *c = client_fake_new(NULL);
-	json_t *pods = json_array(), *rcs = json_array();
+	json_t *pods = json_array(), *rcs = json_array(), *list;
 	char path[1024];
 	size_t i;
 
@@ -820,12 +820,14 @@ state_client(const struct object_list *objs)
 		json_decref(j);
 	}
 	kube_path(path, sizeof(path), KIND_POD, cli_g.ns, NULL, NULL);
-	client_fake_answer(c, "GET", path, 200,
-			   json_pack("{so}", "items", pods));
+	list = json_pack("{so}", "items", pods);
+	client_fake_answer(c, "GET", path, 200, list);
+	json_decref(list);
 	kube_path(path, sizeof(path), KIND_REPLICATION_CONTROLLER, cli_g.ns,
 		  NULL, NULL);
-	client_fake_answer(c, "GET", path, 200,
-			   json_pack("{so}", "items", rcs));
+	list = json_pack("{so}", "items", rcs);
+	client_fake_answer(c, "GET", path, 200, list);
+	json_decref(list);
 	return c;
 }
 
