@@ -34,12 +34,16 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+/* spec.replicas, defaulted as the API does (an absent value is 1). */
 static int64_t
 rc_replicas(const struct replication_controller *rc)
 {
 	return rc->spec.replicas.set ? rc->spec.replicas.v : 1;
 }
 
+/* A recovery annotation as a count: kubectl wrote them with
+ * strconv.Itoa, so only plain non-negative decimals are accepted ("3");
+ * "", "-1", "3x" count as absent, and the caller fills them in again. */
 int
 rcu_ann_int(const struct replication_controller *rc, const char *key,
 	    int64_t *v)
@@ -57,6 +61,7 @@ rcu_ann_int(const struct replication_controller *rc, const char *key,
 	return 0;
 }
 
+/* Writes a count annotation ("3"), replacing any earlier value. */
 static void
 ann_set_int(struct replication_controller *rc, const char *key, int64_t v)
 {
@@ -66,7 +71,10 @@ ann_set_int(struct replication_controller *rc, const char *key, int64_t v)
 	strmap_set(&rc->metadata.annotations, key, buf);
 }
 
-/* "foo:<uid>": the update-source-id of a partner of rc. */
+/* "foo:<uid>": the update-source-id of a partner of rc. The uid is what
+ * makes the pointer safe: an OLD deleted and created again under the
+ * same name has another uid, so a NEXT left by the first is recognised
+ * as stale instead of being resumed against pods it never knew. */
 static void
 source_id(const struct replication_controller *rc, char *buf, size_t len)
 {
@@ -83,6 +91,8 @@ settled(const struct replication_controller *rc)
 	       rc->status.replicas == rc_replicas(rc);
 }
 
+/* Whether metadata.finalizers holds f ("orphan", the garbage
+ * collector's; FINALIZER_RCU, ours). */
 static bool
 has_finalizer(const struct replication_controller *rc, const char *f)
 {
@@ -94,6 +104,11 @@ has_finalizer(const struct replication_controller *rc, const char *f)
 	return false;
 }
 
+/* A step that writes a whole controller: a copy of src the caller then
+ * edits (the step owns it; target points at its name). An UPDATE keeps
+ * src's resourceVersion, so the write is a compare-and-swap: if anyone
+ * changed the object since the read, the API answers 409 and the client
+ * simply reads and plans again. */
 static void
 step_obj(struct plan_rcu_step *s, enum rcu_op op, const char *name,
 	 const struct replication_controller *src)
@@ -105,6 +120,8 @@ step_obj(struct plan_rcu_step *s, enum rcu_op op, const char *name,
 	s->target = s->obj.metadata.name;
 }
 
+/* A step that sets rc's spec.replicas to `to` (through /scale), with
+ * kubectl's progress line ("Scaling foo-next up to 2"). */
 static void
 step_scale(struct plan_rcu_step *s, const char *name,
 	   const struct replication_controller *rc, int64_t to)
@@ -162,6 +179,17 @@ plan_rename(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 {
 	const struct replication_controller *next = in->next;
 
+	/* The rename's states, as a re-run finds them (OLD already gone,
+	 * its pods long deleted at 0 replicas):
+	 *   NEXT live, no finalizer        → hold-next
+	 *   NEXT live, held                → orphan-next
+	 *   NEXT deleting, "orphan" left   → wait (the collector works)
+	 *   NEXT deleting, no OLD          → create-final
+	 *   NEXT deleting, OLD, held       → release-next
+	 *   NEXT deleting, OLD, not held   → wait (the API removes it)
+	 * Kubernetes' own order (delete NEXT orphaning its pods, then create
+	 * OLD) leaves nothing behind if the client dies in between: the
+	 * design document accepts that race; the finalizer closes it. */
 	if (next->metadata.deletion_timestamp == DTIME_UNSET) {
 		if (!has_finalizer(next, FINALIZER_RCU)) {
 			step_obj(out, RCU_UPDATE, "hold-next", next);
@@ -227,6 +255,9 @@ check_partner(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	char want[512];
 	const char *colon;
 
+	/* Three refusals, each saying what to do: no annotation (a
+	 * controller that merely has the name), the same OLD name with
+	 * another uid (stale: OLD was re-created since), another OLD. */
 	source_id(in->old, want, sizeof(want));
 	if (src && !strcmp(src, want))
 		return 0;
@@ -272,6 +303,10 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	int64_t orig;
 	bool keyed = key && *key;
 
+	/* tv: the key on OLD's template, sv: in its selector. An OLD made
+	 * by an earlier update already has both (deployment=<its hash>):
+	 * it keeps that value, which differs from NEXT's, so the selectors
+	 * still never overlap. A fresh OLD gets "<hash of OLD>-orig". */
 	tv =
 	    keyed ? strmap_get(&old->spec.template.metadata.labels, key) : NULL;
 	sv = keyed ? strmap_get(&old->spec.selector, key) : NULL;
@@ -298,6 +333,10 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 				 old->metadata.name, in->next_name);
 		return true;
 	}
+	/* The template carries the key now, so every pod OLD creates from
+	 * here on has it; those it made before get it here. The caller
+	 * lists them again on every call (a pod created from a template
+	 * read just before the update shows up in the next list). */
 	if (keyed && in->nold_unlabeled > 0) {
 		size_t i;
 
@@ -313,6 +352,9 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 			 in->nold_unlabeled, old->metadata.name, key, tv);
 		return true;
 	}
+	/* Last the selector: OLD's pods all match it already, so the
+	 * ReplicaSet shell neither adopts nor creates (and it counts its
+	 * pods by controller reference anyway). */
 	if (keyed && !sv) {
 		step_obj(out, RCU_UPDATE, "select-old", old);
 		strmap_set(&out->obj.spec.selector, key, tv);
@@ -324,7 +366,11 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	return false;
 }
 
-/* Both exist: scale one of them, wait, or finish. */
+/* Both exist: scale one of them, wait, or finish (kubectl's
+ * RollingUpdater.Update loop body, one step at a time: the scale-up,
+ * then after --update-period the scale-down; both controllers must
+ * report their size first, as scaleAndWait did). The summary line is
+ * kubectl's, printed once by the client. */
 static void
 plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 	     struct plan_rcu_step *out)
@@ -358,6 +404,9 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 			 "Update succeeded. Deleting %s", old->metadata.name);
 		return;
 	}
+	/* scaleUp: fill the surge budget (desired + maxSurge 1) with new
+	 * pods; with OLD empty, jump to desired. Example, desired 3: old 3,
+	 * new 0 → inc 1; old 2, new 1 → inc 1; old 0, new 2 → inc 1. */
 	inc = (desired + 1) - (o + n);
 	if (o == 0)
 		inc = desired - n;
@@ -367,6 +416,10 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 		return;
 	}
 	if (o > 0) {
+		/* scaleDown: what may go while desired pods stay
+		 * available, the new pods not yet available counted as
+		 * missing. Example, desired 3: old 3, new 1 with 0
+		 * available → 4 - 3 - 1 = 0 (wait); with 1 → 1. */
 		dec = (o + n) - desired - (n - avail);
 		if (n == desired && avail >= desired)
 			dec = o;
@@ -383,6 +436,16 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 		 next->metadata.name, (long long)avail, (long long)n);
 }
 
+/* The dispatcher: the seed's initialization table, in order.
+ *   rename in progress (NEXT being deleted)  → plan_rename
+ *   neither exists                           → error, OLD not found
+ *   only NEXT                                → the rename, or (NEW
+ *                                              named) its cleanup
+ *   only OLD                                 → prepare OLD, create NEXT
+ *   both                                     → check the partner, fill
+ *                                              desired-replicas, rollout
+ * With --rollback (roles swapped by the caller) "both" first re-points
+ * NEXT (the original) at the in-flight controller. */
 void
 plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 {
@@ -562,7 +625,16 @@ plan_rcu_step_release(struct plan_rcu_step *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* ---- the preview ---- */
+/* ---- the preview ----
+ *
+ * drover rolling-update --dry-run and drover plan --rc-update: the same
+ * plan_rcu calls on private copies of OLD and NEXT, applying each step
+ * as the API and the controllers would (a create gets a uid and
+ * generation 1, an update bumps the generation, a scale is reported at
+ * once, a finalizer-free deleted object vanishes) and making every new
+ * pod available at once, so the only steps left are writes. A plan that
+ * would wait here never ends; a cap of 10,000 steps turns that into an
+ * error rather than a hang. */
 
 /* A copy that owns itself, or NULL. */
 static struct replication_controller *
@@ -577,6 +649,7 @@ dup_rc(const struct replication_controller *rc)
 	return c;
 }
 
+/* Frees a dup_rc() copy; NULL is fine. */
 static void
 free_rc(struct replication_controller *rc)
 {
@@ -601,6 +674,10 @@ stored(const struct replication_controller *w, int64_t gen, const char *uid)
 	return c;
 }
 
+/* The loop over the steps: each step's line goes to out, then the step
+ * is applied to the copies. *t picks the copy a step acts on by name
+ * (OLD's, else NEXT's: the rename creates OLD's name again, which the
+ * CREATE case tells apart). */
 int
 plan_rcu_preview(const struct plan_rcu_in *given, struct strbuf *out)
 {
