@@ -198,13 +198,15 @@ scale_of(const struct kind_info *res, json_t *obj)
 	json_t *status = json_object_get(obj, "status");
 	json_t *sel =
 	    json_object_get(json_object_get(spec, "selector"), "matchLabels");
+	/* a ReplicationController's selector is the label map itself */
+	if (res->id == KIND_REPLICATION_CONTROLLER)
+		sel = json_object_get(spec, "selector");
 	json_t *rep = json_object_get(spec, "replicas");
 	char selbuf[512] = "";
 	const char *k;
 	json_t *v;
 	size_t off = 0;
 
-	(void)res;
 	json_object_foreach(sel, k, v)
 	{
 		off += (size_t)snprintf(selbuf + off, sizeof(selbuf) - off,

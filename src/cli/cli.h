@@ -22,6 +22,13 @@ extern const struct cmd_entry cmd_delete_entry;
 extern const struct cmd_entry cmd_scale_entry;
 extern const struct cmd_entry cmd_set_entry;
 extern const struct cmd_entry cmd_rollout_entry;
+extern const struct cmd_entry cmd_rolling_update_entry;
+
+/* `drover plan --rc-update -f STATE OLD [NEW] --image=IMAGE ...`: the
+ * rolling update's --dry-run over the ReplicationControllers and pods
+ * of a file instead of a server (cmd_rolling_update.c). argv[0] is the
+ * verb; returns the exit status. */
+int rolling_update_plan(const char *state, int argc, char **argv);
 
 #define DROVER_VERSION "0.1.0"
 

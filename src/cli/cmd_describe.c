@@ -436,6 +436,14 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 	case KIND_REPLICASET:
 		describe_replicaset(c, o.obj, &text);
 		break;
+	case KIND_REPLICATION_CONTROLLER: {
+		struct replicaset view;
+
+		rc_as_replicaset(o.obj, &view);
+		describe_replicaset(c, &view, &text);
+		replicaset_release(&view);
+		break;
+	}
 	case KIND_POD:
 		describe_pod(c, o.obj, &text);
 		break;

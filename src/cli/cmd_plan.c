@@ -40,12 +40,15 @@ static const char usage_text[] =
     "usage: drover plan --once -f STATE [--now RFC3339] [-o json|yaml|text]\n"
     "       drover plan --simulate -f STATE [--pod-ready-seconds N]\n"
     "                   [--now RFC3339] [-o json|text]\n"
+    "       drover plan --rc-update -f STATE OLD [NEW] (--image=IMAGE |\n"
+    "                   -f NEW_RC_FILE) [rolling-update flags]\n"
     "\n"
     "STATE holds one Deployment and any of its ReplicaSets and Pods, as\n"
     "stored (YAML documents, JSON, or a List). --once prints the one step\n"
     "Kubernetes' deployment controller takes; --simulate runs the whole\n"
     "rollout on a virtual clock (pods ready N seconds after creation, N < 0:\n"
-    "never).\n";
+    "never). --rc-update previews `drover rolling-update` on the\n"
+    "ReplicationControllers and pods of STATE (its --dry-run).\n";
 
 /* Seconds as a JSON number: an integer when whole. */
 static json_t *
@@ -371,6 +374,17 @@ plan_run(int argc, char **argv)
 	dtime now;
 	int c, rc = 1;
 
+	if (argc >= 4 && !strcmp(argv[1], "--rc-update")) {
+		/* --rc-update -f STATE, then the rolling-update arguments */
+		if (strcmp(argv[2], "-f") && strcmp(argv[2], "--filename")) {
+			fputs(usage_text, stderr);
+			return 2;
+		}
+		const char *state = argv[3];
+
+		argv[3] = argv[0];
+		return rolling_update_plan(state, argc - 3, argv + 3);
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (c) {

@@ -1,5 +1,6 @@
-/* cmd_scale.c - `drover scale`: set the replicas of a deployment or a
- * replicaset through its scale subresource (a merge patch).
+/* cmd_scale.c - `drover scale`: set the replicas of a deployment, a
+ * replicaset or a replication controller through its scale subresource
+ * (a merge patch).
  *
  *   drover scale --replicas=N KIND/NAME... | KIND NAME... */
 #include <getopt.h>
@@ -14,7 +15,8 @@ static const char usage_text[] =
     "usage: drover scale --replicas=N KIND/NAME... [--dry-run=server|client]\n"
     "       drover scale --replicas=N KIND NAME...\n"
     "\n"
-    "KIND: deployments (deploy) or replicasets (rs).\n"
+    "KIND: deployments (deploy), replicasets (rs) or\n"
+    "replicationcontrollers (rc).\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
     "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
@@ -125,5 +127,5 @@ scale_run(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_scale_entry = {
-    "scale", usage_text, "set the replicas of a deployment or replicaset",
+    "scale", usage_text, "set the replicas of a deployment, replicaset or rc",
     scale_run};

@@ -11,7 +11,7 @@ static const struct cmd_entry *const verbs[] = {
     &cmd_serve_entry,    &cmd_apply_entry,   &cmd_get_entry,
     &cmd_describe_entry, &cmd_delete_entry,  &cmd_scale_entry,
     &cmd_set_entry,      &cmd_rollout_entry, &cmd_logs_entry,
-    &cmd_plan_entry,     &cmd_version_entry,
+    &cmd_plan_entry,     &cmd_version_entry, &cmd_rolling_update_entry,
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

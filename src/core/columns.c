@@ -257,13 +257,19 @@ images_of(const struct pod_spec *s, struct strbuf *out)
 						     : "");
 }
 
-/* The pod template of a Deployment or ReplicaSet. */
+/* The pod template of a Deployment, ReplicaSet or ReplicationController. */
 static const struct pod_template *
 template_of(const struct object *o)
 {
-	return o->k->id == KIND_DEPLOYMENT
-		   ? &((const struct deployment *)o->obj)->spec.template
-		   : &((const struct replicaset *)o->obj)->spec.template;
+	switch (o->k->id) {
+	case KIND_DEPLOYMENT:
+		return &((const struct deployment *)o->obj)->spec.template;
+	case KIND_REPLICATION_CONTROLLER:
+		return &((const struct replication_controller *)o->obj)
+			    ->spec.template;
+	default:
+		return &((const struct replicaset *)o->obj)->spec.template;
+	}
 }
 
 static void
@@ -280,11 +286,17 @@ cell_images(const struct object *o, dtime now, struct strbuf *out)
 	images_of(&template_of(o)->spec, out);
 }
 
+/* A ReplicationController's selector is a plain map: "app=web". */
 static void
 cell_selector(const struct object *o, dtime now, struct strbuf *out)
 {
 	(void)now;
-	columns_selector(o->k->selector(o->obj), out);
+	if (o->k->id == KIND_REPLICATION_CONTROLLER)
+		columns_labels(&((const struct replication_controller *)o->obj)
+				    ->spec.selector,
+			       out);
+	else
+		columns_selector(o->k->selector(o->obj), out);
 }
 
 #define WORKLOAD_WIDE_COLS                                                     \
@@ -365,35 +377,45 @@ static const struct column deployment_cols[] = {
 };
 static const size_t deployment_cols_n = COLUMNS_N(deployment_cols);
 
-/* ---- ReplicaSet (printReplicaSet) ----
+/* ---- ReplicaSet (printReplicaSet), ReplicationController
+ * (printReplicationController: the same columns) ----
  *
  * DESIRED is spec.replicas, CURRENT status.replicas (pods that exist and
  * are not terminating), READY status.readyReplicas. An old ReplicaSet
  * being scaled down: "web-6fcc  1  2  2" until its second pod is gone. */
 
+/* A ReplicationController has a ReplicaSet's status (printReplication
+ * Controller prints the same columns). */
+static const struct replicaset_status *
+rs_status_of(const struct object *o)
+{
+	return o->k->id == KIND_REPLICATION_CONTROLLER
+		   ? &((const struct replication_controller *)o->obj)->status
+		   : &((const struct replicaset *)o->obj)->status;
+}
+
 static void
 cell_rs_desired(const struct object *o, dtime now, struct strbuf *out)
 {
 	(void)now;
-	strbuf_addf(out, "%lld", (long long)rs_replicas(o->obj));
+	strbuf_addf(out, "%lld",
+		    (long long)(o->k->replicas(o->obj)->set
+				    ? o->k->replicas(o->obj)->v
+				    : 1));
 }
 
 static void
 cell_rs_current(const struct object *o, dtime now, struct strbuf *out)
 {
 	(void)now;
-	strbuf_addf(
-	    out, "%lld",
-	    (long long)((const struct replicaset *)o->obj)->status.replicas);
+	strbuf_addf(out, "%lld", (long long)rs_status_of(o)->replicas);
 }
 
 static void
 cell_rs_ready(const struct object *o, dtime now, struct strbuf *out)
 {
 	(void)now;
-	strbuf_addf(out, "%lld",
-		    (long long)((const struct replicaset *)o->obj)
-			->status.ready_replicas);
+	strbuf_addf(out, "%lld", (long long)rs_status_of(o)->ready_replicas);
 }
 
 static const struct column replicaset_cols[] = {
@@ -585,6 +607,7 @@ static const struct {
 } registry[] = {
     {KIND_DEPLOYMENT, deployment_cols, &deployment_cols_n},
     {KIND_REPLICASET, replicaset_cols, &replicaset_cols_n},
+    {KIND_REPLICATION_CONTROLLER, replicaset_cols, &replicaset_cols_n},
     {KIND_POD, pod_cols, &pod_cols_n},
     {KIND_SERVICE, columns_service, &columns_service_n},
     {KIND_ENDPOINTS, columns_endpoints_tbl, &columns_endpoints_n},

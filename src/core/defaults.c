@@ -188,6 +188,25 @@ defaults_replicaset(struct replicaset *rs)
 	defaults_pod_spec(&rs->spec.template.spec);
 }
 
+/* SetDefaults_ReplicationController (pkg/apis/core/v1/defaults.go): an
+ * empty selector becomes the template's labels, and so do empty
+ * metadata.labels; replicas 1. Example: template labels {app: web} and
+ * no selector → selector {app: web}, labels {app: web}. */
+void
+defaults_rc(struct replication_controller *rc)
+{
+	const struct strmap *tl = &rc->spec.template.metadata.labels;
+
+	if (tl->n > 0) {
+		if (rc->spec.selector.n == 0)
+			strmap_copy(&rc->spec.selector, tl);
+		if (rc->metadata.labels.n == 0)
+			strmap_copy(&rc->metadata.labels, tl);
+	}
+	def_int(&rc->spec.replicas, 1);
+	defaults_pod_spec(&rc->spec.template.spec);
+}
+
 /* The Pending phase is the registry's PrepareForCreate in Kubernetes,
  * not a default; drover sets it here too so that a pod read from a file
  * (drover plan) counts as Pending. */

@@ -9,6 +9,7 @@
 
 void defaults_deployment(struct deployment *d);
 void defaults_replicaset(struct replicaset *rs);
+void defaults_rc(struct replication_controller *rc);
 void defaults_pod(struct pod *p);
 void defaults_pod_spec(struct pod_spec *s);
 void defaults_service(struct service *s);

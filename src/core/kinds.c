@@ -169,6 +169,24 @@ val_replicaset(const void *o, struct fielderr_list *e)
 }
 
 static void
+def_rc(void *o)
+{
+	defaults_rc(o);
+}
+
+static void
+val_rc(const void *o, struct fielderr_list *e)
+{
+	validate_rc(o, e);
+}
+
+static struct opt_int *
+replicas_rc(void *o)
+{
+	return &((struct replication_controller *)o)->spec.replicas;
+}
+
+static void
 val_pod(const void *o, struct fielderr_list *e)
 {
 	validate_pod(o, e);
@@ -253,6 +271,7 @@ static const char *const pod_fields[] = {"spec.nodeName",
 					 "status.nominatedNodeName",
 					 NULL};
 static const char *const replicaset_fields[] = {"status.replicas", NULL};
+static const char *const rc_fields[] = {"status.replicas", NULL};
 static const char *const node_fields[] = {"spec.unschedulable", NULL};
 static const char *const service_fields[] = {"spec.type", NULL};
 /* pkg/registry/core/event ToSelectableFields: what `kubectl describe`
@@ -423,6 +442,29 @@ static const struct kind_info kinds[] = {
 	.field_labels = event_fields,
 	.defaults = def_event,
 	.validate = val_event,
+    },
+    /* v1 ReplicationController: kept pod count like a ReplicaSet, with
+     * an equality selector; `drover rolling-update` rolls one to the
+     * next. Its selector may change (no .selector accessor): the
+     * rolling update relabels the old controller. */
+    {
+	.id = KIND_REPLICATION_CONTROLLER,
+	.group = "",
+	.version = "v1",
+	.api_version = "v1",
+	.kind = "ReplicationController",
+	.plural = "replicationcontrollers",
+	.singular = "replicationcontroller",
+	.short_names = {"rc"},
+	.namespaced = true,
+	.category_all = true,
+	.subresources = KIND_SUB_STATUS | KIND_SUB_SCALE,
+	.schema = &schema_replication_controller,
+	.meta_off = offsetof(struct replication_controller, metadata),
+	.field_labels = rc_fields,
+	.replicas = replicas_rc,
+	.defaults = def_rc,
+	.validate = val_rc,
     },
 };
 

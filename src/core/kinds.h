@@ -31,6 +31,7 @@ enum kind_id {
 	KIND_ENDPOINT_SLICE,
 	KIND_ENDPOINTS,
 	KIND_EVENT,
+	KIND_REPLICATION_CONTROLLER,
 };
 
 /* Subresources a kind serves beside the object itself. */

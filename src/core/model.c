@@ -493,6 +493,28 @@ static const struct field replicaset_f[] = {
 };
 const struct schema schema_replicaset = SCHEMA(replicaset, replicaset_f);
 
+/* v1 ReplicationController: ReplicationControllerSpec has replicas,
+ * minReadySeconds, selector (map[string]string) and template; its
+ * status has the ReplicaSet status' fields. */
+static const struct field rcspec_f[] = {
+    F(rc_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
+    F(rc_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32, NULL),
+    F(rc_spec, "selector", FT_STRMAP, selector, O, NULL),
+    F(rc_spec, "template", FT_STRUCT, template, 0, &schema_pod_template),
+};
+static const struct schema rcspec_s = SCHEMA(rc_spec, rcspec_f);
+
+static const struct field rc_f[] = {
+    F(replication_controller, "apiVersion", FT_STR, api_version, O, NULL),
+    F(replication_controller, "kind", FT_STR, kind, O, NULL),
+    F(replication_controller, "metadata", FT_STRUCT, metadata, 0,
+      &schema_object_meta),
+    F(replication_controller, "spec", FT_STRUCT, spec, 0, &rcspec_s),
+    F(replication_controller, "status", FT_STRUCT, status, 0, &rsstatus_s),
+};
+const struct schema schema_replication_controller =
+    SCHEMA(replication_controller, rc_f);
+
 /* v1 Pod */
 
 /* v1.ContainerState: exactly one of waiting/running/terminated is set
@@ -802,6 +824,34 @@ void
 replicaset_copy(struct replicaset *dst, const struct replicaset *src)
 {
 	schema_copy(&schema_replicaset, dst, src);
+}
+
+void
+rc_release(struct replication_controller *rc)
+{
+	schema_release(&schema_replication_controller, rc);
+}
+
+void
+rc_copy(struct replication_controller *dst,
+	const struct replication_controller *src)
+{
+	schema_copy(&schema_replication_controller, dst, src);
+}
+
+void
+rc_as_replicaset(const struct replication_controller *rc, struct replicaset *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->api_version = xstrdup("v1");
+	rs->kind = xstrdup("ReplicationController");
+	schema_copy(&schema_object_meta, &rs->metadata, &rc->metadata);
+	rs->spec.replicas = rc->spec.replicas;
+	rs->spec.min_ready_seconds = rc->spec.min_ready_seconds;
+	rs->spec.selector = xcalloc(1, sizeof(*rs->spec.selector));
+	strmap_copy(&rs->spec.selector->match_labels, &rc->spec.selector);
+	pod_template_copy(&rs->spec.template, &rc->spec.template);
+	schema_copy(&rsstatus_s, &rs->status, &rc->status);
 }
 
 void

@@ -326,6 +326,29 @@ struct replicaset {
 };
 LIST_OF(replicaset);
 
+/* ---- v1 ReplicationController ----
+ *
+ * The ReplicaSet's predecessor: the same spec, but an equality-based
+ * selector (a plain label map, `selector: {app: web}`), which defaults to
+ * the template's labels. Its status has the ReplicaSet's fields
+ * (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
+ * observedGeneration, conditions), so it reuses that struct. The
+ * ReplicaSet controller runs it through rc_as_replicaset(). */
+struct rc_spec {
+	struct opt_int replicas;
+	int64_t min_ready_seconds;
+	struct strmap selector;
+	struct pod_template template;
+};
+
+struct replication_controller {
+	char *api_version;
+	char *kind;
+	struct object_meta metadata;
+	struct rc_spec spec;
+	struct replicaset_status status;
+};
+
 /* ---- v1 Pod ---- */
 
 struct state_waiting {
@@ -589,6 +612,7 @@ extern const struct schema schema_pod_security_context;
 extern const struct schema schema_condition;
 extern const struct schema schema_deployment;
 extern const struct schema schema_replicaset;
+extern const struct schema schema_replication_controller;
 extern const struct schema schema_pod;
 extern const struct schema schema_node;
 extern const struct schema schema_container_status;
@@ -621,6 +645,16 @@ void deployment_release(struct deployment *d);
 void deployment_copy(struct deployment *dst, const struct deployment *src);
 void replicaset_release(struct replicaset *rs);
 void replicaset_copy(struct replicaset *dst, const struct replicaset *src);
+void rc_release(struct replication_controller *rc);
+void rc_copy(struct replication_controller *dst,
+	     const struct replication_controller *src);
+/* The ReplicaSet an RC behaves as (selector.matchLabels = its selector),
+ * for the ReplicaSet planner; *rs is overwritten and the caller releases
+ * it with replicaset_release(). Example: RC web {selector {app: web},
+ * replicas 3} → RS web {selector {matchLabels {app: web}}, replicas 3},
+ * same metadata, template and status. */
+void rc_as_replicaset(const struct replication_controller *rc,
+		      struct replicaset *rs);
 void pod_release(struct pod *p);
 void pod_copy(struct pod *dst, const struct pod *src);
 void pod_template_release(struct pod_template *t);

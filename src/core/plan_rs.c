@@ -339,13 +339,16 @@ static bool
 owns(const struct replicaset *rs, const struct pod_facts *f)
 {
 	const char *uid = pod_facts_controller(f);
+	const char *kind = rs_owner_kind(rs);
+	bool is_rc = !strcmp(kind, "ReplicationController");
 
-	if (!f->has_controller || !f->controller_kind_rs)
+	if (!f->has_controller ||
+	    !(is_rc ? f->controller_kind_rc : f->controller_kind_rs))
 		return false;
 	if (*uid && rs->metadata.uid && *rs->metadata.uid)
 		return strcmp(uid, rs->metadata.uid) == 0;
-	return owner_ref_is(meta_controller_ref(&f->pod->metadata),
-			    "ReplicaSet", &rs->metadata);
+	return owner_ref_is(meta_controller_ref(&f->pod->metadata), kind,
+			    &rs->metadata);
 }
 
 /* Facts derived here, for callers that keep none. */
@@ -524,11 +527,23 @@ plan_rs_out_release(struct plan_rs_out *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* "ReplicationController" for the view rc_as_replicaset() makes, else
+ * "ReplicaSet" (a ReplicaSet read from anywhere, kind set or not). */
+const char *
+rs_owner_kind(const struct replicaset *rs)
+{
+	return rs->kind && !strcmp(rs->kind, "ReplicationController")
+		   ? "ReplicationController"
+		   : "ReplicaSet";
+}
+
 void
 rs_controller_ref(const struct replicaset *rs, struct owner_ref *ref)
 {
-	ref->api_version = xstrdup("apps/v1");
-	ref->kind = xstrdup("ReplicaSet");
+	bool is_rc = !strcmp(rs_owner_kind(rs), "ReplicationController");
+
+	ref->api_version = xstrdup(is_rc ? "v1" : "apps/v1");
+	ref->kind = xstrdup(rs_owner_kind(rs));
 	ref->name = xstrdup(rs->metadata.name);
 	ref->uid = xstrdup(rs->metadata.uid ? rs->metadata.uid : "");
 	ref->controller.set = ref->controller.v = true;

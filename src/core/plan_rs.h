@@ -58,7 +58,12 @@ dtime pod_ready_time(const struct pod *p); /* Ready lastTransitionTime */
  * and annotations, a controller ownerReference to rs. The caller (or the
  * API server) gives it its name. */
 void rs_new_pod(const struct replicaset *rs, struct pod *p);
-/* The controller ownerReference of a pod of rs (ref zeroed by caller). */
+/* The kind whose pods rs stands for: "ReplicationController" when rs is
+ * an RC's view (rc_as_replicaset, kind "ReplicationController"), else
+ * "ReplicaSet". Pods and ownerReferences are matched against it. */
+const char *rs_owner_kind(const struct replicaset *rs);
+/* The controller ownerReference of a pod of rs (ref zeroed by caller):
+ * apps/v1 ReplicaSet, or v1 ReplicationController for an RC's view. */
 void rs_controller_ref(const struct replicaset *rs, struct owner_ref *ref);
 
 /* The qsort comparator of the victim ranking, exposed for tests: pods

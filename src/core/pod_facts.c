@@ -140,6 +140,8 @@ pod_facts_init(struct pod_facts *f, const struct pod *p)
 	/* owner_ref_is: a reference without a kind matches any kind */
 	f->controller_kind_rs =
 	    ref && (!ref->kind || !strcmp(ref->kind, "ReplicaSet"));
+	f->controller_kind_rc =
+	    ref && (!ref->kind || !strcmp(ref->kind, "ReplicationController"));
 	f->long_uid =
 	    !inline_copy(f->uid, p->metadata.uid ? p->metadata.uid : "");
 	f->long_controller =

@@ -40,6 +40,7 @@ struct pod_facts {
 	bool has_controller;
 	bool
 	    controller_kind_rs; /* its controller's kind is ReplicaSet or unset */
+	bool controller_kind_rc; /* ... ReplicationController or unset */
 	int phase;          /* Pending (and others) 0, Unknown 1, Running 2 */
 	dtime ready_time;   /* Ready lastTransitionTime, or unset */
 	dtime created;      /* metadata.creationTimestamp */

@@ -1174,6 +1174,52 @@ validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
 				   true);
 }
 
+/* ValidateReplicationController = ValidateObjectMeta +
+ * ValidateReplicationControllerSpec, in its order: minReadySeconds, the
+ * selector non-empty (ValidateNonEmptySelector: spec.selector: Required
+ * value), replicas, then ValidatePodTemplateSpecForRC: the template's
+ * labels must carry the selector, the template itself, restartPolicy
+ * Always and no activeDeadlineSeconds.
+ *
+ * Example: selector {app: web}, template labels {app: api}:
+ *   spec.template.metadata.labels: Invalid value:
+ *   map[string]string{"app":"api"}: `selector` does not match template
+ *   `labels` */
+void
+validate_rc(const struct replication_controller *rc, struct fielderr_list *errs)
+{
+	const struct pod_template *t = &rc->spec.template;
+	struct strbuf p = STRBUF_INIT;
+
+	validate_object_meta(&rc->metadata, true, "metadata", errs);
+	nonneg(rc->spec.min_ready_seconds, "spec.minReadySeconds", errs);
+	if (rc->spec.selector.n == 0)
+		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
+	nonneg_opt(&rc->spec.replicas, "spec.replicas", errs);
+	if (rc->spec.selector.n > 0 &&
+	    !labels_subset(&rc->spec.selector, &t->metadata.labels)) {
+		render_map(&t->metadata.labels, &p);
+		fielderr_add(errs, FE_INVALID, "spec.template.metadata.labels",
+			     p.buf,
+			     "`selector` does not match template `labels`");
+	}
+	validate_labels(&t->metadata.labels, "spec.template.labels", errs);
+	validate_annotations(&t->metadata.annotations,
+			     "spec.template.annotations", errs);
+	validate_pod_spec(&t->spec, "spec.template.spec", errs);
+	if (t->spec.restart_policy && strcmp(t->spec.restart_policy, "Always"))
+		fielderr_addf_str(
+		    errs, FE_NOT_SUPPORTED, "spec.template.spec.restartPolicy",
+		    t->spec.restart_policy, "supported values: \"Always\"");
+	if (t->spec.active_deadline_seconds.set)
+		fielderr_addf_int(errs, FE_INVALID,
+				  "spec.template.spec.activeDeadlineSeconds",
+				  t->spec.active_deadline_seconds.v,
+				  "activeDeadlineSeconds in "
+				  "ReplicationController is not Supported");
+	strbuf_release(&p);
+}
+
 /* ValidatePodCreate, restricted to metadata and the pod spec. */
 void
 validate_pod(const struct pod *p, struct fielderr_list *errs)

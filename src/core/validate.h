@@ -25,6 +25,8 @@ void validate_deployment(const struct deployment *d,
 			 struct fielderr_list *errs);
 void validate_replicaset(const struct replicaset *rs,
 			 struct fielderr_list *errs);
+void validate_rc(const struct replication_controller *rc,
+		 struct fielderr_list *errs);
 void validate_pod(const struct pod *p, struct fielderr_list *errs);
 void validate_node(const struct node *n, struct fielderr_list *errs);
 void validate_service(const struct service *s, struct fielderr_list *errs);

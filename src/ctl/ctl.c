@@ -14,6 +14,7 @@ struct controllers {
 	struct ctl_config cfg;
 	struct ctl_deploy *deploy;
 	struct ctl_rs *rs;
+	struct ctl_rs *rc; /* the same shell for ReplicationControllers */
 	struct ctl_gc *gc;
 	struct ctl_sched *sched;
 	struct ctl_endpoints *endpoints;
@@ -132,18 +133,23 @@ ctl_start(const struct ctl_config *cfg)
 	c->cfg.slices =
 	    informer_new(cfg->client, cfg->loop, KIND_ENDPOINT_SLICE);
 	c->cfg.endpoints = informer_new(cfg->client, cfg->loop, KIND_ENDPOINTS);
+	c->cfg.rcs =
+	    informer_new(cfg->client, cfg->loop, KIND_REPLICATION_CONTROLLER);
 	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes ||
-	    !c->cfg.services || !c->cfg.slices || !c->cfg.endpoints) {
+	    !c->cfg.services || !c->cfg.slices || !c->cfg.endpoints ||
+	    !c->cfg.rcs) {
 		ctl_stop(c);
 		return NULL;
 	}
 	c->deploy = ctl_deploy_start(&c->cfg);
 	c->rs = ctl_rs_start(&c->cfg);
+	c->rc = ctl_rc_start(&c->cfg);
 	c->gc = ctl_gc_start(&c->cfg);
 	c->sched = ctl_sched_start(&c->cfg);
 	c->endpoints = ctl_endpoints_start(&c->cfg);
 	c->event_ttl = ctl_event_ttl_start(&c->cfg);
-	if (!c->deploy || !c->rs || !c->gc || !c->sched || !c->endpoints) {
+	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched ||
+	    !c->endpoints) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -167,6 +173,7 @@ ctl_resync(struct controllers *c)
 {
 	ctl_deploy_resync(c->deploy);
 	ctl_rs_resync(c->rs);
+	ctl_rs_resync(c->rc);
 	ctl_gc_resync(c->gc);
 	ctl_sched_resync(c->sched);
 	ctl_endpoints_resync(c->endpoints);
@@ -183,6 +190,7 @@ ctl_stop(struct controllers *c)
 	}
 	ctl_deploy_stop(c->deploy);
 	ctl_rs_stop(c->rs);
+	ctl_rs_stop(c->rc);
 	ctl_gc_stop(c->gc);
 	ctl_sched_stop(c->sched);
 	ctl_endpoints_stop(c->endpoints);
@@ -194,5 +202,6 @@ ctl_stop(struct controllers *c)
 	informer_free(c->cfg.services);
 	informer_free(c->cfg.slices);
 	informer_free(c->cfg.endpoints);
+	informer_free(c->cfg.rcs);
 	free(c);
 }

@@ -37,6 +37,7 @@ struct ctl_config {
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 	struct informer *services, *slices, *endpoints;
+	struct informer *rcs; /* ReplicationControllers */
 };
 
 /* Starts the Deployment, ReplicaSet, endpoints and garbage-collector
@@ -68,6 +69,9 @@ struct ctl_endpoints;
 struct ctl_deploy *ctl_deploy_start(const struct ctl_config *cfg);
 void ctl_deploy_stop(struct ctl_deploy *d);
 struct ctl_rs *ctl_rs_start(const struct ctl_config *cfg);
+/* The ReplicationController controller: the same shell (rs.c) over the
+ * RC's ReplicaSet view (rc_as_replicaset); stop/resync with ctl_rs_*. */
+struct ctl_rs *ctl_rc_start(const struct ctl_config *cfg);
 void ctl_rs_stop(struct ctl_rs *r);
 struct ctl_gc *ctl_gc_start(const struct ctl_config *cfg);
 void ctl_gc_stop(struct ctl_gc *g);

@@ -27,13 +27,14 @@
 #include "queue.h"
 #include "xalloc.h"
 
-#define GC_KINDS 6
+#define GC_KINDS 7
 
 struct ctl_gc {
 	struct ctl_config cfg;
 	struct queue *q;
 	/* the caches of the kinds it knows: Deployments, ReplicaSets,
-	 * Pods, Services, EndpointSlices, Endpoints (NULL: not given) */
+	 * Pods, Services, EndpointSlices, Endpoints, ReplicationControllers
+	 * (NULL: not given) */
 	struct informer *all[GC_KINDS];
 };
 
@@ -46,6 +47,8 @@ cache_of(const struct ctl_gc *c, const char *kind)
 		return c->cfg.deploys;
 	if (!strcmp(kind, "ReplicaSet"))
 		return c->cfg.rss;
+	if (!strcmp(kind, "ReplicationController"))
+		return c->cfg.rcs;
 	if (!strcmp(kind, "Pod"))
 		return c->cfg.pods;
 	if (!strcmp(kind, "Service"))
@@ -282,6 +285,7 @@ ctl_gc_start(const struct ctl_config *cfg)
 	c->all[3] = cfg->services;
 	c->all[4] = cfg->slices;
 	c->all[5] = cfg->endpoints;
+	c->all[6] = cfg->rcs;
 	for (k = 0; k < GC_KINDS; k++)
 		if (c->all[k])
 			informer_subscribe(c->all[k], on_event, c);

@@ -1,4 +1,14 @@
-/* rs.c - the ReplicaSet controller: a shell over plan_rs().
+/* rs.c - the ReplicaSet controller, and the ReplicationController
+ * controller: one shell over plan_rs(), started once per kind.
+ *
+ * A ReplicationController is planned as the ReplicaSet it behaves as
+ * (rc_as_replicaset: its label map becomes selector.matchLabels, kind
+ * "ReplicationController"), so plan_rs matches and creates its pods with
+ * a v1 ReplicationController ownerReference, and its status is written
+ * to the RC itself (the status structs are the same). Example: RC web
+ * {replicas 3, selector {app: web}} with 2 pods → one pod created,
+ * generateName "web-", ownerReferences [{kind ReplicationController,
+ * name web, controller true}].
  *
  * ReplicaSet events enqueue their own key; pod events enqueue the
  * controlling ReplicaSet (orphans: every ReplicaSet of the namespace, which
@@ -92,6 +102,9 @@ struct carried {
 
 struct ctl_rs {
 	struct ctl_config cfg;
+	enum kind_id kind;     /* KIND_REPLICASET or _REPLICATION_CONTROLLER */
+	const char *kind_name; /* "ReplicaSet", "ReplicationController" */
+	struct informer *owners; /* cfg.rss or cfg.rcs */
 	struct queue *q;
 	struct carried *carried; /* by key */
 	struct expect *expects;  /* by key */
@@ -205,7 +218,7 @@ expect_observe(struct ctl_rs *c, json_t *ev)
 		    json_string_value(json_object_get(r, "name"));
 
 		if (json_is_true(json_object_get(r, "controller")) && kind &&
-		    name && !strcmp(kind, "ReplicaSet")) {
+		    name && !strcmp(kind, c->kind_name)) {
 			queue_key(key, sizeof(key), ns, name);
 			HASH_FIND_STR(c->expects, key, x);
 		}
@@ -356,22 +369,22 @@ static int
 write_status(struct ctl_rs *c, struct object *rso,
 	     struct replicaset_status *status)
 {
-	const struct schema *sch =
-	    kind_status_schema(kind_by_id(KIND_REPLICASET));
-	struct replicaset *rs = rso->obj;
+	const struct kind_info *k = kind_by_id(c->kind);
+	const struct schema *sch = kind_status_schema(k);
+	struct replicaset_status *rs = kind_status(k, rso->obj);
 	const struct object_meta *m = object_meta(rso);
 	struct object fresh;
 	int st;
 
-	schema_release(sch, &rs->status);
-	schema_copy(sch, &rs->status, status);
+	schema_release(sch, rs);
+	schema_copy(sch, rs, status);
 	st = kube_update(c->cfg.client, rso, "status");
-	if (st == 409 && kube_get(c->cfg.client, KIND_REPLICASET, m->namespace,
-				  m->name, &fresh) == 0) {
-		struct replicaset *f = fresh.obj;
+	if (st == 409 && kube_get(c->cfg.client, c->kind, m->namespace, m->name,
+				  &fresh) == 0) {
+		struct replicaset_status *f = kind_status(k, fresh.obj);
 
-		schema_release(sch, &f->status);
-		schema_copy(sch, &f->status, status);
+		schema_release(sch, f);
+		schema_copy(sch, f, status);
 		st = kube_update(c->cfg.client, &fresh, "status");
 		object_release(&fresh);
 	}
@@ -392,7 +405,7 @@ on_pod(void *arg, json_t *ev)
 	struct ctl_rs *c = arg;
 
 	expect_observe(c, ev);
-	ctl_enqueue_owner(c->cfg.rss, c->q, ev, "ReplicaSet");
+	ctl_enqueue_owner(c->owners, c->q, ev, c->kind_name);
 }
 
 /* The informer's derive function for pods: their facts (pod_facts.h). */
@@ -471,13 +484,24 @@ adopt(struct ctl_rs *c, const struct replicaset *rs,
 	return fail;
 }
 
+/* The ReplicaSet rso stands for: itself, or an RC's view in *view. */
+static struct replicaset *
+as_replicaset(struct ctl_rs *c, const struct object *rso,
+	      struct replicaset *view)
+{
+	if (c->kind == KIND_REPLICASET)
+		return rso->obj;
+	rc_as_replicaset(rso->obj, view);
+	return view;
+}
+
 static int
 sync_one(void *arg, const char *key, int64_t *requeue)
 {
 	struct ctl_rs *c = arg;
 	struct object rso;
 	struct plan_rs_out out;
-	struct replicaset *rs;
+	struct replicaset *rs, view = {0};
 	struct carried *cp;
 	char ns[256], name[256];
 	uint64_t started;
@@ -487,7 +511,7 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		return 0;
 	/* From the cache: a stale copy would only make the status write
 	 * fail with 409. */
-	if (informer_get(c->cfg.rss, ns, name, &rso)) {
+	if (informer_get(c->owners, ns, name, &rso)) {
 		struct expect *x;
 
 		HASH_FIND_STR(c->carried, key, cp);
@@ -497,24 +521,22 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 			expect_free(c, x);
 		return 0; /* deleted */
 	}
-	rs = rso.obj;
+	rs = as_replicaset(c, &rso, &view);
 	if ((cp = carried_for(c, key, rs)) != NULL) {
 		/* the rest of the last plan first; then a new plan */
 		fail = carry_out(c, rs, cp);
 		if (fail || carried_done(cp))
 			carried_free(c, cp);
 		if (fail)
-			log_warn("replicaset %s: HTTP %d", key, fail);
+			log_warn("%s %s: HTTP %d", c->kind_name, key, fail);
 		else
 			*requeue = 0;
-		object_release(&rso);
-		return fail ? -1 : 0;
+		goto done;
 	}
 	if (!expect_met(c, key)) {
 		/* The cache is behind this controller's writes: the events
 		 * that meet the expectations queue the key again. */
-		object_release(&rso);
-		return 0;
+		goto done;
 	}
 	started = uv_hrtime();
 	plan(c, rs, ns, &out);
@@ -532,11 +554,11 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	if (!fail && out.status_changed)
 		fail = write_status(c, &rso, &out.status);
 	if (fail)
-		log_warn("replicaset %s: HTTP %d", key, fail);
+		log_warn("%s %s: HTTP %d", c->kind_name, key, fail);
 	else if (out.create || out.nvictims)
-		log_debug(
-		    "replicaset %s: planned %lld creations, %zu deletions", key,
-		    (long long)out.create, out.nvictims);
+		log_debug("%s %s: planned %lld creations, %zu deletions",
+			  c->kind_name, key, (long long)out.create,
+			  out.nvictims);
 	if (!fail && out.requeue_after_ms >= 0 && *requeue != 0)
 		*requeue = out.requeue_after_ms;
 	/* More to create or delete than one burst: plan again at once
@@ -545,6 +567,9 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 		      out.nvictims == RS_BURST_REPLICAS))
 		*requeue = 0;
 	plan_rs_out_release(&out);
+done:
+	if (rs == &view)
+		replicaset_release(&view);
 	object_release(&rso);
 	return fail ? -1 : 0;
 }
@@ -561,23 +586,41 @@ on_turn(uv_prepare_t *h)
 	((struct ctl_rs *)h->data)->writes = 0;
 }
 
-struct ctl_rs *
-ctl_rs_start(const struct ctl_config *cfg)
+static struct ctl_rs *
+start(const struct ctl_config *cfg, enum kind_id kind)
 {
 	struct ctl_rs *c = xcalloc(1, sizeof(*c));
 
 	c->cfg = *cfg;
-	c->q = queue_new(cfg->loop, "replicaset", sync_one, c);
+	c->kind = kind;
+	c->kind_name = kind_by_id(kind)->kind;
+	c->owners = kind == KIND_REPLICASET ? cfg->rss : cfg->rcs;
+	c->q = queue_new(cfg->loop, kind_by_id(kind)->singular, sync_one, c);
 	c->rec = event_broadcaster_recorder(cfg->events,
-					    "replicaset-controller", NULL);
+					    kind == KIND_REPLICASET
+						? "replicaset-controller"
+						: "replication-controller",
+					    NULL);
 	uv_prepare_init(cfg->loop, &c->turn);
 	c->turn.data = c;
 	uv_prepare_start(&c->turn, on_turn);
 	uv_unref((uv_handle_t *)&c->turn); /* keeps no loop alive */
-	informer_subscribe(cfg->rss, on_rs, c);
+	informer_subscribe(c->owners, on_rs, c);
 	informer_subscribe(cfg->pods, on_pod, c);
 	informer_set_derive(cfg->pods, derive_facts);
 	return c;
+}
+
+struct ctl_rs *
+ctl_rs_start(const struct ctl_config *cfg)
+{
+	return start(cfg, KIND_REPLICASET);
+}
+
+struct ctl_rs *
+ctl_rc_start(const struct ctl_config *cfg)
+{
+	return cfg->rcs ? start(cfg, KIND_REPLICATION_CONTROLLER) : NULL;
 }
 
 void
@@ -585,7 +628,7 @@ ctl_rs_stop(struct ctl_rs *c)
 {
 	if (c == NULL)
 		return;
-	informer_unsubscribe(c->cfg.rss, c);
+	informer_unsubscribe(c->owners, c);
 	informer_unsubscribe(c->cfg.pods, c);
 	while (c->carried)
 		carried_free(c, c->carried);
@@ -599,5 +642,5 @@ ctl_rs_stop(struct ctl_rs *c)
 void
 ctl_rs_resync(struct ctl_rs *c)
 {
-	ctl_enqueue_all(c->cfg.rss, c->q);
+	ctl_enqueue_all(c->owners, c->q);
 }

@@ -394,6 +394,8 @@ def test_invalid_corpus_store_unchanged(api):
         ns = md.get("namespace") or "default"
         # a misspelled kind is still POSTed somewhere: to deployments
         path = {"ReplicaSet": "/apis/apps/v1/namespaces/%s/replicasets",
+                "ReplicationController":
+                    "/api/v1/namespaces/%s/replicationcontrollers",
                 "Pod": "/api/v1/namespaces/%s/pods"}.get(
                     kind, "/apis/apps/v1/namespaces/%s/deployments") % \
             requests.utils.quote(ns, safe="")
