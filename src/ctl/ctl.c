@@ -149,7 +149,7 @@ ctl_start(const struct ctl_config *cfg)
 	c->endpoints = ctl_endpoints_start(&c->cfg);
 	c->event_ttl = ctl_event_ttl_start(&c->cfg);
 	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched ||
-	    !c->endpoints) {
+	    !c->endpoints || (c->cfg.event_ttl_ms > 0 && !c->event_ttl)) {
 		ctl_stop(c);
 		return NULL;
 	}

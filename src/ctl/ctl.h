@@ -53,7 +53,9 @@ void ctl_resync(struct controllers *c);
 
 /* The Event TTL sweep (events_ttl.c): every minute (or every TTL, if
  * shorter) deletes the Events whose lastTimestamp (else firstTimestamp,
- * else creationTimestamp) is more than ttl_ms ago. NULL if ttl_ms is 0. */
+ * else creationTimestamp) is more than ttl_ms ago, read from an informer
+ * of Events, at most 100 deletions a loop turn. NULL if ttl_ms is 0 or
+ * the informer could not list. */
 struct ctl_event_ttl;
 struct ctl_event_ttl *ctl_event_ttl_start(const struct ctl_config *cfg);
 void ctl_event_ttl_stop(struct ctl_event_ttl *t);

@@ -149,7 +149,8 @@ def test_api_resources_and_versions(kc):
         names = ok(kc("api-resources", "--categories=all", "-o",
                       "name")).split()
         assert sorted(names) == ["deployments.apps", "pods",
-                                 "replicasets.apps", "services"]
+                                 "replicasets.apps", "replicationcontrollers",
+                                 "services"]
     assert ok(kc("api-versions")).split() == [
         "apps/v1", "discovery.k8s.io/v1", "v1"]
 
