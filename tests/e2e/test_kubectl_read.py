@@ -4,86 +4,63 @@ kubectl, kubectl_bins.py) against `drover serve`: discovery
 kind, -o wide, --show-labels, -L, -A, -l, the -o formats), get -w,
 explain (OpenAPI v3, and v2 as protobuf for 1.20), apply twice, create -f, and an unknown field refused.
 
-kubectl sends no bearer token over plain http, so it reaches the daemon's
-unix socket through a socat bridge on 127.0.0.1 that the test starts
-(and ends, by its PID). Each kubectl gets its own --cache-dir (kubectl
-caches discovery on disk)."""
+kubectl reaches `drover serve --listen 127.0.0.1:0` over HTTPS with the
+kubeconfig the daemon writes (KUBECONFIG=DIR/kubeconfig, nothing else);
+the test reads and writes through the daemon's unix socket. Each kubectl
+gets its own --cache-dir (kubectl caches discovery on disk)."""
 import json
 import os
 import re
 import select
-import signal
-import socket
 import subprocess
+import tempfile
 import time
 
 import pytest
 import yaml
 
-from conftest import poll
+from conftest import Drover, poll
 from kubectl_bins import kubectl_bins
 
 BINS = kubectl_bins()
 APPS = "/apis/apps/v1/namespaces/default"
 CORE = "/api/v1/namespaces/default"
 
-pytestmark = pytest.mark.skipif(not BINS, reason="no kubectl binary")
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class Bridge:
-    """socat from 127.0.0.1:PORT to the daemon's unix socket, in its own
-    process group (its per-connection children go with it)."""
-
-    def __init__(self, sock):
-        for _ in range(5):
-            self.port = free_port()
-            self.proc = subprocess.Popen(
-                ["socat", "TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr"
-                 % self.port, "UNIX-CONNECT:" + sock],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True)
-            if poll(self._up, what="socat to listen"):
-                return
-        raise AssertionError("socat did not start")
-
-    def _up(self):
-        if self.proc.poll() is not None:
-            return "exited"
+@pytest.fixture
+def drover():
+    """A fresh `drover serve` per test, on its socket and on HTTPS (its
+    kubeconfig written once it listens), stopped (and checked gone)
+    after."""
+    with tempfile.TemporaryDirectory() as d:
+        dm = Drover(d, extra=["--listen", "127.0.0.1:0"])
         try:
-            socket.create_connection(("127.0.0.1", self.port), 1).close()
-            return True
-        except OSError:
-            return False
+            dm.kubeconfig = os.path.join(d, "kubeconfig")
+            poll(lambda: os.path.exists(dm.kubeconfig),
+                 what="the kubeconfig")
+            yield dm
+        finally:
+            dm.stop()
 
-    def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-        self.proc.wait(timeout=10)
+
+def kube_env(drover, tmp_path):
+    """kubectl's environment: the kubeconfig, a HOME of its own."""
+    return {"HOME": str(tmp_path), "PATH": os.environ["PATH"],
+            "KUBECONFIG": drover.kubeconfig}
 
 
 @pytest.fixture(params=BINS, ids=[b[0] for b in BINS])
 def kc(request, drover, tmp_path):
     """(run, label): run(*args) runs that kubectl against the daemon."""
     label, binary = request.param
-    bridge = Bridge(drover.sock)
     cache = str(tmp_path / "kube-cache")
 
     def run(*args, input=None, timeout=30):
         return subprocess.run(
-            [binary, "--server", "http://127.0.0.1:%d" % bridge.port,
-             "--cache-dir", cache, "-n", "default"] + list(args),
+            [binary, "--cache-dir", cache, "-n", "default"] + list(args),
             input=input, capture_output=True, text=True, timeout=timeout,
-            env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]})
-    run.label, run.binary, run.port, run.cache = label, binary, \
-        bridge.port, cache
+            env=kube_env(drover, tmp_path))
+    run.label, run.binary, run.cache = label, binary, cache
     try:
         yield run
     finally:
@@ -94,7 +71,6 @@ def kc(request, drover, tmp_path):
         poll(lambda: not drover.get(APPS + "/deployments")["items"] and
              not drover.get(CORE + "/pods")["items"],
              what="workloads deleted")
-        bridge.stop()
 
 
 def deployment(name="web", replicas=2, image="nginx:1", extra_spec=None):
@@ -266,10 +242,9 @@ def test_unknown_field_refused(kc, drover, tmp_path):
 def test_get_watch_prints_the_change(kc, drover, tmp_path):
     ok(kc("apply", "-f", write(tmp_path, "w.yaml", deployment(replicas=1))))
     p = subprocess.Popen(
-        [kc.binary, "--server", "http://127.0.0.1:%d" % kc.port,
-         "--cache-dir", kc.cache, "-n", "default", "get", "deploy", "web",
-         "-w"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]})
+        [kc.binary, "--cache-dir", kc.cache, "-n", "default", "get",
+         "deploy", "web", "-w"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=kube_env(drover, tmp_path))
     out = b""
     try:
         def read_until(pred, timeout=15):
