@@ -5,11 +5,17 @@
  * reads its schemas from (client-side validation, explain, apply's patch
  * strategies).
  *
- * Only what kubectl reads is encoded: swagger, info and the definitions
- * (not the paths). The field numbers are those of gnostic's
+ * Only what kubectl reads is encoded: swagger, info, the definitions,
+ * and of the paths their operations' ids, query parameters and
+ * extensions. The field numbers are those of gnostic's
  * openapiv2/OpenAPIv2.proto:
  *
- *   Document     1 swagger, 2 info, 9 definitions
+ *   Document     1 swagger, 2 info, 8 paths, 9 definitions
+ *   Paths        2 repeated NamedPathItem (1 name, 2 PathItem)
+ *   PathItem     2 get, 3 put, 4 post, 5 delete, 8 patch (Operation)
+ *   Operation    5 operation_id, 8 repeated ParametersItem (1 Parameter:
+ *                2 NonBodyParameter: 3 QueryParameterSubSchema: 2 in,
+ *                4 name, 6 type), 13 repeated vendor_extension
  *   Info         1 title, 2 version
  *   Definitions  1 repeated NamedSchema additional_properties
  *   NamedSchema  1 name, 2 value (Schema)
@@ -80,6 +86,32 @@ message_field(struct strbuf *out, unsigned field, struct strbuf *sub)
 
 static void schema(json_t *s, struct strbuf *out);
 
+/* The "x-..." keys of obj as repeated NamedAny in `field`: name, and
+ * the value as Any.yaml (its JSON text). */
+static void
+vendor_extensions(json_t *obj, unsigned field, struct strbuf *out)
+{
+	struct strbuf sub = STRBUF_INIT, any = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(obj, k, v)
+	{
+		char *text;
+
+		if (strncmp(k, "x-", 2))
+			continue;
+		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		string_field(&any, 2, text);
+		free(text);
+		string_field(&sub, 1, k);
+		message_field(&sub, 2, &any);
+		message_field(out, field, &sub);
+	}
+	strbuf_release(&sub);
+	strbuf_release(&any);
+}
+
 /* A NamedSchema: name, the schema. */
 static void
 named_schema(const char *name, json_t *s, struct strbuf *out)
@@ -112,8 +144,7 @@ schema_map(json_t *m, struct strbuf *out)
 static void
 schema(json_t *s, struct strbuf *out)
 {
-	struct strbuf sub = STRBUF_INIT, any = STRBUF_INIT;
-	const char *k;
+	struct strbuf sub = STRBUF_INIT;
 	json_t *v;
 	size_t i;
 
@@ -155,21 +186,80 @@ schema(json_t *s, struct strbuf *out)
 		 * from a map by properties being present */
 		message_field(out, 25, &sub);
 	}
-	json_object_foreach(s, k, v)
-	{
-		char *text;
-
-		if (strncmp(k, "x-", 2))
-			continue;
-		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		string_field(&any, 2, text);
-		free(text);
-		string_field(&sub, 1, k);
-		message_field(&sub, 2, &any);
-		message_field(out, 31, &sub);
-	}
+	vendor_extensions(s, 31, out);
 	strbuf_release(&sub);
-	strbuf_release(&any);
+}
+
+/* An Operation: operation_id, its query parameters (ParametersItem >
+ * Parameter > NonBodyParameter > QueryParameterSubSchema: in, name,
+ * type) and its extensions (x-kubernetes-action and
+ * x-kubernetes-group-version-kind: kubectl 1.20's dry-run check, used by
+ * `kubectl diff`, looks for the PATCH of a kind with a dryRun
+ * parameter). Body and path parameters are left out. */
+static void
+operation(json_t *op, struct strbuf *out)
+{
+	struct strbuf q = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+	json_t *p;
+	size_t i;
+
+	string_field(out, 5,
+		     json_string_value(json_object_get(op, "operationId")));
+	json_array_foreach(json_object_get(op, "parameters"), i, p)
+	{
+		const char *in = json_string_value(json_object_get(p, "in"));
+
+		if (in == NULL || strcmp(in, "query"))
+			continue;
+		string_field(&q, 2, in);
+		string_field(&q, 4,
+			     json_string_value(json_object_get(p, "name")));
+		string_field(&q, 6,
+			     json_string_value(json_object_get(p, "type")));
+		message_field(&a, 3, &q);  /* NonBodyParameter.query */
+		message_field(&b, 2, &a);  /* Parameter.non_body */
+		message_field(&a, 1, &b);  /* ParametersItem.parameter */
+		message_field(out, 8, &a); /* Operation.parameters */
+	}
+	vendor_extensions(op, 13, out);
+	strbuf_release(&q);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/* Paths: repeated NamedPathItem (name, PathItem: get 2, put 3, post 4,
+ * delete 5, patch 8). */
+static void
+paths(json_t *m, struct strbuf *out)
+{
+	static const struct {
+		const char *method;
+		unsigned field;
+	} ops[] = {
+	    {"get", 2}, {"put", 3}, {"post", 4}, {"delete", 5}, {"patch", 8}};
+	struct strbuf item = STRBUF_INIT, sub = STRBUF_INIT,
+		      named = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(m, k, v)
+	{
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			json_t *op = json_object_get(v, ops[i].method);
+
+			if (op == NULL)
+				continue;
+			operation(op, &sub);
+			message_field(&item, ops[i].field, &sub);
+		}
+		string_field(&named, 1, k);
+		message_field(&named, 2, &item);
+		message_field(out, 2, &named);
+	}
+	strbuf_release(&item);
+	strbuf_release(&sub);
+	strbuf_release(&named);
 }
 
 void
@@ -185,6 +275,8 @@ openapi_v2_protobuf(json_t *doc, struct strbuf *out)
 	string_field(&sub, 2,
 		     json_string_value(json_object_get(info, "version")));
 	message_field(out, 2, &sub);
+	paths(json_object_get(doc, "paths"), &sub);
+	message_field(out, 8, &sub);
 	schema_map(json_object_get(doc, "definitions"), &sub);
 	message_field(out, 9, &sub);
 	strbuf_release(&sub);
