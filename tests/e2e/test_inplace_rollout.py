@@ -232,6 +232,19 @@ def test_in_place_under_load_and_undo(cluster):
     wait_for(lambda: done(dm, "web:1", 5), timeout=30, what="web:1")
     wait_for(lambda: answers(port), timeout=10, what="the Service to answer")
 
+    # a change in-place cannot make: refused on its path, nothing stored
+    d = dm.req("GET", APPS + "/deployments/web").json()
+    d["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "COLOR", "value": "blue"}]
+    r = dm.req("PUT", APPS + "/deployments/web", d)
+    assert r.status_code == 422, r.text
+    cause = r.json()["details"]["causes"][0]
+    assert cause["field"] == "spec.template.spec.containers[0].env", cause
+    assert "may change only image, command and args" in cause["message"]
+    after = dm.req("GET", APPS + "/deployments/web").json()
+    assert after["metadata"]["resourceVersion"] == d["metadata"]["resourceVersion"]
+    assert "env" not in after["spec"]["template"]["spec"]["containers"][0]
+
     rollout_in_place(dm, port, "web:2")
     assert requests.get("http://127.0.0.1:%d/" % port, timeout=5).text == "web:2\n"
     assert replica_sets(dm) == {"web:1": (0, 0), "web:2": (5, 5)}

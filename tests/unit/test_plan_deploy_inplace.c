@@ -392,6 +392,29 @@ test_rollback_reuses_old_rs(void **state)
 	fx_world_release(&w);
 }
 
+/* A paused InPlaceUpdate Deployment updates no pod (sync_scale only, as
+ * for RollingUpdate); resumed, the first pod goes. */
+static void
+test_paused_updates_nothing(void **state)
+{
+	struct fx_world w;
+	struct plan_deploy_out o;
+	char *s;
+
+	world(&w, 5, "1", 5, NULL);
+	w.d->spec.paused = true;
+	fx_plan(&w, &o);
+	assert_int_equal(count_op(&o, ACT_UPDATE_IN_PLACE), 0);
+	plan_deploy_out_release(&o);
+	w.d->spec.paused = false;
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, "web-v1-a");
+	free(s);
+	plan_deploy_out_release(&o);
+	fx_world_release(&w);
+}
+
 /* Scaling while updating: old 3 + new 2 of 5, desired-replicas 5 on
  * both. To 7: the new RS takes the 2 more; to 2: the old RS gives 3. */
 static void
@@ -756,6 +779,7 @@ main(void)
 	    cmocka_unit_test(test_two_unhealthy_budget_two),
 	    cmocka_unit_test(test_intent_in_flight),
 	    cmocka_unit_test(test_apply_refused),
+	    cmocka_unit_test(test_paused_updates_nothing),
 	    cmocka_unit_test(test_replicas_zero),
 	    cmocka_unit_test(test_rollback_reuses_old_rs),
 	    cmocka_unit_test(test_scale_during_update),
