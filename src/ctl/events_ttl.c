@@ -38,6 +38,7 @@ struct ctl_event_ttl {
 	size_t ntodo, next, alloc;
 	int64_t every;
 	int deleted; /* by the current sweep */
+	int open;    /* timers not yet closed */
 };
 
 /* The time an Event was last written: lastTimestamp, else
@@ -166,13 +167,14 @@ ctl_event_ttl_start(const struct ctl_config *cfg)
 	return t;
 }
 
-/* The second of the two timers closed frees the sweep. */
+/* The second of the two timers closed (in either order) frees the
+ * sweep. */
 static void
 closed(uv_handle_t *h)
 {
 	struct ctl_event_ttl *t = h->data;
 
-	if (h == (uv_handle_t *)&t->drain)
+	if (--t->open == 0)
 		free(t);
 }
 
@@ -185,6 +187,7 @@ ctl_event_ttl_stop(struct ctl_event_ttl *t)
 	uv_timer_stop(&t->drain);
 	todo_release(t);
 	informer_free(t->events);
+	t->open = 2;
 	uv_close((uv_handle_t *)&t->timer, closed);
 	uv_close((uv_handle_t *)&t->drain, closed);
 }
