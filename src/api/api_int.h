@@ -137,6 +137,10 @@ void h_update(struct api *a, struct route *rt, const struct api_req *req,
 	      struct api_resp *resp);
 void h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	     struct api_resp *resp);
+/* The text to store for o, and in *j the value it was printed from,
+ * which the answer reuses rather than parsing the text back (the caller
+ * owns both); no resourceVersion (the store's rv is the truth). */
+char *api_encode_text(const struct object *o, json_t **j);
 /* The request's body as JSON (a new reference), or NULL with a 400
  * answer in resp (garbage, or no body). */
 json_t *api_parse_body(const struct api_req *req, struct api_resp *resp);

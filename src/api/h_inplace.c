@@ -109,18 +109,6 @@ uid_matches(const struct object *o, const char *uid)
 	return uid == NULL || !*uid || (have && !strcmp(have, uid));
 }
 
-static char *
-encode(const struct object *o)
-{
-	json_t *j = object_encode(o);
-	char *s;
-
-	json_object_del(json_object_get(j, "metadata"), "resourceVersion");
-	s = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	return s;
-}
-
 /* The three writes, all or none. */
 static void
 write_all(struct api *a, struct route *rt, struct loaded *pod,
@@ -128,6 +116,7 @@ write_all(struct api *a, struct route *rt, struct loaded *pod,
 {
 	struct loaded *l[3] = {pod, from, to};
 	struct store_op ops[3];
+	json_t *j[3];
 	char *text[3];
 	size_t i, failed = 0;
 	int r;
@@ -136,7 +125,7 @@ write_all(struct api *a, struct route *rt, struct loaded *pod,
 		const struct kind_info *ki = l[i]->o.k;
 		struct object_meta *m = object_meta(&l[i]->o);
 
-		text[i] = encode(&l[i]->o);
+		text[i] = api_encode_text(&l[i]->o, &j[i]);
 		memset(&ops[i], 0, sizeof(ops[i]));
 		ops[i].kind = STORE_OP_UPDATE;
 		ops[i].key.resource = ki->plural;
@@ -169,6 +158,7 @@ write_all(struct api *a, struct route *rt, struct loaded *pod,
 out:
 	for (i = 0; i < 3; i++) {
 		free(text[i]);
+		json_decref(j[i]);
 		store_item_release(&ops[i].prev);
 	}
 }

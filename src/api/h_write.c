@@ -211,11 +211,8 @@ default_and_validate(const struct kind_info *res, struct object *o,
 	return default_and_validate_admit(res, o, NULL, resp, false);
 }
 
-/* The text to store for o, and in *j the value it was printed from,
- * which the answer reuses rather than parsing the text back (the caller
- * owns both). */
-static char *
-encode_text(const struct object *o, json_t **j)
+char *
+api_encode_text(const struct object *o, json_t **j)
 {
 	json_t *md;
 
@@ -346,7 +343,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			object_release(&o);
 			return;
 		}
-		text = encode_text(&o, &j);
+		text = api_encode_text(&o, &j);
 		r = rt->dry_run
 			? would_create(a, res, m)
 			: store_create(a->cfg.store,
@@ -440,7 +437,7 @@ commit(struct api *a, struct route *rt, struct object *o,
 	struct object_meta *m = object_meta(o);
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
 	json_t *j;
-	char *text = encode_text(o, &j);
+	char *text = api_encode_text(o, &j);
 	int64_t rv;
 	bool gone = false;
 	int r;
