@@ -1,4 +1,5 @@
 /* client_fake.c - the recording fake client (client_fake.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,24 @@ client_fake_emit(struct client *c, const char *path, json_t *ev)
 		if (--v[i]->running == 0 && v[i]->cancelled)
 			watch_free(v[i]);
 	free(v);
+	return n;
+}
+
+size_t
+client_fake_emitf(struct client *c, const char *path, const char *fmt, ...)
+{
+	char text[4096];
+	va_list ap;
+	json_t *ev;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if ((ev = json_loads(text, 0, NULL)) == NULL)
+		return 0;
+	n = client_fake_emit(c, path, ev);
+	json_decref(ev);
 	return n;
 }
 

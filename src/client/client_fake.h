@@ -63,6 +63,11 @@ void client_fake_clear(struct client *c);
  * once; ev NULL ends those watches (their callbacks get NULL, then
  * nothing more). Returns how many watches it reached. */
 size_t client_fake_emit(struct client *c, const char *path, json_t *ev);
+/* client_fake_emit of the event printf would print from fmt (JSON
+ * text of at most 4 KiB): how many watches it reached, or 0 if the text
+ * is not JSON (then nothing is sent). */
+size_t client_fake_emitf(struct client *c, const char *path, const char *fmt,
+			 ...) __attribute__((format(printf, 3, 4)));
 /* Watches open (not unwatched, not ended). */
 size_t client_fake_watches(struct client *c);
 

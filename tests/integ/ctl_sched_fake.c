@@ -24,21 +24,9 @@ fixed_now(void)
 	return DTIME_SEC(1800000000);
 }
 
-static void
-emit(struct client *c, const char *path, const char *fmt, ...)
-{
-	char text[2048];
-	va_list ap;
-	json_t *ev;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	ev = json_loads(text, 0, NULL);
-	assert_non_null(ev);
-	assert_int_equal(client_fake_emit(c, path, ev), 1);
-	json_decref(ev);
-}
+/* Sends one watch event (printf-style JSON) that must reach one watch. */
+#define emit(c, path, ...)                                                     \
+	assert_int_equal(client_fake_emitf((c), (path), __VA_ARGS__), 1)
 
 /* A pending pod requesting 1 cpu; status is "" or a conditions list. */
 static void
