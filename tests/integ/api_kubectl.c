@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "api_testlib.h"
+
 #include "api.h"
 #include "openapi.h"
 
@@ -24,24 +26,6 @@
 #define TABLE_ACCEPT                                                           \
 	"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;"       \
 	"as=Table;v=v1beta1;g=meta.k8s.io,application/json"
-
-static dtime
-fixed_now(void *arg)
-{
-	(void)arg;
-	return DTIME_SEC(1800000000);
-}
-
-static void
-counter_random(void *arg, unsigned char *buf, size_t n)
-{
-	static unsigned char next;
-	size_t i;
-
-	(void)arg;
-	for (i = 0; i < n; i++)
-		buf[i] = next++;
-}
 
 struct world {
 	struct store *store;

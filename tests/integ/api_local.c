@@ -18,28 +18,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "api_testlib.h"
+
 #include "client_local.h"
 #include "kube.h"
 
 #define DEPLOY "/apis/apps/v1/namespaces/default/deployments"
-
-static dtime
-fixed_now(void *arg)
-{
-	(void)arg;
-	return DTIME_SEC(1800000000);
-}
-
-static void
-counter_random(void *arg, unsigned char *buf, size_t n)
-{
-	static unsigned char next;
-	size_t i;
-
-	(void)arg;
-	for (i = 0; i < n; i++)
-		buf[i] = next++;
-}
 
 struct world {
 	struct store *store;
