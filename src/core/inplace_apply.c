@@ -80,21 +80,14 @@ static bool
 templates_compatible(const struct replicaset *from, const struct replicaset *to,
 		     char *err, size_t errlen)
 {
-	struct pod_template a, b;
 	struct strbuf path = STRBUF_INIT;
-	bool bad;
+	bool ok =
+	    inplace_reachable(&from->spec.template, &to->spec.template, &path);
 
-	pod_template_copy(&a, &from->spec.template);
-	pod_template_copy(&b, &to->spec.template);
-	strmap_del(&a.metadata.labels, LABEL_POD_TEMPLATE_HASH);
-	strmap_del(&b.metadata.labels, LABEL_POD_TEMPLATE_HASH);
-	bad = inplace_template_forbidden(&a, &b, "spec.template", &path);
-	if (bad)
+	if (!ok)
 		snprintf(err, errlen, "%s: %s", path.buf, MSG_INPLACE_ONLY);
 	strbuf_release(&path);
-	pod_template_release(&a);
-	pod_template_release(&b);
-	return !bad;
+	return ok;
 }
 
 enum inplace_result

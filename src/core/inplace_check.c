@@ -162,3 +162,20 @@ validate_pod_update(const struct pod *old, const struct pod *nw,
 			     MSG_POD_UPDATE);
 	strbuf_release(&path);
 }
+
+bool
+inplace_reachable(const struct pod_template *from,
+		  const struct pod_template *to, struct strbuf *path)
+{
+	struct pod_template a, b;
+	bool bad;
+
+	pod_template_copy(&a, from);
+	pod_template_copy(&b, to);
+	strmap_del(&a.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	strmap_del(&b.metadata.labels, LABEL_POD_TEMPLATE_HASH);
+	bad = inplace_template_forbidden(&a, &b, "spec.template", path);
+	pod_template_release(&a);
+	pod_template_release(&b);
+	return !bad;
+}

@@ -30,6 +30,13 @@ bool inplace_template_forbidden(const struct pod_template *old,
 				const struct pod_template *nw,
 				const char *prefix, struct strbuf *path);
 
+/* Whether pods of template `from` can reach template `to` in place: the
+ * two, pod-template-hash labels aside, differ in the containers' image,
+ * command and args at most. If not, the path of the first forbidden
+ * field, under "spec.template", is appended to path. */
+bool inplace_reachable(const struct pod_template *from,
+		       const struct pod_template *to, struct strbuf *path);
+
 /* ValidateDeploymentUpdate's InPlaceUpdate part: when nw's strategy is
  * InPlaceUpdate, a forbidden template change is one FE_FORBIDDEN error
  * on its path with MSG_INPLACE_ONLY. */

@@ -257,15 +257,7 @@ static bool
 rs_in_place_ok(const struct deployment *d, const struct replicaset *rs,
 	       struct strbuf *path)
 {
-	struct pod_template t;
-	bool bad;
-
-	pod_template_copy(&t, &rs->spec.template);
-	strmap_del(&t.metadata.labels, LABEL_POD_TEMPLATE_HASH);
-	bad = inplace_template_forbidden(&t, &d->spec.template, "spec.template",
-					 path);
-	pod_template_release(&t);
-	return !bad;
+	return inplace_reachable(&rs->spec.template, &d->spec.template, path);
 }
 
 /* rolloutInPlace: one step (see the head of this file).
