@@ -1006,6 +1006,33 @@ validate_intstr_nonneg(const struct intstr *v, const char *path,
 	}
 }
 
+/* A maxUnavailable of 0 refused on path with detail: its value as
+ * written (0 as 0, "0%" as "0%"). */
+static void
+zero_unavailable(const struct intstr *v, const char *path, const char *detail,
+		 struct fielderr_list *errs)
+{
+	struct strbuf s = STRBUF_INIT;
+
+	if (v->type == INTSTR_STRING)
+		strbuf_addjsonstr(&s, v->sval);
+	else
+		strbuf_addf(&s, "%lld", (long long)v->ival);
+	fielderr_add(errs, FE_INVALID, path, s.buf, detail);
+	strbuf_release(&s);
+}
+
+/* IsNotMoreThan100Percent (checked last, as in Kubernetes). */
+static void
+not_over_100_percent(const struct intstr *v, const char *path,
+		     struct fielderr_list *errs)
+{
+	if (v->type == INTSTR_STRING && intstr_is_percent(v->sval) &&
+	    intstr_raw_value(v) > 100)
+		fielderr_addf_str(errs, FE_INVALID, path, v->sval,
+				  "must not be greater than 100%");
+}
+
 /* ValidateRollingUpdateDeployment. The both-zero rule looks at the raw
  * numbers, not the resolved counts (getIntOrPercentValue: 0 and "0%" are
  * zero, and so is a malformed string): maxSurge "1%" with 1 replica
@@ -1025,25 +1052,10 @@ validate_rolling_update(const struct rolling_update *ru,
 	validate_intstr_nonneg(&ru->max_unavailable, pu, errs);
 	validate_intstr_nonneg(&ru->max_surge, ps, errs);
 	if (intstr_raw_value(&ru->max_unavailable) == 0 &&
-	    intstr_raw_value(&ru->max_surge) == 0) {
-		struct strbuf v = STRBUF_INIT;
-
-		if (ru->max_unavailable.type == INTSTR_STRING)
-			strbuf_addjsonstr(&v, ru->max_unavailable.sval);
-		else
-			strbuf_addf(&v, "%lld",
-				    (long long)ru->max_unavailable.ival);
-		fielderr_add(errs, FE_INVALID, pu, v.buf,
-			     "may not be 0 when `maxSurge` is 0");
-		strbuf_release(&v);
-	}
-	/* IsNotMoreThan100Percent, checked last as in Kubernetes. */
-	if (ru->max_unavailable.type == INTSTR_STRING &&
-	    intstr_is_percent(ru->max_unavailable.sval) &&
-	    intstr_raw_value(&ru->max_unavailable) > 100)
-		fielderr_addf_str(errs, FE_INVALID, pu,
-				  ru->max_unavailable.sval,
-				  "must not be greater than 100%");
+	    intstr_raw_value(&ru->max_surge) == 0)
+		zero_unavailable(&ru->max_unavailable, pu,
+				 "may not be 0 when `maxSurge` is 0", errs);
+	not_over_100_percent(&ru->max_unavailable, pu, errs);
 }
 
 /* spec.strategy.inPlaceUpdate: Kubernetes' checks of a rollingUpdate's
@@ -1061,25 +1073,12 @@ validate_in_place_update(const struct in_place_update *ip,
 	size_t before = errs->n;
 
 	validate_intstr_nonneg(&ip->max_unavailable, pu, errs);
-	if (errs->n == before && intstr_raw_value(&ip->max_unavailable) == 0) {
-		struct strbuf v = STRBUF_INIT;
-
-		if (ip->max_unavailable.type == INTSTR_STRING)
-			strbuf_addjsonstr(&v, ip->max_unavailable.sval);
-		else
-			strbuf_addf(&v, "%lld",
-				    (long long)ip->max_unavailable.ival);
-		fielderr_add(errs, FE_INVALID, pu, v.buf,
-			     "may not be 0 when strategy `type` is "
-			     "'InPlaceUpdate' (there is no surge)");
-		strbuf_release(&v);
-	}
-	if (ip->max_unavailable.type == INTSTR_STRING &&
-	    intstr_is_percent(ip->max_unavailable.sval) &&
-	    intstr_raw_value(&ip->max_unavailable) > 100)
-		fielderr_addf_str(errs, FE_INVALID, pu,
-				  ip->max_unavailable.sval,
-				  "must not be greater than 100%");
+	if (errs->n == before && intstr_raw_value(&ip->max_unavailable) == 0)
+		zero_unavailable(&ip->max_unavailable, pu,
+				 "may not be 0 when strategy `type` is "
+				 "'InPlaceUpdate' (there is no surge)",
+				 errs);
+	not_over_100_percent(&ip->max_unavailable, pu, errs);
 }
 
 /* ValidateDeployment = ValidateObjectMeta + ValidateDeploymentSpec, in
