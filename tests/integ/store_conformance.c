@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "labels.h"
 #include "store.h"
 #include "xalloc.h"
@@ -633,6 +635,77 @@ test_private_files(void **state)
 	}
 }
 
+/* The layout of earlier versions (objects in a WITHOUT ROWID table) is
+ * moved to the current one when the store opens: every object, its rv
+ * and labels, and the store's rv are kept, and writes go on from there. */
+static void
+test_migrates_without_rowid(void **state)
+{
+	static const char old_schema[] =
+	    "PRAGMA journal_mode=WAL;"
+	    "CREATE TABLE objects (resource TEXT NOT NULL, ns TEXT NOT NULL,"
+	    " name TEXT NOT NULL, rv INTEGER NOT NULL, labels TEXT NOT NULL,"
+	    " value TEXT NOT NULL, PRIMARY KEY (resource, ns, name))"
+	    " WITHOUT ROWID;"
+	    "CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER);"
+	    "INSERT INTO meta (k, v) VALUES ('rv', 7);"
+	    "INSERT INTO objects VALUES ('pods', 'default', 'a', 3,"
+	    " 'app=web' || char(10), '{\"v\":1}');"
+	    "INSERT INTO objects VALUES ('pods', 'default', 'b', 7, '',"
+	    " '{\"v\":2}');";
+	struct store *s = *state;
+	struct store_item it;
+	struct store_items l = {0};
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char path[600];
+	int64_t rv;
+
+	if (!cur->durable)
+		return;
+	store_free(s);
+	*state = NULL;
+	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db-shm", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, old_schema, NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	s = *state = cur->open(tmpdir, 4);
+	assert_int_equal(store_rv(s), 7);
+	assert_int_equal(store_get(s, &K("default", "a"), &it), 0);
+	assert_string_equal(it.value, "{\"v\":1}");
+	assert_int_equal(it.rv, 3);
+	assert_string_equal(strmap_get(&it.labels, "app"), "web");
+	store_item_release(&it);
+	assert_int_equal(store_list(s, "pods", "default", NULL, &l, &rv), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[1].name, "b");
+	store_items_release(&l);
+	assert_int_equal(store_create(s, &K("default", "c"), "{}", NULL, &rv),
+			 0);
+	assert_int_equal(rv, 8);
+	assert_int_equal(flush(s), 0);
+
+	/* the table is the current layout now */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(
+		db, "SELECT sql FROM sqlite_master WHERE name='objects'", -1,
+		&st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_null(
+	    strstr((const char *)sqlite3_column_text(st, 0), "WITHOUT ROWID"));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* 1,200 objects of 8 KiB (about 10 MB), each flushed on its own with
  * flush_each, else left to the caller's flush. */
 static void
@@ -819,6 +892,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_wal_shrinks_after_a_burst,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_private_files, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_migrates_without_rowid, setup,
 					    teardown),
 	};
 	size_t i;
