@@ -133,18 +133,25 @@ setup(void **state)
 	return *state ? 0 : -1;
 }
 
+/* The database and its -wal and -shm files, gone. */
+static void
+remove_db_files(void)
+{
+	static const char *const sfx[] = {"-wal", "-shm", ""};
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/state.db%s", tmpdir, sfx[i]);
+		unlink(path);
+	}
+}
+
 static int
 teardown(void **state)
 {
-	char path[512];
-
 	store_free(*state);
-	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", tmpdir);
-	unlink(path);
+	remove_db_files();
 	rmdir(tmpdir);
 	return 0;
 }
@@ -665,12 +672,8 @@ test_migrates_without_rowid(void **state)
 		return;
 	store_free(s);
 	*state = NULL;
-	snprintf(path, sizeof(path), "%s/state.db-wal", tmpdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/state.db-shm", tmpdir);
-	unlink(path);
+	remove_db_files();
 	snprintf(path, sizeof(path), "%s/state.db", tmpdir);
-	unlink(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, old_schema, NULL, NULL, NULL),
 			 SQLITE_OK);
