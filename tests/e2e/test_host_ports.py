@@ -16,7 +16,8 @@ import time
 import pytest
 
 from test_api import APPS, CORE, Daemon, wait_for
-from test_runtime import EXAMPLE, alive, all_pids, service_pids, stop_left
+from test_runtime import (EXAMPLE, alive, all_pids, kill_and_check_left,
+                          service_pids)
 
 N = 500
 LO, HI = 20000, 20999  # outside Linux's default ephemeral range
@@ -46,9 +47,7 @@ def cleanup(dm):
         wait_for(lambda: not service_pids(dm.dir), timeout=10,
                  what="every service process to exit")
     finally:
-        dm.kill()
-        left = stop_left(dm.dir)
-        assert not left, "processes left behind: %s" % sorted(left)
+        kill_and_check_left(dm)
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ import pytest
 
 from kubectl_bins import kubectl_bins
 from test_api import APPS, CORE, Daemon, wait_for
-from test_runtime import EXAMPLE, environ, pids_of, stop_left
+from test_runtime import (EXAMPLE, delete_deployments, environ,
+                          kill_and_check_left, pids_of)
 
 BINS = kubectl_bins()
 
@@ -47,16 +48,9 @@ def daemon():
             yield dm
         finally:
             try:
-                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
-                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
-                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
-                         timeout=30, what="every pod to go")
+                delete_deployments(dm, timeout=30)
             finally:
-                try:
-                    dm.kill()
-                finally:
-                    left = stop_left(dm.dir)
-                    assert not left, "processes left behind: %s" % left
+                kill_and_check_left(dm)
 
 
 class Kubectl:

@@ -11,7 +11,8 @@ import pytest
 
 from test_api import APPS, CORE, Daemon, wait_for
 from test_probes import complete, deployment, put_template
-from test_runtime import EXAMPLE, alive, all_pids, pids_of, service_pids, stop_left
+from test_runtime import (EXAMPLE, alive, all_pids, delete_deployments,
+                          kill_and_check_left, pids_of, service_pids)
 
 
 def example_pids(dm):
@@ -35,16 +36,9 @@ def box():
             # The API part may fail when the test failed with the daemon
             # down: the processes are stopped by PID all the same.
             try:
-                for x in dm.req("GET", APPS + "/deployments").json()["items"]:
-                    dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
-                wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
-                         timeout=20, what="every pod to go")
+                delete_deployments(dm, timeout=20)
             finally:
-                try:
-                    dm.kill()
-                finally:
-                    left = stop_left(dm.dir)  # never leave one behind
-                    assert not left, "processes left behind: %s" % left
+                kill_and_check_left(dm)
 
 
 def test_sigkill_restart_readopts_and_rollout_completes(box):

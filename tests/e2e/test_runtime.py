@@ -27,6 +27,24 @@ EXAMPLE = os.environ.get("DROVER_EXAMPLE_WEB", os.path.join(
     "examples", "service", "drover-example-web"))
 
 
+def delete_deployments(dm, timeout):
+    """Deletes every Deployment and waits for every pod to go."""
+    for x in dm.req("GET", APPS + "/deployments").json()["items"]:
+        dm.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+    wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
+             timeout=timeout, what="every pod to go")
+
+
+def kill_and_check_left(dm):
+    """Stops the daemon, then any service process it left by PID: the
+    test fails if there was one."""
+    try:
+        dm.kill()
+    finally:
+        left = stop_left(dm.dir)  # never leave one behind
+        assert not left, "processes left behind: %s" % sorted(left)
+
+
 @pytest.fixture
 def rt():
     if not os.path.exists(EXAMPLE):
@@ -53,11 +71,7 @@ def rt():
                 for pid in pids:
                     wait_for(lambda: not alive(pid), what="pid %d to exit" % pid)
             finally:
-                try:
-                    dm.kill()
-                finally:
-                    left = stop_left(dm.dir)  # never leave one
-                    assert not left, "processes left behind: %s" % left
+                kill_and_check_left(dm)
 
 
 def alive(pid):

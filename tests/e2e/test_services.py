@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from test_api import APPS, BIN, CORE, Daemon, wait_for
-from test_runtime import EXAMPLE, alive, all_pids, stop_left
+from test_runtime import EXAMPLE, alive, all_pids, kill_and_check_left
 
 DISC = "/apis/discovery.k8s.io/v1/namespaces/default"
 PORT = 18181  # the Service's port: only a number in the store here
@@ -90,11 +90,7 @@ def stop_cluster(dm):
                     "runtime error:"):
             assert bad not in text, text[-4000:]
     finally:
-        try:
-            dm.kill()
-        finally:
-            left = stop_left(dm.dir)
-            assert not left, "processes left behind: %s" % left
+        kill_and_check_left(dm)
 
 
 @pytest.fixture
