@@ -43,8 +43,9 @@ enum agent_op {
  * already there costs the same with ten waiting or a hundred thousand.
  * One allocation, the key in it; agent.todo owns it. */
 struct queued_op {
-	uint64_t seq;                  /* order of arrival */
-	bool deferred;                 /* put off once by a kick (on_kick) */
+	uint64_t seq;  /* order of arrival */
+	bool deferred; /* put off once by a kick (on_kick) */
+	bool dropped;  /* made needless (finish_delete): skipped at its turn */
 	struct queued_op *prev, *next; /* in agent.todo, oldest first */
 	UT_hash_handle hh;             /* in agent.queued, by (kind, key) */
 	const char *name;              /* in key: the pod's; NULL for a kill */
@@ -255,6 +256,7 @@ defer(struct agent *a, enum agent_op kind, const char *key, const char *name)
 	}
 	HASH_FIND(hh, a->queued, &q->kind, sizeof(q->kind) + len, old);
 	if (old) {
+		old->dropped = false; /* needed again */
 		free(q);
 		return;
 	}
@@ -274,10 +276,30 @@ unqueue(struct agent *a, struct queued_op *q)
 	a->nstatus -= q->kind == AGENT_OP_STATUS;
 }
 
+/* The op kind of pod ns/name waiting in the to-do, or NULL. */
+static struct queued_op *
+find_queued(struct agent *a, enum agent_op kind, const char *ns,
+	    const char *name)
+{
+	size_t nl = strlen(ns), len = nl + 1 + strlen(name);
+	struct queued_op *q = xcalloc(1, sizeof(*q) + len + 1), *found;
+
+	q->kind = kind;
+	memcpy(q->key, ns, nl);
+	memcpy(q->key + nl + 1, name, len - nl - 1);
+	HASH_FIND(hh, a->queued, &q->kind, sizeof(q->kind) + len, found);
+	free(q);
+	return found;
+}
+
+/* Deletes the pod for good (its processes are stopped). A deletion it
+ * finished makes the ones still waiting needless: the stop and the exit
+ * of the process each queue one, and the second would only get a 404. */
 static void
 finish_delete(struct agent *a, const char *ns, const char *name)
 {
 	struct client_resp r;
+	struct queued_op *q;
 	char path[600];
 
 	kube_path(path, sizeof(path), KIND_POD, ns, name, NULL);
@@ -286,6 +308,8 @@ finish_delete(struct agent *a, const char *ns, const char *name)
 	if (r.status != 200 && r.status != 404)
 		log_warn("agent: finishing the deletion of %s/%s: HTTP %d", ns,
 			 name, r.status);
+	else if ((q = find_queued(a, AGENT_OP_FINISH_DELETE, ns, name)))
+		q->dropped = true;
 	client_resp_release(&r);
 }
 
@@ -298,15 +322,15 @@ cache_find(struct agent *a, const struct queued_op *q)
 	return informer_find(a->pods, q->key, q->name);
 }
 
-/* A copy of the pod as the watch last delivered it, or else (or with
- * fresh) as the API has it. */
+/* A copy of the pod as the watch last delivered it (the API's without a
+ * cache). A pod the cache no longer has was deleted: its DELETED event
+ * queued the kill, and asking the API would only get a 404. */
 static int
-get_pod(struct agent *a, const char *ns, const char *name, bool fresh,
-	struct object *o)
+get_pod(struct agent *a, const char *ns, const char *name, struct object *o)
 {
-	if (fresh || a->pods == NULL || informer_get(a->pods, ns, name, o) != 0)
+	if (a->pods == NULL)
 		return kube_get(a->cfg.client, KIND_POD, ns, name, o);
-	return 0;
+	return informer_get(a->pods, ns, name, o);
 }
 
 /* Starting or stopping a process acts on a write (a binding, a deletion)
@@ -486,7 +510,7 @@ terminate(struct agent *a, const char *ns, const char *name)
 	const struct object_meta *m;
 	int64_t grace, now, kill_after;
 
-	if (get_pod(a, ns, name, false, &o))
+	if (get_pod(a, ns, name, &o))
 		return;
 	m = object_meta(&o);
 	grace = m->deletion_grace_period_seconds.set
@@ -543,7 +567,8 @@ static void
 run_queued(struct agent *a, struct queued_op *q)
 {
 	unqueue(a, q);
-	run_op(a, q);
+	if (!q->dropped)
+		run_op(a, q);
 	free(q);
 }
 

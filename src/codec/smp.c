@@ -395,7 +395,8 @@ static json_t *
 merge_keyed(json_t *orig, json_t *patch, const struct smp_meta *m,
 	    const struct smp_mopts *o, struct smp_ctx *c)
 {
-	json_t *out = json_deep_copy(orig), *v, *r;
+	json_t *out = json_copy(orig), *v, *r; /* elements replaced, not
+						  changed: see smp_merge_map */
 	size_t i;
 
 	json_array_foreach(patch, i, v)
@@ -549,7 +550,12 @@ smp_merge_map(json_t *orig, json_t *patch, const struct schema *s,
 
 	if (d)
 		return map_directive(d, patch, s, o, c);
-	out = json_is_object(orig) ? json_deep_copy(orig) : json_object();
+	/* Shallow: a member the patch does not touch is shared with orig,
+	 * and every member it touches is replaced in out by a new value
+	 * (merge_member never changes a value in place), so orig stays as
+	 * it was. A status patch of a pod copies the top-level map and the
+	 * status, not the spec. */
+	out = json_is_object(orig) ? json_copy(orig) : json_object();
 	p = json_copy(patch); /* shallow: handled keys are removed */
 	if (retain_keys(out, p, o, c) || set_element_orders(out, p, s, o, c))
 		goto fail;
