@@ -10,6 +10,7 @@
  * or removes a container's endpoint; cont_apply() carries out new
  * actions (an in-place update needed none: it is the UPDATE event and
  * the UPDATING state, with runtime_update.c keeping the new spec). */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,11 @@ runtime_new(const struct runtime_config *cfg)
 	if (rt->pool == NULL)
 		log_warn("agent: no probe thread: probes run on the agent's "
 			 "loop");
+	rt->logs = logpool_new(cfg->log_dir, RUNTIME_LOGPOOL);
+	if (rt->logs == NULL)
+		log_warn("agent: no log file thread (%s): log files are "
+			 "created on the loop",
+			 strerror(errno));
 	rt->pids = pidlog_open(cfg->log_dir);
 	if (rt->pids == NULL)
 		log_warn("agent: %s/pids: %s: processes of pods deleted while "
@@ -526,6 +532,7 @@ runtime_free(struct runtime *rt)
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, rt_free_handle);
 	pidlog_close(rt->pids);
+	logpool_free(rt->logs);
 	portalloc_release(&rt->ports);
 	probe_pool_free(rt->pool);
 	free(rt);

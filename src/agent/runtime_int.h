@@ -34,6 +34,7 @@
 #include <uthash.h>
 #include <uv.h>
 
+#include "logpool.h"
 #include "pidlog.h"
 #include "pod_status.h"
 #include "portalloc.h"
@@ -99,6 +100,11 @@ struct rpod {
 	UT_hash_handle hh;        /* in runtime.by_uid */
 };
 
+/* How many log files the runtime keeps made ahead (logpool.h). Starts
+ * faster than the thread makes files (0.3 ms or more each) take them
+ * down; past this many in a row, a start creates its own. */
+#define RUNTIME_LOGPOOL 64
+
 struct runtime {
 	struct runtime_config cfg;
 	struct rpod *pods;
@@ -111,6 +117,7 @@ struct runtime {
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
 	struct pidlog *pids;    /* DIR/pids, or NULL if it cannot be opened */
+	struct logpool *logs;   /* log files made ahead (NULL: none) */
 	struct portalloc ports; /* the host ports this agent hands out */
 };
 

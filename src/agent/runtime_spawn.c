@@ -120,9 +120,11 @@ is_exec(const char *path)
 }
 
 /* The log of a container (podlog.h). A restart first moves the last
- * run's log to the .previous.log (`drover logs --previous`). It belongs
- * to the user the container runs as, mode 0600 (the daemon reads it as
- * root; `drover logs` goes through the API). */
+ * run's log to the .previous.log (`drover logs --previous`). A new log
+ * is a file of the runtime's pool given its name (logpool.h), an
+ * existing one is appended to. It belongs to the user the container runs
+ * as, mode 0600 (the daemon reads it as root; `drover logs` goes through
+ * the API). */
 static int
 open_log(struct rcont *c, const struct secspec *sec)
 {
@@ -139,7 +141,7 @@ open_log(struct rcont *c, const struct secspec *sec)
 	}
 	if (c->m.ran)
 		rename(path, prev);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	fd = logpool_open(c->pod->rt->logs, path);
 	if (fd >= 0 && sec->identity &&
 	    (fchown(fd, (uid_t)sec->uid, (gid_t)sec->gid) ||
 	     fchmod(fd, 0600))) {

@@ -154,6 +154,9 @@ def test_processes_env_logs_and_rolling_update(rt):
         log = os.path.join(rt.dir, "pods", "default_%s_%s_web.log" % (
             pod["metadata"]["name"], pod["metadata"]["uid"]))
         wait_for(lambda: "listening on" in open(log).read(), what="the log")
+        # its stdout names the log: the sweep of live restore finds a
+        # process by it (the file was made unnamed, then linked)
+        assert os.readlink("/proc/%d/fd/1" % pid) == os.path.realpath(log)
     obs = Observer(rt, "web")
     try:
         r = update(rt, APPS + "/deployments/web",
