@@ -65,7 +65,7 @@ pod_idle(const struct rpod *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (ctr_runs(p->c[i].m.state))
+		if (ctr_runs(p->c[i].m.state) || p->c[i].spawning)
 			return false;
 	return true;
 }
@@ -363,10 +363,14 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 		return true;
 	if (!p->stopping) {
 		p->stopping = true;
+		p->stop_grace_s = grace_s;
+		/* a container being started hears of the stop once it runs
+		 * (cont_spawn's outcome) */
 		for (i = 0; i < p->n; i++)
-			cont_step(&p->c[i],
-				  &(struct ctr_event){.type = CEV_STOP,
-						      .grace_s = grace_s});
+			if (!p->c[i].spawning)
+				cont_step(&p->c[i], &(struct ctr_event){
+							.type = CEV_STOP,
+							.grace_s = grace_s});
 		if (!pod_idle(p)) {
 			p->kill = xcalloc(1, sizeof(*p->kill));
 			uv_timer_init(rt->cfg.loop, p->kill);
@@ -453,6 +457,13 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 
 	if (p == NULL)
 		return false;
+	/* A start under way: its outcome asks for the write (spawn_done).
+	 * Written now, a restart would show the last run as terminated,
+	 * and an agent killed before the outcome would take that for the
+	 * end of the container (live restore: RESTORED_EXITED). */
+	for (i = 0; i < p->n; i++)
+		if (p->c[i].spawning)
+			return false;
 	/* container statuses are rebuilt from scratch */
 	while (st->container_statuses.n)
 		schema_release(
@@ -507,6 +518,7 @@ runtime_free(struct runtime *rt)
 {
 	/* Processes keep running: they belong to their own sessions and
 	 * outlive the agent (see NEEDSWORK in runtime.h). */
+	rt_detach_spawns(rt);
 	while (rt->pods) {
 		struct rpod *p = rt->pods;
 		size_t i;

@@ -100,7 +100,9 @@ void runtime_unready(struct runtime *rt, const char *uid);
  * nothing of it runs any more (then `changed(stopped)` is not called). */
 bool runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s);
 /* Fills the runtime part of a pod's status (phase, containerStatuses,
- * conditions, IPs, startTime). Returns false if the pod is unknown. */
+ * conditions, IPs, startTime). Returns false if the pod is unknown, or
+ * while a start of one of its containers is under way (its outcome calls
+ * `changed` again). */
 bool runtime_status(struct runtime *rt, const struct pod *p,
 		    struct pod_status *st);
 /* Kills the processes the journal of started processes (pidlog.h) says

@@ -86,6 +86,9 @@ struct rcont {
 	struct strlist next_command, next_args;
 	dtime pending_since;
 	uint64_t run_hash; /* ctr_spec_hash() of the run; imageID */
+	/* A start under way on a thread (runtime_spawn.c): the container
+	 * stays CREATING until its outcome comes back to the loop. */
+	struct spawn_job *spawning;
 };
 
 struct rpod {
@@ -94,6 +97,7 @@ struct rpod {
 	struct rcont *c;
 	size_t n;
 	bool stopping;
+	int64_t stop_grace_s; /* of the stop, for a start under way then */
 	uv_timer_t *kill;
 	dtime start_time;
 	struct rpod *prev, *next; /* in runtime.pods */
@@ -116,9 +120,10 @@ struct runtime {
 	uv_timer_t *rotate;
 	struct probe_pool *pool; /* tcpSocket and httpGet probes */
 	uint64_t next_probe_id;
-	struct pidlog *pids;    /* DIR/pids, or NULL if it cannot be opened */
-	struct logpool *logs;   /* log files made ahead (NULL: none) */
-	struct portalloc ports; /* the host ports this agent hands out */
+	struct pidlog *pids;      /* DIR/pids, or NULL if it cannot be opened */
+	struct logpool *logs;     /* log files made ahead (NULL: none) */
+	struct portalloc ports;   /* the host ports this agent hands out */
+	struct spawn_job *spawns; /* starts under way, to detach at free */
 };
 
 /* ---- runtime.c: the pod lifecycle ---- */
@@ -148,8 +153,15 @@ const struct container_status *rt_status_of(const struct pod *pod,
 /* ---- runtime_spawn.c: starting a process ---- */
 
 /* CA_SPAWN: starts the container's process and feeds the outcome back
- * (SPAWNED, START_FAILED or NO_PORT). */
+ * (SPAWNED, START_FAILED or NO_PORT). The posix_spawn itself runs on a
+ * thread of libuv's pool and its outcome comes back on the loop in a
+ * later phase of the turn (c->spawning meanwhile); a failure before it
+ * (configuration, ports, the log) is fed back at once. A stop of the pod
+ * meanwhile waits for the outcome (runtime_stop). */
 void cont_spawn(struct rcont *c);
+/* The runtime goes away with starts under way: their outcomes are
+ * dropped (a process started is left running, as every other one). */
+void rt_detach_spawns(struct runtime *rt);
 /* The environment of a container (NULL-terminated, the caller frees each
  * string and the array); vars receives every variable. */
 char **rt_build_env(struct rcont *c, struct strmap *vars);

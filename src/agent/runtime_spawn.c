@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utlist.h>
 
 #include "downward.h"
 #include "expand.h"
@@ -285,23 +286,150 @@ cont_start_failed(struct rcont *c, const char *reason, const char *msg)
 	cont_step(c, &ev);
 }
 
+/* A start on a thread of libuv's pool: what posix_spawn needs (owned:
+ * argv, env, the log descriptor, the helper's argument), then what it
+ * did. c is NULL once the runtime has gone (rt_detach_spawns). */
+struct spawn_job {
+	uv_work_t req;
+	struct runtime *rt;
+	struct rcont *c;
+	struct spawn_job *prev, *next; /* in runtime.spawns */
+	bool updated;                  /* an in-place update's first start */
+	struct strlist argv;
+	char **env;
+	char *cwd;
+	int fd;
+	bool helper;
+	char spec[2048];
+	/* the outcome */
+	int r;
+	pid_t pid;
+	int pidfd;
+	uint64_t start_ticks;
+	char err[512];
+};
+
+static void
+job_free(struct spawn_job *j)
+{
+	strlist_release(&j->argv);
+	free_strv(j->env);
+	free(j->cwd);
+	free(j);
+}
+
+/* On the pool's thread: only the job. The start time is read here too:
+ * /proc/PID/stat waits for the child's exec to finish. */
+static void
+spawn_work(uv_work_t *req)
+{
+	struct spawn_job *j = req->data;
+	struct proc_spawn o = {0};
+
+	o.file = j->argv.v[0];
+	o.argv = j->argv.v;
+	o.env = j->env;
+	o.cwd = j->cwd;
+	o.out_fd = j->fd;
+	if (j->helper) { /* through the exec helper (secexec.h) */
+		o.helper = "/proc/self/exe";
+		o.helper_arg = j->spec;
+		o.err = j->err;
+		o.errlen = sizeof(j->err);
+	}
+	j->r = proc_spawn(&o, &j->pid, &j->pidfd);
+	close(j->fd);
+	if (j->r == 0 && proc_start_time(j->pid, &j->start_ticks))
+		j->start_ticks = 0;
+}
+
+/* Back on the loop: the outcome is an event of the container's machine;
+ * a stop of the pod that came meanwhile follows it. */
+static void
+spawn_done(uv_work_t *req, int status)
+{
+	struct spawn_job *j = req->data;
+	struct rcont *c = j->c;
+	struct rpod *p;
+
+	(void)status;
+	if (c == NULL) { /* the runtime went: the process runs on */
+		if (j->r == 0)
+			close(j->pidfd);
+		job_free(j);
+		return;
+	}
+	DL_DELETE(j->rt->spawns, j);
+	c->spawning = NULL;
+	p = c->pod;
+	if (j->r) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "cannot start %s: %s", j->argv.v[0],
+			 *j->err ? j->err : strerror(j->r));
+		cont_start_failed(c, "RunContainerError", msg);
+	} else {
+		c->pid = j->pid;
+		c->child = true;
+		c->start_ticks = j->start_ticks;
+		c->watch = xcalloc(1, sizeof(*c->watch));
+		uv_poll_init(p->rt->cfg.loop, c->watch, j->pidfd);
+		c->watch->data = c;
+		uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
+		cont_step(c, &(struct ctr_event){.type = CEV_SPAWNED});
+		journal_started(c);
+		log_info("agent: started %s/%s container %s, pid %d",
+			 p->pod.metadata.namespace, p->pod.metadata.name,
+			 c->spec->name, c->pid);
+		if (j->updated)
+			crashpoint("inplace-after-start");
+	}
+	job_free(j);
+	if (p->stopping) {
+		cont_step(c, &(struct ctr_event){.type = CEV_STOP,
+						 .grace_s = p->stop_grace_s});
+		if (pod_idle(p)) {
+			rt_close_timer(&p->kill);
+			rt_notify(p, true);
+			return;
+		}
+	}
+	/* The status changed (running, or waiting with the reason); a
+	 * start made in the agent's own call was written by that call. */
+	rt_notify(p, false);
+}
+
+void
+rt_detach_spawns(struct runtime *rt)
+{
+	while (rt->spawns) {
+		struct spawn_job *j = rt->spawns;
+
+		j->c->spawning = NULL;
+		j->c = NULL;
+		DL_DELETE(rt->spawns, j);
+	}
+}
+
 void
 cont_spawn(struct rcont *c)
 {
 	/* an in-place update's new spec first (runtime_update.c) */
 	bool updated = c->pending;
-	const struct container *s = (cont_take_pending(c), c->spec);
+	const struct container *s;
 	struct strmap vars = {0};
-	struct strlist argv = {0};
 	struct strbuf sb = STRBUF_INIT;
-	struct proc_spawn o = {0};
+	struct spawn_job *j;
 	struct secspec sec;
-	char **env, path[1024], spec[2048], err[512];
-	const char *image_dir = is_dir(s->image) ? s->image : NULL;
+	char path[1024], err[512];
+	const char *image_dir;
 	size_t i;
-	pid_t pid;
-	int fd, pidfd, r;
+	int fd;
 
+	if (c->spawning)
+		return; /* its outcome comes */
+	s = (cont_take_pending(c), c->spec);
+	image_dir = is_dir(s->image) ? s->image : NULL;
 	c->run_hash = ctr_spec_hash(s);
 	if (secspec_resolve(&c->pod->pod, s, &c->pod->rt->cfg.sec, &sec, err,
 			    sizeof(err))) {
@@ -310,15 +438,16 @@ cont_spawn(struct rcont *c)
 	}
 	if (!ports_ready(c))
 		return;
-	env = rt_build_env(c, &vars);
+	j = xcalloc(1, sizeof(*j));
+	j->env = rt_build_env(c, &vars);
 	if (s->command.n == 0) {
 		if (!is_exec(s->image)) {
 			cont_start_failed(c, "CreateContainerConfigError",
 					  "no command, and the image is not an "
 					  "executable path");
-			goto out;
+			goto fail;
 		}
-		strlist_push(&argv, s->image); /* the image is the program */
+		strlist_push(&j->argv, s->image); /* the image is the program */
 	}
 	for (i = 0; i < s->command.n + s->args.n; i++) {
 		const char *a = i < s->command.n ? s->command.v[i]
@@ -326,63 +455,45 @@ cont_spawn(struct rcont *c)
 
 		strbuf_reset(&sb);
 		expand_vars(a, &vars, &sb);
-		strlist_push(&argv, sb.buf);
+		strlist_push(&j->argv, sb.buf);
 	}
-	if (image_dir && argv.v[0][0] != '/' && strchr(argv.v[0], '/')) {
-		snprintf(path, sizeof(path), "%s/%s", image_dir, argv.v[0]);
-		free(argv.v[0]);
-		argv.v[0] = xstrdup(path);
+	if (image_dir && j->argv.v[0][0] != '/' && strchr(j->argv.v[0], '/')) {
+		snprintf(path, sizeof(path), "%s/%s", image_dir, j->argv.v[0]);
+		free(j->argv.v[0]);
+		j->argv.v[0] = xstrdup(path);
 	}
 	fd = open_log(c, &sec);
 	if (fd < 0) {
 		cont_start_failed(c, "CreateContainerError", strerror(errno));
-		goto out;
+		goto fail;
 	}
-	argv.v = xrealloc(argv.v, (argv.n + 1) * sizeof(char *));
-	argv.v[argv.n] = NULL;
-	o.file = argv.v[0];
-	o.argv = argv.v;
-	o.env = env;
-	o.cwd = s->working_dir && *s->working_dir ? s->working_dir
-		: image_dir                       ? image_dir
-						  : "/";
-	o.out_fd = fd;
-	if (sec.any) { /* through the exec helper (secexec.h) */
+	j->argv.v = xrealloc(j->argv.v, (j->argv.n + 1) * sizeof(char *));
+	j->argv.v[j->argv.n] = NULL;
+	j->cwd = xstrdup(s->working_dir && *s->working_dir ? s->working_dir
+			 : image_dir                       ? image_dir
+							   : "/");
+	j->fd = fd;
+	if (sec.any) {
 		sec.report = true;
-		secspec_encode(&sec, spec, sizeof(spec));
-		o.helper = "/proc/self/exe";
-		o.helper_arg = spec;
-		o.err = err;
-		o.errlen = sizeof(err);
+		secspec_encode(&sec, j->spec, sizeof(j->spec));
+		j->helper = true;
 	}
-	r = proc_spawn(&o, &pid, &pidfd);
-	close(fd);
-	if (r) {
-		char msg[600];
-
-		snprintf(msg, sizeof(msg), "cannot start %s: %s", o.file,
-			 o.err && *o.err ? o.err : strerror(r));
-		cont_start_failed(c, "RunContainerError", msg);
-		goto out;
+	j->rt = c->pod->rt;
+	j->c = c;
+	j->updated = updated;
+	j->req.data = j;
+	c->spawning = j;
+	DL_APPEND(c->pod->rt->spawns, j);
+	if (uv_queue_work(c->pod->rt->cfg.loop, &j->req, spawn_work,
+			  spawn_done)) {
+		/* only refused without a work callback: start here then */
+		spawn_work(&j->req);
+		spawn_done(&j->req, 0);
 	}
-	c->pid = pid;
-	c->child = true;
-	c->watch = xcalloc(1, sizeof(*c->watch));
-	uv_poll_init(c->pod->rt->cfg.loop, c->watch, pidfd);
-	c->watch->data = c;
-	uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
-	if (proc_start_time(c->pid, &c->start_ticks))
-		c->start_ticks = 0;
-	cont_step(c, &(struct ctr_event){.type = CEV_SPAWNED});
-	journal_started(c);
-	log_info("agent: started %s/%s container %s, pid %d",
-		 c->pod->pod.metadata.namespace, c->pod->pod.metadata.name,
-		 s->name, c->pid);
-	if (updated)
-		crashpoint("inplace-after-start");
-out:
+	j = NULL;
+fail:
+	if (j)
+		job_free(j);
 	strbuf_release(&sb);
-	strlist_release(&argv);
-	free_strv(env);
 	strmap_release(&vars);
 }
