@@ -1,0 +1,237 @@
+/* agent_runtime_spawn.c - starts on a thread (runtime_spawn.c): the
+ * container stays CREATING until the outcome of its posix_spawn comes
+ * back to the loop, its status is not written before then, a stop of the
+ * pod in between follows the outcome (the process started is stopped and
+ * the pod is reported stopped), and a runtime freed with a start under
+ * way leaves that process running, as it leaves every other one. Real
+ * processes (/bin/sleep), a real loop, a log directory of its own. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "model.h"
+#include "object.h"
+#include "proc.h"
+#include "runtime.h"
+#include "secexec.h"
+
+static char dir[64];
+static uv_loop_t loop;
+static int changes, stops;
+
+static void
+on_changed(void *arg, const char *ns, const char *name, bool stopped)
+{
+	(void)arg;
+	(void)ns;
+	(void)name;
+	if (stopped)
+		stops++;
+	else
+		changes++;
+}
+
+static struct runtime *
+new_runtime(void)
+{
+	struct runtime_config cfg = {.loop = &loop,
+				     .log_dir = dir,
+				     .node_name = "n1",
+				     .now = clock_now,
+				     .changed = on_changed,
+				     .port_lo = 23500,
+				     .port_hi = 23599,
+				     .sec = {-1, -1}}; /* as this process */
+
+	changes = stops = 0;
+	return runtime_new(&cfg);
+}
+
+/* A pod of one container running `/bin/sleep 30`. */
+static void
+sleeper(const char *uid, struct object *o)
+{
+	char text[512];
+	json_t *j;
+	struct fielderr_list errs = {0};
+
+	snprintf(text, sizeof(text),
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+		 "{\"name\":\"p-%s\",\"namespace\":\"default\",\"uid\":\"%s\"},"
+		 "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":"
+		 "\"c\",\"image\":\"/bin/sleep\",\"args\":[\"30\"]}]}}",
+		 uid, uid);
+	j = json_loads(text, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(object_decode(j, true, o, &errs), 0);
+	json_decref(j);
+	fielderr_list_release(&errs);
+}
+
+/* Turns the loop until *counter reaches want (10 s at most). */
+static void
+run_until(int *counter, int want)
+{
+	dtime end = clock_now() + 10000;
+
+	while (*counter < want && clock_now() < end)
+		uv_run(&loop, UV_RUN_ONCE);
+	assert_true(*counter >= want);
+}
+
+struct found {
+	int n;
+	pid_t pid;
+};
+
+static void
+count_writer(void *arg, pid_t pid, const char *path)
+{
+	struct found *f = arg;
+
+	(void)path;
+	f->n++;
+	f->pid = pid;
+}
+
+/* The processes of this test: those writing to a log under dir. */
+static struct found
+writers(void)
+{
+	struct found f = {0};
+
+	assert_int_equal(proc_each_writing_under(dir, count_writer, &f), 0);
+	return f;
+}
+
+static void
+free_runtime(struct runtime *rt)
+{
+	runtime_free(rt);
+	uv_run(&loop, UV_RUN_DEFAULT); /* close callbacks, starts under way */
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/drover-spawn-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	return uv_loop_init(&loop);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	assert_int_equal(uv_loop_close(&loop), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+/* The status waits for the outcome, which asks for it. */
+static void
+test_status_follows_the_outcome(void **state)
+{
+	struct runtime *rt = new_runtime();
+	struct object o;
+	struct pod_status st = {0};
+	const struct pod *p;
+
+	(void)state;
+	sleeper("u1", &o);
+	p = o.obj;
+	assert_int_equal(runtime_ensure(rt, p), 0);
+	assert_false(runtime_status(rt, p, &st)); /* under way */
+	assert_int_equal(changes, 0);
+	run_until(&changes, 1);
+	assert_true(runtime_status(rt, p, &st));
+	assert_int_equal(st.container_statuses.n, 1);
+	assert_non_null(st.container_statuses.v[0].state.running);
+	assert_int_equal(writers().n, 1);
+	/* stopped: SIGTERM ends sleep at once */
+	if (!runtime_stop(rt, p->metadata.uid, 5))
+		run_until(&stops, 1);
+	assert_true(runtime_stop(rt, p->metadata.uid, 5));
+	assert_int_equal(writers().n, 0);
+	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &st);
+	object_release(&o);
+	free_runtime(rt);
+}
+
+/* A stop while the start is under way: not done until the outcome, then
+ * the process is stopped and the pod reported stopped. */
+static void
+test_stop_while_starting(void **state)
+{
+	struct runtime *rt = new_runtime();
+	struct object o;
+	const struct pod *p;
+
+	(void)state;
+	sleeper("u2", &o);
+	p = o.obj;
+	assert_int_equal(runtime_ensure(rt, p), 0);
+	assert_false(runtime_stop(rt, p->metadata.uid, 5));
+	assert_int_equal(stops, 0);
+	run_until(&stops, 1);
+	assert_int_equal(writers().n, 0); /* stopped, not left running */
+	assert_true(runtime_stop(rt, p->metadata.uid, 5)); /* forgotten */
+	assert_int_equal(runtime_pods(rt), 0);
+	object_release(&o);
+	free_runtime(rt);
+}
+
+/* Freed with a start under way: the process runs on (it would be taken
+ * back or swept by the next agent), nothing leaks. */
+static void
+test_free_while_starting(void **state)
+{
+	struct runtime *rt = new_runtime();
+	struct object o;
+	struct found f;
+	dtime end;
+
+	(void)state;
+	sleeper("u3", &o);
+	assert_int_equal(runtime_ensure(rt, o.obj), 0);
+	free_runtime(rt);
+	/* the exec may still be under way in the child */
+	end = clock_now() + 5000;
+	while ((f = writers()).n == 0 && clock_now() < end)
+		usleep(10000);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(kill(-f.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(f.pid, NULL, 0), f.pid); /* our child */
+	object_release(&o);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_status_follows_the_outcome),
+	    cmocka_unit_test(test_stop_while_starting),
+	    cmocka_unit_test(test_free_while_starting),
+	};
+
+	/* A start through the exec helper runs /proc/self/exe: this
+	 * program must then be the helper, as drover is, and not the tests
+	 * again. */
+	if (argc > 1 && !strcmp(argv[1], PROC_HELPER_VERB))
+		return secexec_main(argc, argv);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
