@@ -384,44 +384,6 @@ served_text(const struct store_item *it, struct strbuf *out)
 	return true;
 }
 
-void
-api_written(struct api *a, int64_t rv, json_t *obj)
-{
-	struct written *w;
-
-	if (a->wr_len == API_WRITTEN_MAX) {
-		json_decref(a->written[a->wr_head].obj);
-		a->wr_head = (a->wr_head + 1) % API_WRITTEN_MAX;
-		a->wr_len--;
-	}
-	w = &a->written[(a->wr_head + a->wr_len++) % API_WRITTEN_MAX];
-	w->rv = rv;
-	w->obj = json_incref(obj);
-}
-
-/* The written object of rv if it waits (a new reference), else NULL.
- * Events come in rv order, so the ones before rv will not be asked for
- * by the in-process watches: they go. (A durable watch, a stream leaving
- * the process, gets the events of a group after its fsync, behind
- * them: it parses, as it did before.) */
-static json_t *
-take_written(struct api *a, int64_t rv)
-{
-	json_t *o = NULL;
-
-	while (a->wr_len && a->written[a->wr_head].rv <= rv) {
-		struct written *w = &a->written[a->wr_head];
-
-		if (w->rv == rv)
-			o = w->obj;
-		else
-			json_decref(w->obj);
-		a->wr_head = (a->wr_head + 1) % API_WRITTEN_MAX;
-		a->wr_len--;
-	}
-	return o;
-}
-
 json_t *
 event_object(struct api *a, const struct store_item *it)
 {
@@ -429,8 +391,7 @@ event_object(struct api *a, const struct store_item *it)
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	if ((o = take_written(a, it->rv)) == NULL)
-		o = served_object(it);
+	o = served_object(it);
 	json_decref(a->ev_obj);
 	a->ev_obj = o;
 	a->ev_rv = it->rv;
@@ -706,11 +667,6 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
-		while (a->wr_len) {
-			json_decref(a->written[a->wr_head].obj);
-			a->wr_head = (a->wr_head + 1) % API_WRITTEN_MAX;
-			a->wr_len--;
-		}
 		openapi_cache_free(a->openapi);
 		api_metrics_free(a);
 		while (a->nlogs)

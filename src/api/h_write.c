@@ -222,18 +222,15 @@ api_encode_text(const struct object *o, json_t **j)
 	return json_dumps(*j, JSON_COMPACT);
 }
 
-/* Answers j, the value of a write that got rv (takes j), which also
- * serves the write's event (api_written). */
+/* Answers j, the value of a write that got rv (takes j). */
 static void
-respond_written(struct api *a, struct api_resp *resp, int code, json_t *j,
-		int64_t rv)
+respond_written(struct api_resp *resp, int code, json_t *j, int64_t rv)
 {
 	char s[32];
 
 	snprintf(s, sizeof(s), "%lld", (long long)rv);
 	json_object_set_new(json_object_get(j, "metadata"), "resourceVersion",
 			    json_string(s));
-	api_written(a, rv, j);
 	resp_json(resp, code, j);
 }
 
@@ -358,7 +355,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				respond_dry(a, resp, 201, text, 0);
 				json_decref(j);
 			} else {
-				respond_written(a, resp, 201, j, rv);
+				respond_written(resp, 201, j, rv);
 			}
 			free(text);
 			object_release(&o);
@@ -473,7 +470,7 @@ commit(struct api *a, struct route *rt, struct object *o,
 
 		resp_json(resp, 200, served_object(&it));
 	} else {
-		respond_written(a, resp, 200, json_incref(j), rv);
+		respond_written(resp, 200, json_incref(j), rv);
 	}
 	json_decref(j);
 	free(text);

@@ -95,6 +95,8 @@ struct queue {
 	bool kicked;
 	bool closing;
 	int closing_handles;
+	void (*settle)(void *arg); /* queue_set_settle */
+	void *settle_arg;
 };
 
 static struct item *
@@ -318,6 +320,15 @@ run_dirty(uv_timer_t *t)
 	}
 	if (q->dirty)
 		kick(q);
+	if (q->settle)
+		q->settle(q->settle_arg);
+}
+
+void
+queue_set_settle(struct queue *q, void (*fn)(void *arg), void *arg)
+{
+	q->settle = fn;
+	q->settle_arg = arg;
 }
 
 struct queue *

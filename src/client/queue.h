@@ -38,6 +38,12 @@ struct queue;
 
 struct queue *queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb,
 			void *arg);
+/* fn(arg) runs after each batch of syncs, once no sync is running: in
+ * `drover serve` it commits the batch's writes and delivers their events
+ * (store.h), so that the controller a write concerns (the Deployment
+ * controller for a ReplicaSet's status) syncs in the same loop turn
+ * instead of the next. NULL: nothing. */
+void queue_set_settle(struct queue *q, void (*fn)(void *arg), void *arg);
 void queue_add(struct queue *q, const char *key);
 void queue_add_after(struct queue *q, const char *key, int64_t ms);
 /* Number of keys waiting (dirty now), for tests and status. */

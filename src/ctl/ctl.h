@@ -34,6 +34,10 @@ struct ctl_config {
 	/* Events whose lastTimestamp is older than this are deleted
 	 * (kube-apiserver's --event-ttl, 1 h); 0: never. */
 	int64_t event_ttl_ms;
+	/* After each batch of a controller's syncs (queue_set_settle);
+	 * NULL: nothing. */
+	void (*settle)(void *arg);
+	void *settle_arg;
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 	struct informer *services, *slices, *endpoints;

@@ -319,6 +319,7 @@ ctl_deploy_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "deployment", sync_one, c);
+	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
 	informer_subscribe(cfg->deploys, on_deploy, c);
 	informer_subscribe(cfg->rss, on_rs, c);
 	informer_subscribe(cfg->pods, on_pod, c);

@@ -392,6 +392,7 @@ ctl_endpoints_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "endpoints", sync_one, c);
+	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
 	c->rec = event_broadcaster_recorder(cfg->events, "endpoint-controller",
 					    NULL);
 	informer_subscribe(cfg->services, on_service, c);

@@ -279,6 +279,7 @@ ctl_gc_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "garbage-collector", sync_one, c);
+	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
 	c->all[0] = cfg->deploys;
 	c->all[1] = cfg->rss;
 	c->all[2] = cfg->pods;

@@ -596,6 +596,7 @@ start(const struct ctl_config *cfg, enum kind_id kind)
 	c->kind_name = kind_by_id(kind)->kind;
 	c->owners = kind == KIND_REPLICASET ? cfg->rss : cfg->rcs;
 	c->q = queue_new(cfg->loop, kind_by_id(kind)->singular, sync_one, c);
+	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
 	c->rec = event_broadcaster_recorder(cfg->events,
 					    kind == KIND_REPLICASET
 						? "replicaset-controller"

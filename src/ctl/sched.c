@@ -412,6 +412,7 @@ ctl_sched_start(const struct ctl_config *cfg)
 
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "scheduler", sync_one, c);
+	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
 	c->rec =
 	    event_broadcaster_recorder(cfg->events, "default-scheduler", NULL);
 	informer_subscribe(cfg->pods, on_pod, c);

@@ -102,9 +102,10 @@ struct serve {
 	struct agent *agent;
 	struct event_broadcaster *events; /* the Events of ctl and agent */
 	uv_signal_t sigterm, sigint;
-	uv_prepare_t commit; /* the group commit of each loop turn */
-	uv_async_t synced;   /* the store's sync thread made more durable */
-	uv_timer_t quiet;    /* a quiet spell after writes: trim the heap */
+	uv_prepare_t commit;     /* the group commit of each loop turn */
+	uv_check_t commit_after; /* and again after the agent's kick */
+	uv_async_t synced;       /* the store's sync thread made more durable */
+	uv_timer_t quiet;        /* a quiet spell after writes: trim the heap */
 	uv_timer_t restart;  /* consumers after a rollback; a read-only store */
 	int64_t seen_rv;     /* the store's rv at the last loop turn */
 	unsigned rollbacks;  /* store_rollbacks() handled */
@@ -291,6 +292,8 @@ shutdown_all(struct serve *s)
 	uv_close((uv_handle_t *)&s->sigint, NULL);
 	uv_prepare_stop(&s->commit);
 	uv_close((uv_handle_t *)&s->commit, NULL);
+	uv_check_stop(&s->commit_after);
+	uv_close((uv_handle_t *)&s->commit_after, NULL);
 	uv_timer_stop(&s->quiet);
 	uv_close((uv_handle_t *)&s->quiet, NULL);
 	uv_timer_stop(&s->restart);
@@ -392,10 +395,41 @@ on_restart(uv_timer_t *t)
  * answered 500 or not at all, and the controllers and the agent, which
  * may have seen them, start again from what is on disk, after a back-off
  * while it lasts. */
+static void commit_and_deliver(struct serve *s);
+
 static void
 on_prepare(uv_prepare_t *h)
 {
-	struct serve *s = h->data;
+	commit_and_deliver(h->data);
+}
+
+/* The agent's kick runs in the check phase, after the poll: the writes
+ * it makes (a pod turned ready) are committed and delivered right after
+ * it, not in the next turn's prepare, which comes after that turn's
+ * timers, where the controllers run. A pod's readiness then reaches the
+ * ReplicaSet controller one loop turn sooner. (Started before the agent,
+ * this check runs after the agent's: libuv runs check handles in the
+ * reverse order of their start.) */
+static void
+on_check(uv_check_t *h)
+{
+	commit_and_deliver(h->data);
+}
+
+/* After a batch of a controller's syncs (queue_set_settle): their writes
+ * reach the other controllers in this turn. Each hop of a rollout (pod
+ * ready, ReplicaSet status, Deployment scales the old ReplicaSet down,
+ * then the new one up, ReplicaSet creates pods) otherwise waited for the
+ * next turn's timers. */
+static void
+settle(void *arg)
+{
+	commit_and_deliver(arg);
+}
+
+static void
+commit_and_deliver(struct serve *s)
+{
 	int r = store_flush(s->store);
 
 	store_deliver(s->store);
@@ -827,6 +861,9 @@ serve_main(int argc, char **argv)
 	s.restart.data = &s;
 	s.seen_rv = store_rv(s.store);
 	uv_prepare_start(&s.commit, on_prepare);
+	uv_check_init(s.loop, &s.commit_after);
+	s.commit_after.data = &s;
+	uv_check_start(&s.commit_after, on_check);
 	uv_async_init(s.loop, &s.synced, on_synced);
 	s.synced.data = &s;
 	if (store_sync_in_background(s.store, notify_synced, &s.synced))
@@ -896,6 +933,8 @@ serve_main(int argc, char **argv)
 	s.cc.now = now_plain;
 	s.cc.resync_ms = resync_ms;
 	s.cc.event_ttl_ms = event_ttl_ms;
+	s.cc.settle = settle;
+	s.cc.settle_arg = &s;
 	/* One broadcaster for every recorder, written to in-process from
 	 * a timer after the loop turn (recorder.h). */
 	s.events = event_broadcaster_new(&(struct event_broadcaster_config){
