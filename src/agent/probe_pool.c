@@ -294,11 +294,12 @@ probe_pool_stop(struct probe_pool *pp, uint64_t id)
 void
 probe_pool_free(struct probe_pool *pp)
 {
-	struct cmd *c = xcalloc(1, sizeof(*c));
+	struct cmd *c;
 	struct result *r, *rn;
 
 	if (pp == NULL)
 		return;
+	c = xcalloc(1, sizeof(*c));
 	c->op = CMD_QUIT;
 	send_cmd(pp, c);
 	uv_thread_join(&pp->thread);

@@ -50,7 +50,7 @@ struct runtime;
 
 struct runtime_config {
 	uv_loop_t *loop;
-	const char *log_dir; /* per-pod directories are created below */
+	const char *log_dir; /* the logs, one flat directory (podlog.h) */
 	const char *node_name;
 	dtime (*now)(void);
 	/* Called when a pod's status changed (a process started or exited)
