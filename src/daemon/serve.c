@@ -388,6 +388,8 @@ on_restart(uv_timer_t *t)
 		schedule_restart(s);
 }
 
+static void commit_and_deliver(struct serve *s);
+
 /* Before the loop waits: the writes of this turn are committed together
  * (store.h, "Group commit"), and the controllers' and the agent's
  * informers get their events, here and never inside a write. A group
@@ -395,8 +397,6 @@ on_restart(uv_timer_t *t)
  * answered 500 or not at all, and the controllers and the agent, which
  * may have seen them, start again from what is on disk, after a back-off
  * while it lasts. */
-static void commit_and_deliver(struct serve *s);
-
 static void
 on_prepare(uv_prepare_t *h)
 {
