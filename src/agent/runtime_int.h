@@ -89,6 +89,10 @@ struct rcont {
 	/* A start under way on a thread (runtime_spawn.c): the container
 	 * stays CREATING until its outcome comes back to the loop. */
 	struct spawn_job *spawning;
+	/* Clock ticks since boot (as /proc/PID/stat's start time) just
+	 * before that start: a process of this container started since is
+	 * the start's own, which the sweep of live restore leaves alone. */
+	uint64_t spawn_ticks;
 };
 
 struct rpod {

@@ -112,15 +112,25 @@ struct sweep {
 	int killed;
 };
 
+/* A process of the runtime: one it runs, or the one a start under way
+ * made (its container's, started since: its pid comes back to the loop
+ * after the start, and the sweep may run before). */
 static bool
-known(struct runtime *rt, const char *uid, int pid)
+known(struct runtime *rt, const char *uid, const char *container, int pid,
+      uint64_t ticks)
 {
 	struct rpod *p = rt_find(rt, uid);
 	size_t i;
 
-	for (i = 0; p && i < p->n; i++)
-		if (ctr_runs(p->c[i].m.state) && p->c[i].pid == pid)
+	for (i = 0; p && i < p->n; i++) {
+		const struct rcont *c = &p->c[i];
+
+		if (ctr_runs(c->m.state) && c->pid == pid)
 			return true;
+		if (c->spawning && !strcmp(c->spec->name, container) &&
+		    ticks >= c->spawn_ticks)
+			return true;
+	}
 	return false;
 }
 
@@ -136,7 +146,8 @@ sweep_one(void *arg, const char *uid, const char *container, int pid,
 	struct sweep *sw = arg;
 	int fd;
 
-	if (known(sw->rt, uid, pid) || (fd = proc_adopt(pid, ticks)) < 0)
+	if (known(sw->rt, uid, container, pid, ticks) ||
+	    (fd = proc_adopt(pid, ticks)) < 0)
 		return;
 	if (sw->exists(sw->arg, uid))
 		log_info("agent: pid %d (pod %s, container %s) is not in its "

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <utlist.h>
 
@@ -411,6 +412,22 @@ rt_detach_spawns(struct runtime *rt)
 	}
 }
 
+/* Now in clock ticks since boot, one tick early (a process started now
+ * may read a tick lower after the conversion). */
+static uint64_t
+boot_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t t;
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
+		return 0;
+	t = (uint64_t)ts.tv_sec * (uint64_t)hz +
+	    (uint64_t)ts.tv_nsec / (1000000000u / (uint64_t)hz);
+	return t ? t - 1 : 0;
+}
+
 void
 cont_spawn(struct rcont *c)
 {
@@ -483,6 +500,7 @@ cont_spawn(struct rcont *c)
 	j->updated = updated;
 	j->req.data = j;
 	c->spawning = j;
+	c->spawn_ticks = boot_ticks();
 	DL_APPEND(c->pod->rt->spawns, j);
 	if (uv_queue_work(c->pod->rt->cfg.loop, &j->req, spawn_work,
 			  spawn_done)) {
