@@ -19,7 +19,7 @@ import time
 import pytest
 import yaml
 
-from conftest import Drover, poll
+from conftest import Drover, UnixHTTPConnection, poll
 from kubectl_bins import kubectl_bins
 
 BINS = kubectl_bins()
@@ -239,8 +239,26 @@ def test_unknown_field_refused(kc, drover, tmp_path):
 
 # ---- watch ----
 
+def deployment_watches(drover):
+    """How many watches of Deployments the daemon has opened, from its
+    /metrics (the controllers' own among them)."""
+    c = UnixHTTPConnection(drover.sock)
+    try:
+        c.request("GET", "/metrics")
+        r = c.getresponse()
+        text = r.read().decode()
+        assert r.status == 200, text
+    finally:
+        c.close()
+    m = re.search(r'^drover_apiserver_request_total\{verb="WATCH",'
+                  r'resource="deployments",subresource="",code="200"\} '
+                  r'(\d+)$', text, re.M)
+    return int(m.group(1)) if m else 0
+
+
 def test_get_watch_prints_the_change(kc, drover, tmp_path):
     ok(kc("apply", "-f", write(tmp_path, "w.yaml", deployment(replicas=1))))
+    watches = deployment_watches(drover)
     p = subprocess.Popen(
         [kc.binary, "--cache-dir", kc.cache, "-n", "default", "get",
          "deploy", "web", "-w"], stdout=subprocess.PIPE,
@@ -258,6 +276,11 @@ def test_get_watch_prints_the_change(kc, drover, tmp_path):
                     assert chunk, (out.decode(), p.stderr.read())
                     out += chunk
         read_until(lambda s: re.search(r"^web\s+0/1\s", s, re.M))
+        # kubectl prints what it GETs, then watches from "any" version
+        # and skips that watch's first event (the state it printed): a
+        # change made before its watch is open would never be shown.
+        poll(lambda: deployment_watches(drover) > watches,
+             what="kubectl's watch open")
         assert drover.api("PATCH", APPS + "/deployments/web",
                           {"spec": {"replicas": 3}},
                           ct="application/merge-patch+json")[0] == 200
