@@ -93,6 +93,11 @@ struct rcont {
 	 * before that start: a process of this container started since is
 	 * the start's own, which the sweep of live restore leaves alone. */
 	uint64_t spawn_ticks;
+	/* uv_hrtime() as this run's process started (read on the start's
+	 * thread, right after the spawn); 0 if not known (a process taken
+	 * back by live restore). The probes' initialDelaySeconds count from
+	 * it. */
+	uint64_t run_ns;
 };
 
 struct rpod {

@@ -114,6 +114,27 @@ on_probe_tick(uv_timer_t *t)
 	free(argv); /* the strings belong to the spec */
 }
 
+/* When the first check of a probe is due (uv_hrtime()): its
+ * initialDelaySeconds after the container started, as the kubelet counts
+ * it, and not before now. The start is the process's own (c->run_ns, read
+ * on the start's thread), not when the loop heard of it: a loop busy for
+ * 30 ms with a rollout's writes would otherwise delay every first check,
+ * and every pod's readiness, by as much. Example: a process started at
+ * t = 10.000 s whose start the loop takes in at 10.030 s, with
+ * initialDelaySeconds 1: first check at 11.000 s, not 11.030 s. A
+ * readiness probe started once a slow startup probe has passed, at
+ * 14.000 s, checks at once. Without a known start (a process taken back
+ * by live restore): now + the delay. */
+static uint64_t
+first_check_ns(const struct rcont *c, uint64_t delay_ms)
+{
+	uint64_t now = uv_hrtime();
+	uint64_t from = c->run_ns && c->run_ns < now ? c->run_ns : now;
+	uint64_t due = from + delay_ms * 1000000;
+
+	return due > now ? due : now;
+}
+
 void
 prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 {
@@ -121,6 +142,7 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	struct prober *p = &c->probes[kind];
 	uint64_t delay = (uint64_t)opt(&sp->initial_delay_seconds, 0) * 1000;
 	uint64_t period = (uint64_t)opt(&sp->period_seconds, 10) * 1000;
+	uint64_t first = first_check_ns(c, delay), now;
 
 	p->c = c;
 	p->kind = kind;
@@ -135,7 +157,7 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 		    .port = ports_host(c, sp->http_get ? &sp->http_get->port
 						       : &sp->tcp_socket->port),
 		    .path = sp->http_get ? sp->http_get->path : NULL,
-		    .first_ns = uv_hrtime() + delay * 1000000,
+		    .first_ns = first,
 		    .period_ms = (unsigned)(period ? period : 1000),
 		    .timeout_ms = (unsigned)opt(&sp->timeout_seconds, 1) * 1000,
 		};
@@ -150,9 +172,13 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	p->timer->data = p;
 	/* The loop's clock is the start of this turn, which may have started
 	 * many containers: without a fresh clock the first probe of the last
-	 * one would come before its initialDelaySeconds were over. */
+	 * one would come before its initialDelaySeconds were over. Rounded
+	 * up: never early. */
 	uv_update_time(c->pod->rt->cfg.loop);
-	uv_timer_start(p->timer, on_probe_tick, delay, period ? period : 1000);
+	now = uv_hrtime();
+	uv_timer_start(p->timer, on_probe_tick,
+		       first > now ? (first - now + 999999) / 1000000 : 0,
+		       period ? period : 1000);
 }
 
 /* CA_START_PROBES: readiness and liveness, those declared, once the

@@ -307,6 +307,7 @@ struct spawn_job {
 	pid_t pid;
 	int pidfd;
 	uint64_t start_ticks;
+	uint64_t started_ns; /* uv_hrtime() right after the spawn */
 	char err[512];
 };
 
@@ -339,6 +340,7 @@ spawn_work(uv_work_t *req)
 		o.errlen = sizeof(j->err);
 	}
 	j->r = proc_spawn(&o, &j->pid, &j->pidfd);
+	j->started_ns = uv_hrtime();
 	close(j->fd);
 	if (j->r == 0 && proc_start_time(j->pid, &j->start_ticks))
 		j->start_ticks = 0;
@@ -373,6 +375,7 @@ spawn_done(uv_work_t *req, int status)
 		c->pid = j->pid;
 		c->child = true;
 		c->start_ticks = j->start_ticks;
+		c->run_ns = j->started_ns;
 		c->watch = xcalloc(1, sizeof(*c->watch));
 		uv_poll_init(p->rt->cfg.loop, c->watch, j->pidfd);
 		c->watch->data = c;

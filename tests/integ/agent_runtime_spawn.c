@@ -3,8 +3,10 @@
  * back to the loop, its status is not written before then, a stop of the
  * pod in between follows the outcome (the process started is stopped and
  * the pod is reported stopped), and a runtime freed with a start under
- * way leaves that process running, as it leaves every other one. Real
- * processes (/bin/sleep), a real loop, a log directory of its own. */
+ * way leaves that process running, as it leaves every other one; a
+ * probe's initialDelaySeconds count from the process's start, not from
+ * when a busy loop took the outcome in. Real processes (/bin/sleep), a
+ * real loop, a log directory of its own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "clock.h"
 #include "model.h"
@@ -57,11 +64,12 @@ new_runtime(void)
 	return runtime_new(&cfg);
 }
 
-/* A pod of one container running `/bin/sleep 30`. */
+/* A pod of one container running `/bin/sleep 30`, with the container's
+ * fields extra (",\"readinessProbe\":{...}") if not NULL. */
 static void
-sleeper(const char *uid, struct object *o)
+sleeper_with(const char *uid, const char *extra, struct object *o)
 {
-	char text[512];
+	char text[1024];
 	json_t *j;
 	struct fielderr_list errs = {0};
 
@@ -69,13 +77,19 @@ sleeper(const char *uid, struct object *o)
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
 		 "{\"name\":\"p-%s\",\"namespace\":\"default\",\"uid\":\"%s\"},"
 		 "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":"
-		 "\"c\",\"image\":\"/bin/sleep\",\"args\":[\"30\"]}]}}",
-		 uid, uid);
+		 "\"c\",\"image\":\"/bin/sleep\",\"args\":[\"30\"]%s}]}}",
+		 uid, uid, extra ? extra : "");
 	j = json_loads(text, 0, NULL);
 	assert_non_null(j);
 	assert_int_equal(object_decode(j, true, o, &errs), 0);
 	json_decref(j);
 	fielderr_list_release(&errs);
+}
+
+static void
+sleeper(const char *uid, struct object *o)
+{
+	sleeper_with(uid, NULL, o);
 }
 
 /* Turns the loop until *counter reaches want (10 s at most). */
@@ -219,6 +233,86 @@ test_free_while_starting(void **state)
 	object_release(&o);
 }
 
+static double
+mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Seconds from runtime_ensure until the container is reported ready,
+ * the loop kept busy for 0.5 s right after the start was submitted (the
+ * start runs meanwhile on its thread; its outcome waits for the loop). */
+static double
+ready_after_busy_loop(const char *uid, const char *probe)
+{
+	struct runtime *rt = new_runtime();
+	struct object o;
+	struct pod_status st = {0};
+	const struct pod *p;
+	double t0, ready = -1;
+
+	sleeper_with(uid, probe, &o);
+	p = o.obj;
+	t0 = mono_s();
+	assert_int_equal(runtime_ensure(rt, p), 0);
+	usleep(500000);
+	while (mono_s() - t0 < 10) {
+		uv_run(&loop, UV_RUN_ONCE);
+		if (runtime_status(rt, p, &st) && st.container_statuses.n &&
+		    st.container_statuses.v[0].ready) {
+			ready = mono_s() - t0;
+			break;
+		}
+		schema_release(kind_status_schema(kind_by_id(KIND_POD)), &st);
+		memset(&st, 0, sizeof(st));
+	}
+	schema_release(kind_status_schema(kind_by_id(KIND_POD)), &st);
+	if (!runtime_stop(rt, p->metadata.uid, 5))
+		run_until(&stops, 1);
+	object_release(&o);
+	free_runtime(rt);
+	return ready;
+}
+
+/* initialDelaySeconds 1 count from the process's start: the first check
+ * (which passes) comes about 1 s after the start was submitted, not 1 s
+ * after the loop, busy for 0.5 s, took the start in (1.5 s). Both kinds
+ * of check: an exec probe (the loop's timer) and a tcpSocket probe (the
+ * probe thread), this one against a port the test listens on. */
+static void
+test_probe_delay_counts_from_the_start(void **state)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	char probe[256];
+	double t;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	(void)state;
+	t = ready_after_busy_loop(
+	    "u4", ",\"readinessProbe\":{\"exec\":{\"command\":[\"/bin/true\"]},"
+		  "\"initialDelaySeconds\":1,\"periodSeconds\":1}");
+	assert_true(t >= 1.0);
+	assert_true(t < 1.4);
+
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(probe, sizeof(probe),
+		 ",\"readinessProbe\":{\"tcpSocket\":{\"host\":\"127.0.0.1\","
+		 "\"port\":%d},\"initialDelaySeconds\":1,\"periodSeconds\":1}",
+		 ntohs(sa.sin_port));
+	t = ready_after_busy_loop("u5", probe);
+	assert_true(t >= 1.0);
+	assert_true(t < 1.4);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -226,6 +320,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_status_follows_the_outcome),
 	    cmocka_unit_test(test_stop_while_starting),
 	    cmocka_unit_test(test_free_while_starting),
+	    cmocka_unit_test(test_probe_delay_counts_from_the_start),
 	};
 
 	/* A start through the exec helper runs /proc/self/exe: this
