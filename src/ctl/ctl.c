@@ -141,9 +141,20 @@ ctl_start(const struct ctl_config *cfg)
 		ctl_stop(c);
 		return NULL;
 	}
-	c->deploy = ctl_deploy_start(&c->cfg);
+	/* The ReplicaSet controller subscribes before the Deployment
+	 * controller (informers call their subscribers in order, and queues
+	 * kicked in the same turn run in the order kicked): on a ReplicaSet's
+	 * change, its sync, which creates and deletes the pods of its new
+	 * size, runs before the Deployment's next one. Otherwise a
+	 * Deployment that had just scaled the old ReplicaSet down and the new
+	 * one up (5 replicas, maxSurge 1: old 4, new 1) could scale the new
+	 * one up again (old 4, new 2) before the old ReplicaSet's pod was
+	 * deleted, and when the ReplicaSet controller's batch was split over
+	 * two loop turns, a client listing pods in between saw 5 old and 2
+	 * new: 7, past the 6 that maxSurge allows. */
 	c->rs = ctl_rs_start(&c->cfg);
 	c->rc = ctl_rc_start(&c->cfg);
+	c->deploy = ctl_deploy_start(&c->cfg);
 	c->gc = ctl_gc_start(&c->cfg);
 	c->sched = ctl_sched_start(&c->cfg);
 	c->endpoints = ctl_endpoints_start(&c->cfg);
