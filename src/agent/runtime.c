@@ -180,6 +180,22 @@ cont_step(struct rcont *c, const struct ctr_event *ev)
 	return 0;
 }
 
+void
+rt_unwatch(struct rcont *c)
+{
+	int fd = -1;
+
+	if (c->watch == NULL)
+		return;
+	if (uv_fileno((uv_handle_t *)c->watch, &fd) != 0)
+		fd = -1;
+	uv_poll_stop(c->watch);
+	uv_close((uv_handle_t *)c->watch, rt_free_handle);
+	c->watch = NULL;
+	if (fd >= 0)
+		close(fd);
+}
+
 /* A container's process exited (its pidfd is readable). An adopted
  * process is not our child, so its exit status is not ours to read: it is
  * reported as ContainerStatusUnknown, 137, as the kubelet does. */
@@ -197,11 +213,7 @@ rt_on_pidfd(uv_poll_t *h, int status, int events)
 	if (uv_fileno((uv_handle_t *)h, &fd) == 0 && c->child &&
 	    proc_reap(fd, &code, &sig) == 0)
 		lost = NULL;
-	if (fd >= 0)
-		close(fd);
-	uv_poll_stop(h);
-	uv_close((uv_handle_t *)h, rt_free_handle);
-	c->watch = NULL;
+	rt_unwatch(c);
 	c->child = false;
 	log_info("agent: %s/%s container %s exited (status %lld, signal %d)",
 		 p->pod.metadata.namespace, p->pod.metadata.name, c->spec->name,
@@ -524,16 +536,7 @@ runtime_free(struct runtime *rt)
 		size_t i;
 
 		for (i = 0; i < p->n; i++) {
-			if (p->c[i].watch) {
-				int fd;
-
-				if (uv_fileno((uv_handle_t *)p->c[i].watch,
-					      &fd) == 0)
-					close(fd);
-				uv_close((uv_handle_t *)p->c[i].watch,
-					 rt_free_handle);
-				p->c[i].watch = NULL;
-			}
+			rt_unwatch(&p->c[i]);
 		}
 		if (p->kill) {
 			uv_timer_stop(p->kill);

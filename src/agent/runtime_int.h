@@ -141,6 +141,11 @@ struct runtime {
 void rt_free_handle(uv_handle_t *h);
 /* Stops and closes *t if set, and clears it. */
 void rt_close_timer(uv_timer_t **t);
+/* Stops watching the container's pidfd and closes it, in that order (a
+ * descriptor closed while libuv still polls it may be reused at once by
+ * a start on another thread, and the poll would then watch that one);
+ * nothing if not watched. */
+void rt_unwatch(struct rcont *c);
 struct rpod *rt_find(struct runtime *rt, const char *uid);
 /* Tells the agent that the pod's status changed (stopped: it is gone). */
 void rt_notify(struct rpod *p, bool stopped);

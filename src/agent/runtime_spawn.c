@@ -379,7 +379,11 @@ spawn_done(uv_work_t *req, int status)
 		c->watch = xcalloc(1, sizeof(*c->watch));
 		uv_poll_init(p->rt->cfg.loop, c->watch, j->pidfd);
 		c->watch->data = c;
-		uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd);
+		if (uv_poll_start(c->watch, UV_READABLE, rt_on_pidfd))
+			log_warn("agent: %s/%s container %s: cannot watch pid "
+				 "%d: its exit will go unseen",
+				 p->pod.metadata.namespace,
+				 p->pod.metadata.name, c->spec->name, c->pid);
 		cont_step(c, &(struct ctr_event){.type = CEV_SPAWNED});
 		journal_started(c);
 		log_info("agent: started %s/%s container %s, pid %d",
