@@ -535,9 +535,8 @@ runtime_free(struct runtime *rt)
 		struct rpod *p = rt->pods;
 		size_t i;
 
-		for (i = 0; i < p->n; i++) {
+		for (i = 0; i < p->n; i++)
 			rt_unwatch(&p->c[i]);
-		}
 		if (p->kill) {
 			uv_timer_stop(p->kill);
 			uv_close((uv_handle_t *)p->kill, rt_free_handle);

@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -327,10 +326,7 @@ test_exits_beside_starts(void **state)
 static double
 mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_mono_ns() / 1e9;
 }
 
 /* Seconds from runtime_ensure until the container is reported ready,
