@@ -67,10 +67,10 @@ new_runtime(void)
 	return runtime_new(&cfg);
 }
 
-/* A pod of one container running `/bin/sleep 30`, with the container's
- * fields extra (",\"readinessProbe\":{...}") if not NULL. */
+/* A pod of one container whose fields after its name are fields (the
+ * image and args, then anything more). */
 static void
-sleeper_with(const char *uid, const char *extra, struct object *o)
+pod_of(const char *uid, const char *fields, struct object *o)
 {
 	char text[1024];
 	json_t *j;
@@ -80,13 +80,26 @@ sleeper_with(const char *uid, const char *extra, struct object *o)
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
 		 "{\"name\":\"p-%s\",\"namespace\":\"default\",\"uid\":\"%s\"},"
 		 "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":"
-		 "\"c\",\"image\":\"/bin/sleep\",\"args\":[\"30\"]%s}]}}",
-		 uid, uid, extra ? extra : "");
+		 "\"c\",%s}]}}",
+		 uid, uid, fields);
 	j = json_loads(text, 0, NULL);
 	assert_non_null(j);
 	assert_int_equal(object_decode(j, true, o, &errs), 0);
 	json_decref(j);
 	fielderr_list_release(&errs);
+}
+
+/* A pod of one container running `/bin/sleep 30`, with the container's
+ * fields extra (",\"readinessProbe\":{...}") if not NULL. */
+static void
+sleeper_with(const char *uid, const char *extra, struct object *o)
+{
+	char fields[768];
+
+	snprintf(fields, sizeof(fields),
+		 "\"image\":\"/bin/sleep\",\"args\":[\"30\"]%s",
+		 extra ? extra : "");
+	pod_of(uid, fields, o);
 }
 
 static void
@@ -99,21 +112,7 @@ sleeper(const char *uid, struct object *o)
 static void
 quitter(const char *uid, struct object *o)
 {
-	char text[512];
-	json_t *j;
-	struct fielderr_list errs = {0};
-
-	snprintf(text, sizeof(text),
-		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
-		 "{\"name\":\"p-%s\",\"namespace\":\"default\",\"uid\":\"%s\"},"
-		 "\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":"
-		 "\"c\",\"image\":\"/bin/sh\",\"args\":[\"-c\",\"exit 0\"]}]}}",
-		 uid, uid);
-	j = json_loads(text, 0, NULL);
-	assert_non_null(j);
-	assert_int_equal(object_decode(j, true, o, &errs), 0);
-	json_decref(j);
-	fielderr_list_release(&errs);
+	pod_of(uid, "\"image\":\"/bin/sh\",\"args\":[\"-c\",\"exit 0\"]", o);
 }
 
 /* Turns the loop until *counter reaches want (10 s at most). */
