@@ -116,7 +116,8 @@ void ctl_enqueue_all(struct informer *inf, struct queue *q);
  * up for long. started is uv_hrtime() at the start of the sync. (At
  * 20 ms, one turn of a scale to 100,000 pods, with the scheduler's
  * bindings, the ReplicaSet's creations and the events of both, held
- * GET /version up to 0.11 s; at 10 ms, 0.06-0.07 s.) */
+ * GET /version up to 0.11 s; at 10 ms, with the ReplicaSet controller's
+ * 50 writes a turn (rs.c), 0.06-0.07 s.) */
 #define CTL_SYNC_BUDGET_MS 10
 bool ctl_overtime(uint64_t started);
 
