@@ -10,7 +10,6 @@
 #include "clock.h"
 #include "inplace_apply.h"
 #include "labels.h"
-#include "objcache.h"
 #include "openapi.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -385,52 +384,14 @@ served_text(const struct store_item *it, struct strbuf *out)
 	return true;
 }
 
-/* The store forgets a rolled-back group: so does the cache. */
-static struct objcache *
-written(struct api *a)
-{
-	unsigned n = store_rollbacks(a->cfg.store);
-
-	if (n != a->written_rollbacks) {
-		objcache_clear(a->written);
-		a->written_rollbacks = n;
-	}
-	return a->written;
-}
-
-json_t *
-api_written(struct api *a, const struct kind_info *res, const char *ns,
-	    const char *name, int64_t *rv, const char **text)
-{
-	return objcache_get(written(a), res->plural, ns, name, rv, text);
-}
-
-void
-api_wrote(struct api *a, const struct kind_info *res, const char *ns,
-	  const char *name, int64_t rv, json_t *v, const char *text)
-{
-	if (v)
-		objcache_put(written(a), res->plural, ns, name, rv, v, text);
-	else
-		objcache_drop(written(a), res->plural, ns, name);
-}
-
-void
-api_forget_written(struct api *a)
-{
-	objcache_clear(a->written);
-}
-
 json_t *
 event_object(struct api *a, const struct store_item *it)
 {
 	json_t *o;
-	int64_t rv;
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	o = objcache_get(written(a), it->resource, it->ns, it->name, &rv, NULL);
-	o = o && rv == it->rv ? json_incref(o) : served_object(it);
+	o = served_object(it);
 	json_decref(a->ev_obj);
 	a->ev_obj = o;
 	a->ev_rv = it->rv;
@@ -698,8 +659,6 @@ api_new(const struct api_config *cfg)
 	struct api *a = xcalloc(1, sizeof(*a));
 
 	a->cfg = *cfg;
-	a->written = objcache_new(API_WRITTEN_MAX);
-	a->written_rollbacks = store_rollbacks(cfg->store);
 	return a;
 }
 
@@ -708,7 +667,6 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
-		objcache_free(a->written);
 		openapi_cache_free(a->openapi);
 		api_metrics_free(a);
 		while (a->nlogs)

@@ -118,10 +118,6 @@ void api_resp_release(struct api_resp *resp);
  * NULL) is replaced by a 500 InternalError Status, as the write it
  * answers was rolled back. */
 int api_flush(struct api *a, struct api_resp *resp);
-/* Lets go of the parsed copies of the objects written last (a cache of
- * the write path, objcache.h): `drover serve` calls it once the store
- * has been quiet, so that the cache takes memory only during bursts. */
-void api_forget_written(struct api *a);
 /* Writes are waiting for api_flush. */
 bool api_pending(struct api *a);
 /* The store's last resourceVersion handed out; whether the write that

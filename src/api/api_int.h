@@ -16,11 +16,6 @@ struct api {
 	 * that get it (an rv names one event): see event_object(). */
 	json_t *ev_obj;
 	int64_t ev_rv;
-	/* The objects written last, parsed (objcache.h), and the store's
-	 * count of rolled-back groups when it was last checked: a new one
-	 * empties it. */
-	struct objcache *written;
-	uint64_t written_rollbacks;
 	/* The agents that serve their node's logs (api_serve_node_logs). */
 	struct node_logs {
 		char *node;
@@ -109,23 +104,14 @@ json_t *served_object(const struct store_item *it);
 bool served_text(const struct store_item *it, struct strbuf *out);
 /* served_object() of a store event's item, decoded once for all the
  * watches that receive the event: a new reference to a shared object,
- * which no one may modify. The event of a write this API made is the
- * value the write kept (api_written), when the cache still has it at the
- * event's rv; otherwise the stored text is parsed. (A ring of the last
- * 512 written values, kept for the events alone, was tried before: it
- * moved no wall time and made the 100,000-pod scale of `test_huge_scale`
- * 10-20% slower. The cache also serves the next write's read, and is
- * emptied when the store is quiet.) */
+ * which no one may modify. (The value the write was printed from is not
+ * kept for the event: holding a loop turn's JSON values until the turn's
+ * commit cost the daemon 0.7 MB of RSS in the rollout bench and saved no
+ * measurable CPU. Tried again with a ring of the last 512 written
+ * values: the parse left the profile of a 500-replica rollout, but its
+ * wall time did not move, and `test_huge_scale` scaled to 100,000 pods
+ * and back 10-20% slower, the held values crowding the heap.) */
 json_t *event_object(struct api *a, const struct store_item *it);
-/* The objects this API wrote last (objcache.h), as served: a borrowed
- * value that no one may modify, or NULL. api_wrote records a write of
- * the key (v and text as stored at rv; v NULL: the key is gone or in
- * doubt), which every write of the store must do. */
-#define API_WRITTEN_MAX 512
-json_t *api_written(struct api *a, const struct kind_info *res, const char *ns,
-		    const char *name, int64_t *rv, const char **text);
-void api_wrote(struct api *a, const struct kind_info *res, const char *ns,
-	       const char *name, int64_t rv, json_t *v, const char *text);
 
 /* Metrics (h_metrics.c): GET /metrics, and the accounting of one
  * request that began at started (clock_mono_ns) and was answered code;

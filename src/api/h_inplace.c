@@ -143,9 +143,6 @@ write_all(struct api *a, struct route *rt, struct loaded *pod,
 	}
 	crashpoint("inplace-before-txn");
 	r = store_txn(a->cfg.store, ops, 3, &failed);
-	for (i = 0; i < 3; i++) /* the next writes read them from the store */
-		api_wrote(a, l[i]->o.k, ops[i].key.ns, ops[i].key.name, 0, NULL,
-			  NULL);
 	if (r) {
 		resp_store_error(resp, r, l[failed]->o.k,
 				 object_meta(&l[failed]->o)->name);

@@ -222,33 +222,15 @@ api_encode_text(const struct object *o, json_t **j)
 	return json_dumps(*j, JSON_COMPACT);
 }
 
-/* metadata.resourceVersion of o is rv. */
+/* Answers j, the value of a write that got rv (takes j). */
 static void
-set_resource_version(json_t *o, int64_t rv)
+respond_written(struct api_resp *resp, int code, json_t *j, int64_t rv)
 {
-	json_t *md = json_object_get(o, "metadata");
 	char s[32];
 
-	if (!json_is_object(md)) {
-		md = json_object();
-		json_object_set_new(o, "metadata", md);
-	}
 	snprintf(s, sizeof(s), "%lld", (long long)rv);
-	json_object_set_new(md, "resourceVersion", json_string(s));
-}
-
-/* Answers j, the value of the write of (res, ns, name) that stored text
- * and got rv (takes j), and keeps j as the key's object for the next
- * write and the write's watch event (api_written). An in-process caller
- * is answered the same value: it may read it, never modify it (client.h,
- * struct client_resp). */
-static void
-respond_written(struct api *a, const struct kind_info *res, const char *ns,
-		const char *name, const char *text, struct api_resp *resp,
-		int code, json_t *j, int64_t rv)
-{
-	set_resource_version(j, rv);
-	api_wrote(a, res, ns, name, rv, j, text);
+	json_object_set_new(json_object_get(j, "metadata"), "resourceVersion",
+			    json_string(s));
 	resp_json(resp, code, j);
 }
 
@@ -373,8 +355,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				respond_dry(a, resp, 201, text, 0);
 				json_decref(j);
 			} else {
-				respond_written(a, res, m->namespace, m->name,
-						text, resp, 201, j, rv);
+				respond_written(resp, 201, j, rv);
 			}
 			free(text);
 			object_release(&o);
@@ -390,25 +371,17 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 	object_release(&o);
 }
 
-/* The stored object of the route: it (its rv and text), and *j the
- * object as served, with its resourceVersion (the caller's reference to
- * a value it may not modify: it may be the copy the API kept of its last
- * write, api_written). -1 with the answer in resp (it released). */
+/* Loads the stored object as a typed object; 404 / 500 otherwise. */
+/* The stored object of the route: it, and *j its text parsed (the
+ * caller's reference). -1 with the answer in resp (it released). */
 static int
 load_json(struct api *a, struct route *rt, struct store_item *it, json_t **j,
 	  struct api_resp *resp)
 {
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
-	const char *text;
-	int r;
+	int r = store_get(a->cfg.store, &k, it);
 
-	memset(it, 0, sizeof(*it));
-	if ((*j = api_written(a, rt->res, rt->ns, rt->name, &it->rv, &text))) {
-		json_incref(*j);
-		it->value = xstrdup(text);
-		return 0;
-	}
-	if ((r = store_get(a->cfg.store, &k, it))) {
+	if (r) {
 		resp_store_error(resp, r, rt->res, rt->name);
 		return -1;
 	}
@@ -419,7 +392,6 @@ load_json(struct api *a, struct route *rt, struct store_item *it, json_t **j,
 		store_item_release(it);
 		return -1;
 	}
-	set_resource_version(*j, it->rv);
 	return 0;
 }
 
@@ -486,9 +458,6 @@ commit(struct api *a, struct route *rt, struct object *o,
 				 &rv);
 	}
 	if (r) {
-		/* A conflict may come from a stale copy: the next write of
-		 * the key reads the store. */
-		api_wrote(a, rt->res, rt->ns, rt->name, 0, NULL, NULL);
 		resp_store_error(resp, r, rt->res, rt->name);
 	} else if (gone) {
 		/* The answer is the object as deleted, not the event's last
@@ -499,11 +468,9 @@ commit(struct api *a, struct route *rt, struct object *o,
 					.rv = rv,
 					.value = text};
 
-		api_wrote(a, rt->res, rt->ns, rt->name, 0, NULL, NULL);
 		resp_json(resp, 200, served_object(&it));
 	} else {
-		respond_written(a, rt->res, rt->ns, rt->name, text, resp, 200,
-				json_incref(j), rv);
+		respond_written(resp, 200, json_incref(j), rv);
 	}
 	json_decref(j);
 	free(text);
@@ -718,8 +685,8 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	bool strategic =
 	    media_type_is(ct, "application/strategic-merge-patch+json");
 	struct store_item it;
-	json_t *patch, *stored, *target, *result = NULL;
-	char err[512] = "";
+	json_t *patch, *stored, *target, *result = NULL, *md;
+	char err[512] = "", rv[32];
 
 	/* The patch handler's NewUnsupportedMediaTypeError(patchTypes). */
 	if (!json_patch && !merge && !strategic) {
@@ -741,6 +708,13 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 		json_decref(patch);
 		return;
 	}
+	md = json_object_get(stored, "metadata");
+	if (!json_is_object(md)) {
+		md = json_object();
+		json_object_set_new(stored, "metadata", md);
+	}
+	snprintf(rv, sizeof(rv), "%lld", (long long)it.rv);
+	json_object_set_new(md, "resourceVersion", json_string(rv));
 	target = json_incref(stored);
 	if (rt->sub && !strcmp(rt->sub, "scale")) {
 		struct api_resp tmp = {0};
@@ -776,27 +750,19 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 		return;
 	}
 	/* A patch that does not mention resourceVersion carries the current
-	 * one: it is not a precondition. The strategic merge shares the
-	 * members the patch leaves alone with the target, which may not be
-	 * changed (load_json): metadata is copied before the change. */
+	 * one: it is not a precondition. */
 	{
-		json_t *tmd = json_object_get(target, "metadata");
 		json_t *rmd = json_object_get(result, "metadata");
-		const char *prv =
-		    json_string_value(json_object_get(tmd, "resourceVersion"));
+		const char *prv = json_string_value(json_object_get(
+		    json_object_get(target, "metadata"), "resourceVersion"));
 		const char *nrv =
 		    json_string_value(json_object_get(rmd, "resourceVersion"));
 
-		if (json_is_object(rmd) &&
-		    (!nrv || (prv && !strcmp(prv, nrv)))) {
-			if (rmd == tmd) {
-				rmd = json_copy(tmd);
-				json_object_set_new(result, "metadata", rmd);
-			}
+		if (json_is_object(rmd) && (!nrv || (prv && !strcmp(prv, nrv))))
 			json_object_del(rmd, "resourceVersion");
-		}
 	}
 	json_decref(target);
+	json_object_del(md, "resourceVersion"); /* as stored */
 	do_update(a, rt, result, &it, stored, resp);
 	json_decref(stored);
 	json_decref(result);

@@ -302,16 +302,13 @@ shutdown_all(struct serve *s)
 
 /* A burst of work (a rollout, a scale-up) leaves the heap larger than
  * what stays in use, and glibc keeps the freed pages: give them back once
- * the writes have stopped for a while, with the API's parsed copies of
- * the objects it wrote last (api_forget_written). */
+ * the writes have stopped for a while. */
 #define QUIET_MS 500
 
 static void
 on_quiet(uv_timer_t *t)
 {
-	struct serve *s = t->data;
-
-	api_forget_written(s->api);
+	(void)t;
 	malloc_trim(0);
 }
 
