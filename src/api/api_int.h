@@ -110,7 +110,10 @@ bool served_text(const struct store_item *it, struct strbuf *out);
  * measurable CPU. Tried again with a ring of the last 512 written
  * values: the parse left the profile of a 500-replica rollout, but its
  * wall time did not move, and `test_huge_scale` scaled to 100,000 pods
- * and back 10-20% slower, the held values crowding the heap.) */
+ * and back 10-20% slower, the held values crowding the heap. A cache of
+ * the 512 objects written last, serving both the events and the next
+ * write's read, is on commit e8a1ee6: 8-10% less CPU in the rollout
+ * bench, no wall time gained, 1.4-2 MB more RSS in steady state.) */
 json_t *event_object(struct api *a, const struct store_item *it);
 
 /* Metrics (h_metrics.c): GET /metrics, and the accounting of one
