@@ -572,6 +572,36 @@ run_queued(struct agent *a, struct queued_op *q)
 	free(q);
 }
 
+/* Starts the processes of the pods bound here since the last kick, and
+ * nothing else: their ops stay queued for the kick, which writes their
+ * statuses. (agent.h: agent_start_bound.) */
+static void
+start_bound(struct agent *a, uint64_t started)
+{
+	struct queued_op *q;
+
+	for (q = a->nstatus && a->rt ? a->todo : NULL;
+	     q && !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
+	     q = q->next) {
+		const struct object *c;
+
+		if (q->kind == AGENT_OP_STATUS &&
+		    (c = cache_find(a, q)) != NULL &&
+		    !runtime_knows(a->rt,
+				   ((const struct pod *)c->obj)->metadata.uid))
+			start(a, c->obj);
+	}
+}
+
+void
+agent_start_bound(struct agent *a)
+{
+	if (a == NULL || a->rt == NULL || a->nstatus == 0)
+		return;
+	a->flushed = false;
+	start_bound(a, uv_hrtime());
+}
+
 /* The kick first does what moves rollouts on: the statuses of pods that
  * run already (a pod turning ready lets the next ones start), then the
  * starts of new pods. When it did any of that, the rest (the statuses of

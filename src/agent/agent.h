@@ -57,6 +57,13 @@ struct agent;
 /* Registers the Node and starts watching; NULL if the API refused. */
 struct agent *agent_start(const struct agent_config *cfg);
 void agent_stop(struct agent *a);
+/* Starts the processes of the pods bound to this node that are not
+ * running yet, at once, instead of at the next kick (after the loop's
+ * poll): `drover serve` calls it after each batch of a controller's
+ * syncs, so that a process starts on its own thread while the loop goes
+ * on with the rest of the chain. Their statuses are written by the kick,
+ * as before. a NULL: nothing. */
+void agent_start_bound(struct agent *a);
 /* The collector of the proxy's counters for GET /metrics (metrics.h):
  * arg is an agent, or NULL (nothing). */
 struct strbuf;

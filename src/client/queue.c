@@ -93,6 +93,7 @@ struct queue {
 	uv_idle_t yield_idle;
 
 	bool kicked;
+	bool in_batch; /* run_dirty, with its settle, is on the stack */
 	bool closing;
 	int closing_handles;
 	void (*settle)(void *arg); /* queue_set_settle */
@@ -270,6 +271,7 @@ run_dirty(uv_timer_t *t)
 
 	q->kicked = false;
 	q->dirty = NULL;
+	q->in_batch = true;
 	while ((it = batch) != NULL) {
 		int64_t requeue = -1;
 		uint64_t began;
@@ -280,6 +282,7 @@ run_dirty(uv_timer_t *t)
 			DL_CONCAT(batch, q->dirty);
 			q->dirty = batch;
 			after_poll(q);
+			q->in_batch = false;
 			return;
 		}
 		DL_DELETE(batch, it);
@@ -322,6 +325,17 @@ run_dirty(uv_timer_t *t)
 		kick(q);
 	if (q->settle)
 		q->settle(q->settle_arg);
+	q->in_batch = false;
+}
+
+void
+queue_run_now(struct queue *q)
+{
+	if (q->in_batch || q->closing || q->dirty == NULL || !q->kicked ||
+	    over_budget(q))
+		return;
+	uv_timer_stop(&q->kick);
+	run_dirty(&q->kick);
 }
 
 void

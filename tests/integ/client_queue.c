@@ -1,7 +1,7 @@
 /* client_queue.c - the work queue of controllers and agents, on a real
  * libuv loop: de-duplication, first-in first-out order, no re-entrant
- * sync of a key, delayed requeue, retry with back-off; the loop is empty
- * at the end. (The retry cap of 15 is
+ * sync of a key, delayed requeue, retry with back-off, a queue run from
+ * another's settle (queue_run_now); the loop is empty at the end. (The retry cap of 15 is
  * 163 s of back-off, too slow for a test.) */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -212,6 +212,81 @@ test_metrics(void **state)
 	strbuf_release(&sb);
 }
 
+/* queue_run_now: the downstream queue's batch runs inside the upstream
+ * one's settle (before the loop's next timer), never inside its own. */
+struct chain {
+	struct queue *up, *down;
+	struct strbuf log;
+	int settles_down;
+};
+
+static int
+sync_up(void *arg, const char *key, int64_t *requeue)
+{
+	struct chain *c = arg;
+
+	(void)requeue;
+	strbuf_addf(&c->log, "up:%s ", key);
+	queue_add(c->down, key); /* the next hop */
+	return 0;
+}
+
+static int
+sync_down(void *arg, const char *key, int64_t *requeue)
+{
+	struct chain *c = arg;
+
+	(void)requeue;
+	strbuf_addf(&c->log, "down:%s ", key);
+	return 0;
+}
+
+static void
+settle_up(void *arg)
+{
+	struct chain *c = arg;
+
+	strbuf_addstr(&c->log, "settle-up ");
+	queue_run_now(c->down);
+	strbuf_addstr(&c->log, "after ");
+}
+
+static void
+settle_down(void *arg)
+{
+	struct chain *c = arg;
+
+	c->settles_down++;
+	queue_run_now(c->down); /* its own batch: nothing */
+}
+
+static void
+test_run_now_from_a_settle(void **state)
+{
+	uv_loop_t loop;
+	struct chain c = {.log = STRBUF_INIT};
+
+	(void)state;
+	uv_loop_init(&loop);
+	c.up = queue_new(&loop, "up", sync_up, &c);
+	c.down = queue_new(&loop, "down", sync_down, &c);
+	queue_set_settle(c.up, settle_up, &c);
+	queue_set_settle(c.down, settle_down, &c);
+	queue_run_now(c.down); /* nothing waits: nothing happens */
+	assert_int_equal(c.settles_down, 0);
+	queue_add(c.up, "x");
+	queue_add(c.up, "y");
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_string_equal(c.log.buf,
+			    "up:x up:y settle-up down:x down:y after ");
+	assert_int_equal(c.settles_down, 1);
+	queue_free(c.up);
+	queue_free(c.down);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	strbuf_release(&c.log);
+}
+
 int
 main(void)
 {
@@ -221,6 +296,7 @@ main(void)
 	    cmocka_unit_test(test_requeue_after),
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_metrics),
+	    cmocka_unit_test(test_run_now_from_a_settle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
