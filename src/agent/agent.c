@@ -572,25 +572,30 @@ run_queued(struct agent *a, struct queued_op *q)
 	free(q);
 }
 
-/* Starts the processes of the pods bound here since the last kick, and
- * nothing else: their ops stay queued for the kick, which writes their
- * statuses. (agent.h: agent_start_bound.) */
-static void
-start_bound(struct agent *a, uint64_t started)
+/* Starts the processes of the pods bound here that wait in todo (up to
+ * op seq), and nothing else: their ops stay queued, and the kick writes
+ * their statuses. true if it started any. */
+static bool
+start_bound(struct agent *a, uint64_t started, uint64_t seq)
 {
 	struct queued_op *q;
+	bool any = false;
 
 	for (q = a->nstatus && a->rt ? a->todo : NULL;
-	     q && !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
+	     q && q->seq <= seq &&
+	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
 	     q = q->next) {
 		const struct object *c;
 
 		if (q->kind == AGENT_OP_STATUS &&
 		    (c = cache_find(a, q)) != NULL &&
-		    !runtime_knows(a->rt,
-				   ((const struct pod *)c->obj)->metadata.uid))
+		    !runtime_knows(
+			a->rt, ((const struct pod *)c->obj)->metadata.uid)) {
 			start(a, c->obj);
+			any = true;
+		}
 	}
+	return any;
 }
 
 void
@@ -599,7 +604,7 @@ agent_start_bound(struct agent *a)
 	if (a == NULL || a->rt == NULL || a->nstatus == 0)
 		return;
 	a->flushed = false;
-	start_bound(a, uv_hrtime());
+	start_bound(a, uv_hrtime(), a->seq);
 }
 
 /* The kick first does what moves rollouts on: the statuses of pods that
@@ -638,20 +643,8 @@ on_kick(uv_check_t *h)
 		run_queued(a, q);
 		urgent = true;
 	}
-	for (q = a->nstatus && a->rt ? a->todo : NULL;
-	     q && q->seq <= seq &&
-	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
-	     q = q->next) {
-		const struct object *c;
-
-		if (q->kind == AGENT_OP_STATUS &&
-		    (c = cache_find(a, q)) != NULL &&
-		    !runtime_knows(
-			a->rt, ((const struct pod *)c->obj)->metadata.uid)) {
-			start(a, c->obj);
-			urgent = true;
-		}
-	}
+	if (start_bound(a, started, seq))
+		urgent = true;
 	for (q = a->todo; q && q->seq <= seq &&
 			  !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
 	     q = next) {

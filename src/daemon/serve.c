@@ -424,7 +424,7 @@ on_check(uv_check_t *h)
  * created are bound at once (ctl_schedule_now) and the processes of pods
  * bound here start at once (agent_start_bound), on their threads, while
  * the loop goes on with the syncs the same batch set off. A 50-replica
- * rollout's first processes started 12-19 ms after the PUT instead of
+ * rollout's first processes started 13-19 ms after the PUT instead of
  * 32-37 ms, when they waited behind the Deployment's second sync, the
  * ReplicaSets' and the Events; 15 rollouts pooled, 2.131-2.134 s instead
  * of 2.146 s. */
