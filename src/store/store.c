@@ -274,6 +274,79 @@ store_list(struct store *s, const char *resource, const char *ns,
 	return 0;
 }
 
+struct store_cursor {
+	struct store *s;
+	void *bc; /* the backend's; NULL: items holds the whole list */
+	const struct label_selector *sel;
+	struct store_items items;
+	size_t next;
+};
+
+int
+store_list_open(struct store *s, const char *resource, const char *ns,
+		const struct label_selector *sel, struct store_cursor **out,
+		int64_t *rv)
+{
+	struct store_cursor *c = xcalloc(1, sizeof(*c));
+	int r;
+
+	c->s = s;
+	c->sel = sel;
+	if (s->ops->cursor_open && !s->readonly &&
+	    s->ops->cursor_open(s->be, resource, ns, &c->bc, rv) == 0) {
+		*out = c;
+		return 0;
+	}
+	c->bc = NULL;
+	if ((r = store_list(s, resource, ns, sel, &c->items, rv))) {
+		free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+store_list_next(struct store_cursor *c, size_t max, struct store_items *out,
+		bool *done)
+{
+	size_t i, k;
+	int r;
+
+	*done = false;
+	if (c->bc == NULL) {
+		for (; max > 0 && c->next < c->items.n; max--) {
+			ALLOC_GROW(out->v, out->n + 1, out->alloc);
+			out->v[out->n++] = c->items.v[c->next];
+			memset(&c->items.v[c->next++], 0, sizeof(out->v[0]));
+		}
+		*done = c->next == c->items.n;
+		return 0;
+	}
+	k = i = out->n;
+	r = c->s->ops->cursor_next(c->s->be, c->bc, max, out, done);
+	for (; i < out->n; i++) {
+		if (c->sel && !selector_matches(c->sel, &out->v[i].labels)) {
+			store_item_release(&out->v[i]);
+			continue;
+		}
+		out->v[k++] = out->v[i];
+	}
+	out->n = k;
+	return r;
+}
+
+void
+store_list_close(struct store_cursor *c)
+{
+	if (c == NULL)
+		return;
+	if (c->bc)
+		c->s->ops->cursor_close(c->s->be, c->bc);
+	store_items_release(&c->items);
+	free(c);
+}
+
 static bool
 watch_matches(const struct store_watch *w, const struct store_item *it)
 {

@@ -92,6 +92,8 @@ struct lite {
 	struct syncer *sy;
 	int64_t synced; /* without sy: the last rv known durable */
 	int sync_err;   /* without sy: the errno of a failed final sync */
+	/* A connection of a closed cursor, kept for the next one. */
+	sqlite3 *idle_reader;
 };
 
 /* The objects, in a rowid table with a unique index on the key. A row
@@ -201,6 +203,113 @@ lite_list(void *be, const char *resource, const char *ns,
 	}
 	sqlite3_reset(st);
 	return r == SQLITE_DONE ? 0 : STORE_EIO;
+}
+
+/* ---- cursors (store_list_open) ----
+ *
+ * A cursor reads on a connection of its own, inside a read transaction:
+ * in WAL mode that transaction sees the database as it was when it began
+ * while the writer goes on committing, so a list sent a piece at a time
+ * is still one version of the store. A cursor held open stops the
+ * checkpoints short of its snapshot, and the WAL grows until it closes;
+ * the API closes it when the answer is sent or its connection ends. */
+struct lite_cursor {
+	sqlite3 *db;
+	sqlite3_stmt *st;
+};
+
+static void
+reader_close(struct lite *l, sqlite3 *db)
+{
+	if (l->idle_reader == NULL && l->db)
+		l->idle_reader = db;
+	else
+		sqlite3_close(db);
+}
+
+static int
+lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
+		 int64_t *rv)
+{
+	struct lite *l = be;
+	struct lite_cursor *c;
+	sqlite3 *db = l->idle_reader;
+	sqlite3_stmt *st = NULL;
+
+	if (l->db == NULL)
+		return STORE_EIO;
+	l->idle_reader = NULL;
+	if (db == NULL &&
+	    (sqlite3_open_v2(l->path, &db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			     NULL) != SQLITE_OK ||
+	     sqlite3_exec(db,
+			  "PRAGMA cache_size=-256;"
+			  "PRAGMA mmap_size=1073741824;",
+			  NULL, NULL, NULL) != SQLITE_OK)) {
+		sqlite3_close(db);
+		return STORE_EIO;
+	}
+	/* The snapshot begins with the read of the version. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT v FROM meta WHERE k='rv'", -1, &st,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		goto fail;
+	*rv = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(
+		db,
+		ns ? "SELECT resource, ns, name, rv, labels, value FROM "
+		     "objects WHERE resource=?1 AND ns=?2 ORDER BY ns, name"
+		   : "SELECT resource, ns, name, rv, labels, value FROM "
+		     "objects WHERE resource=?1 ORDER BY ns, name",
+		-1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, resource, -1, SQLITE_TRANSIENT);
+	if (ns)
+		sqlite3_bind_text(st, 2, ns, -1, SQLITE_TRANSIENT);
+	c = xcalloc(1, sizeof(*c));
+	c->db = db;
+	c->st = st;
+	*cur = c;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	reader_close(l, db);
+	return STORE_EIO;
+}
+
+static int
+lite_cursor_next(void *be, void *cur, size_t max, struct store_items *out,
+		 bool *done)
+{
+	struct lite_cursor *c = cur;
+	int r = SQLITE_ROW;
+
+	(void)be;
+	*done = false;
+	while (max-- > 0 && (r = sqlite3_step(c->st)) == SQLITE_ROW) {
+		ALLOC_GROW(out->v, out->n + 1, out->alloc);
+		memset(&out->v[out->n], 0, sizeof(out->v[0]));
+		row_to_item(c->st, &out->v[out->n++]);
+	}
+	if (r == SQLITE_DONE)
+		*done = true;
+	return r == SQLITE_ROW || r == SQLITE_DONE ? 0 : STORE_EIO;
+}
+
+static void
+lite_cursor_close(void *be, void *cur)
+{
+	struct lite_cursor *c = cur;
+
+	sqlite3_finalize(c->st);
+	sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL); /* ends the read */
+	reader_close(be, c->db);
+	free(c);
 }
 
 /* Runs one of the transaction statements (literals), prepared on first
@@ -560,6 +669,8 @@ lite_disconnect(struct lite *l)
 	l->get = l->list_ns = l->list_all = l->ins = l->upd = l->del =
 	    l->set_rv = NULL;
 	l->db = NULL;
+	sqlite3_close(l->idle_reader);
+	l->idle_reader = NULL;
 }
 
 static void
@@ -857,6 +968,9 @@ static const struct store_backend_ops lite_ops = {
     .synced = lite_synced,
     .fail_syncs = lite_fail_syncs,
     .fsync_seconds = lite_fsync_seconds,
+    .cursor_open = lite_cursor_open,
+    .cursor_next = lite_cursor_next,
+    .cursor_close = lite_cursor_close,
 };
 
 struct store *

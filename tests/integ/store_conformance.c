@@ -1,5 +1,6 @@
 /* store_conformance.c - one suite, run against every store backend:
- * CRUD, compare-and-swap, transactions, label-selector lists, the global
+ * CRUD, compare-and-swap, transactions, label-selector lists, lists read
+ * a piece at a time from a snapshot (store_list_open), the global
  * resourceVersion, watch from history, 410 Gone, sticky durability across
  * reopen (sqlite), and the same with group commit (deferred mode), whose
  * writes survive a crash only once flushed; a group whose commit fails
@@ -228,6 +229,62 @@ test_list_selector(void **state)
 	assert_int_equal(store_list(s, "pods", NULL, &sel, &items, &rv), 0);
 	assert_int_equal(items.n, 2);
 	assert_string_equal(items.v[0].value, "3");
+	store_items_release(&items);
+	schema_release(&schema_label_selector, &sel);
+	strmap_release(&web);
+	strmap_release(&db);
+}
+
+/* A list a piece at a time: sorted, filtered, and the store as it was at
+ * the open, whatever is written while it is read. */
+static void
+test_list_cursor(void **state)
+{
+	struct store *s = *state;
+	struct strmap web = {0}, db = {0};
+	struct label_selector sel = {0};
+	struct store_cursor *c;
+	struct store_items items = {0};
+	char err[100];
+	int64_t rv, rv_x;
+	bool done = false;
+	int calls = 0;
+
+	strmap_set(&web, "app", "web");
+	strmap_set(&db, "app", "db");
+	store_create(s, &K("b", "x"), "1", &web, NULL);
+	store_create(s, &K("a", "y"), "2", &db, NULL);
+	store_create(s, &K("a", "x"), "3", &web, &rv_x);
+	assert_int_equal(flush(s), 0);
+	assert_int_equal(selector_parse("app=web", &sel, err, sizeof(err)), 0);
+	assert_int_equal(store_list_open(s, "pods", NULL, &sel, &c, &rv), 0);
+	assert_int_equal(rv, store_rv(s));
+	/* written while the list is read */
+	store_create(s, &K("a", "w"), "4", &web, NULL);
+	store_update(s, &K("a", "x"), "5", &web, rv_x, NULL);
+	store_delete(s, &K("b", "x"), 0, NULL);
+	assert_int_equal(flush(s), 0);
+	while (!done) {
+		assert_int_equal(store_list_next(c, 1, &items, &done), 0);
+		assert_true(++calls < 10);
+	}
+	store_list_close(c);
+	assert_int_equal(items.n, 2);
+	assert_string_equal(items.v[0].ns, "a");
+	assert_string_equal(items.v[0].name, "x");
+	assert_string_equal(items.v[0].value, "3");
+	assert_int_equal(items.v[0].rv, rv_x);
+	assert_string_equal(items.v[1].ns, "b");
+	assert_string_equal(items.v[1].value, "1");
+	store_items_release(&items);
+	/* the next cursor sees the writes; closed before the end */
+	assert_int_equal(store_list_open(s, "pods", "a", NULL, &c, &rv), 0);
+	assert_int_equal(rv, store_rv(s));
+	assert_int_equal(store_list_next(c, 2, &items, &done), 0);
+	assert_int_equal(items.n, 2);
+	assert_string_equal(items.v[0].name, "w");
+	assert_string_equal(items.v[1].value, "5");
+	store_list_close(c);
 	store_items_release(&items);
 	schema_release(&schema_label_selector, &sel);
 	strmap_release(&web);
@@ -870,6 +927,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_crud_and_rv, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_selector, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_list_cursor, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_txn_all_or_nothing, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_watch_resume_and_gone, setup,
