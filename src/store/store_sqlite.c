@@ -92,8 +92,6 @@ struct lite {
 	struct syncer *sy;
 	int64_t synced; /* without sy: the last rv known durable */
 	int sync_err;   /* without sy: the errno of a failed final sync */
-	/* A connection of a closed cursor, kept for the next one. */
-	sqlite3 *idle_reader;
 };
 
 /* The objects, in a rowid table with a unique index on the key. A row
@@ -212,20 +210,14 @@ lite_list(void *be, const char *resource, const char *ns,
  * while the writer goes on committing, so a list sent a piece at a time
  * is still one version of the store. A cursor held open stops the
  * checkpoints short of its snapshot, and the WAL grows until it closes;
- * the API closes it when the answer is sent or its connection ends. */
+ * the API closes it when the answer is sent or its connection ends. The
+ * connection is opened for the cursor and closed with it (0.2-0.5 ms):
+ * kept open, its page cache and its mapping of the file stayed in the
+ * daemon's RSS (1.1 MB more with 100 pods). */
 struct lite_cursor {
 	sqlite3 *db;
 	sqlite3_stmt *st;
 };
-
-static void
-reader_close(struct lite *l, sqlite3 *db)
-{
-	if (l->idle_reader == NULL && l->db)
-		l->idle_reader = db;
-	else
-		sqlite3_close(db);
-}
 
 static int
 lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
@@ -233,14 +225,12 @@ lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
 {
 	struct lite *l = be;
 	struct lite_cursor *c;
-	sqlite3 *db = l->idle_reader;
+	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 
 	if (l->db == NULL)
 		return STORE_EIO;
-	l->idle_reader = NULL;
-	if (db == NULL &&
-	    (sqlite3_open_v2(l->path, &db,
+	if ((sqlite3_open_v2(l->path, &db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			     NULL) != SQLITE_OK ||
 	     sqlite3_exec(db,
@@ -277,8 +267,7 @@ lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
 	return 0;
 fail:
 	sqlite3_finalize(st);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	reader_close(l, db);
+	sqlite3_close(db);
 	return STORE_EIO;
 }
 
@@ -306,9 +295,9 @@ lite_cursor_close(void *be, void *cur)
 {
 	struct lite_cursor *c = cur;
 
+	(void)be;
 	sqlite3_finalize(c->st);
-	sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL); /* ends the read */
-	reader_close(be, c->db);
+	sqlite3_close(c->db); /* ends the read transaction */
 	free(c);
 }
 
@@ -669,8 +658,6 @@ lite_disconnect(struct lite *l)
 	l->get = l->list_ns = l->list_all = l->ins = l->upd = l->del =
 	    l->set_rv = NULL;
 	l->db = NULL;
-	sqlite3_close(l->idle_reader);
-	l->idle_reader = NULL;
 }
 
 static void
