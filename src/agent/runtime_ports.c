@@ -2,13 +2,16 @@
  * declared port gets one (its hostPort, the one its status reports at a
  * live restore, else one of the agent's range, portalloc.h), checked
  * against the host's listeners; with the range exhausted the container
- * waits in PORT_WAIT. */
+ * waits in PORT_WAIT. In the default range the round-robin begins at a
+ * random port. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 #include "log.h"
@@ -193,6 +196,21 @@ rt_ports_init(struct runtime *rt)
 		portalloc_init(&rt->ports, PORTALLOC_DEFAULT_LO,
 			       PORTALLOC_DEFAULT_HI,
 			       PORTALLOC_DEFAULT_QUARANTINE);
+	if (cfg->port_lo == 0) {
+		/* The default range: the round-robin begins at a random port,
+		 * as Kubernetes' NodePort allocator picks at random. Two agents
+		 * on one host (a test suite's daemons side by side) otherwise
+		 * hand out the same ports in the same order, and a port both
+		 * find free at the same moment goes to two processes, of which
+		 * one never binds it. */
+		unsigned v = (unsigned)getpid() ^ (unsigned)time(NULL);
+
+		if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+			v ^= (unsigned)clock();
+		rt->ports.next =
+		    rt->ports.lo +
+		    (int)(v % (unsigned)(rt->ports.hi - rt->ports.lo + 1));
+	}
 	warn_ephemeral(&rt->ports);
 	if (pidlog_ports(cfg->log_dir, quarantine_port, rt))
 		log_warn("agent: cannot read %s/pids", cfg->log_dir);

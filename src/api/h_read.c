@@ -275,7 +275,7 @@ struct list_stream {
 	struct filter f;
 	char *head; /* {"kind":..,"metadata":{..},"items":[ */
 	size_t next, n;
-	bool head_sent, read_all, failed, done;
+	bool head_sent, read_all, done;
 };
 
 static bool
@@ -304,7 +304,7 @@ list_next(struct api_stream *base, struct strbuf *out)
 					    &ls->read_all)) {
 				/* the answer ends here, not valid JSON:
 				 * the client sees the failure */
-				ls->failed = ls->done = true;
+				ls->done = true;
 				return out->len > start;
 			}
 			continue;
