@@ -137,6 +137,15 @@ static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER);"
     "INSERT OR IGNORE INTO meta (k, v) VALUES ('rv', 0);";
 
+/* The lists of a resource, in one namespace or all, in store_list's
+ * order: the writer's statements and a cursor's. */
+#define LIST_NS_SQL                                                            \
+	"SELECT resource, ns, name, rv, labels, value FROM objects "           \
+	"WHERE resource=?1 AND ns=?2 ORDER BY ns, name"
+#define LIST_ALL_SQL                                                           \
+	"SELECT resource, ns, name, rv, labels, value FROM objects "           \
+	"WHERE resource=?1 ORDER BY ns, name"
+
 static int
 prep(struct lite *l, const char *sql, sqlite3_stmt **st)
 {
@@ -249,13 +258,8 @@ lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
 	*rv = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(
-		db,
-		ns ? "SELECT resource, ns, name, rv, labels, value FROM "
-		     "objects WHERE resource=?1 AND ns=?2 ORDER BY ns, name"
-		   : "SELECT resource, ns, name, rv, labels, value FROM "
-		     "objects WHERE resource=?1 ORDER BY ns, name",
-		-1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, ns ? LIST_NS_SQL : LIST_ALL_SQL, -1, &st,
+			       NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, resource, -1, SQLITE_TRANSIENT);
 	if (ns)
@@ -795,14 +799,8 @@ lite_connect(struct lite *l, bool ro, char *err, size_t errlen)
 		 "SELECT resource, ns, name, rv, labels, value FROM objects "
 		 "WHERE resource=?1 AND ns=?2 AND name=?3",
 		 &l->get) ||
-	    prep(l,
-		 "SELECT resource, ns, name, rv, labels, value FROM objects "
-		 "WHERE resource=?1 AND ns=?2 ORDER BY ns, name",
-		 &l->list_ns) ||
-	    prep(l,
-		 "SELECT resource, ns, name, rv, labels, value FROM objects "
-		 "WHERE resource=?1 ORDER BY ns, name",
-		 &l->list_all) ||
+	    prep(l, LIST_NS_SQL, &l->list_ns) ||
+	    prep(l, LIST_ALL_SQL, &l->list_all) ||
 	    prep(l,
 		 "INSERT INTO objects (resource, ns, name, rv, labels, value) "
 		 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
