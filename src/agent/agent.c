@@ -94,6 +94,9 @@ struct agent {
 	uv_check_t kick;
 	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
+	/* A pod with no process yet was seen since the last start_bound:
+	 * agent_start_bound has something to look for. */
+	bool to_start;
 	int closing;
 };
 
@@ -581,6 +584,7 @@ start_bound(struct agent *a, uint64_t started, uint64_t seq)
 	struct queued_op *q;
 	bool any = false;
 
+	a->to_start = false;
 	for (q = a->nstatus && a->rt ? a->todo : NULL;
 	     q && q->seq <= seq &&
 	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
@@ -601,8 +605,8 @@ start_bound(struct agent *a, uint64_t started, uint64_t seq)
 void
 agent_start_bound(struct agent *a)
 {
-	if (a == NULL || a->rt == NULL || a->nstatus == 0)
-		return;
+	if (a == NULL || a->rt == NULL || !a->to_start || a->nstatus == 0)
+		return; /* settles come often: no walk of todo for nothing */
 	a->flushed = false;
 	start_bound(a, uv_hrtime(), a->seq);
 }
@@ -686,6 +690,8 @@ pod_seen(struct agent *a, const struct object *o)
 		runtime_unready(a->rt, uid);
 		defer(a, AGENT_OP_TERMINATE, ns, name);
 	} else {
+		if (a->rt && !runtime_knows(a->rt, uid))
+			a->to_start = true;
 		defer(a, AGENT_OP_STATUS, ns,
 		      name); /* starts what should run */
 	}
