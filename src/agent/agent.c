@@ -46,9 +46,11 @@ struct queued_op {
 	uint64_t seq;  /* order of arrival */
 	bool deferred; /* put off once by a kick (on_kick) */
 	bool dropped;  /* made needless (finish_delete): skipped at its turn */
-	struct queued_op *prev, *next; /* in agent.todo, oldest first */
-	UT_hash_handle hh;             /* in agent.queued, by (kind, key) */
-	const char *name;              /* in key: the pod's; NULL for a kill */
+	bool urgent;   /* in agent.urgent too */
+	struct queued_op *prev, *next;   /* in agent.todo, oldest first */
+	struct queued_op *uprev, *unext; /* in agent.urgent, if urgent */
+	UT_hash_handle hh;               /* in agent.queued, by (kind, key) */
+	const char *name; /* in key: the pod's; NULL for a kill */
 	/* Hashed together, as laid out here: uthash's multi-field key, the
 	 * kind's bytes then key's, without padding (see the assert). */
 	enum agent_op kind;
@@ -89,8 +91,11 @@ struct agent {
 	 * README.md. */
 	struct queued_op *todo;   /* first in, first out */
 	struct queued_op *queued; /* the same ops, by (kind, key) */
-	uint64_t seq;             /* of the last op queued */
-	size_t nstatus;           /* AGENT_OP_STATUS ops in todo */
+	/* The status ops of pods whose readiness flipped, also in todo:
+	 * the kick runs them before anything else (on_kick). */
+	struct queued_op *urgent;
+	uint64_t seq;   /* of the last op queued */
+	size_t nstatus; /* AGENT_OP_STATUS ops in todo */
 	uv_check_t kick;
 	uv_idle_t kick_idle;
 	bool flushed; /* in this kick, the store's writes are on disk */
@@ -244,8 +249,9 @@ kick(struct agent *a)
 }
 
 /* Queues op kind of the pod key/name (key: its namespace), or, name
- * NULL, of the pod whose uid is key, unless it waits already. */
-static void
+ * NULL, of the pod whose uid is key, unless it waits already. Returns
+ * the op waiting. */
+static struct queued_op *
 defer(struct agent *a, enum agent_op kind, const char *key, const char *name)
 {
 	size_t klen = strlen(key), len = klen + (name ? 1 + strlen(name) : 0);
@@ -261,13 +267,14 @@ defer(struct agent *a, enum agent_op kind, const char *key, const char *name)
 	if (old) {
 		old->dropped = false; /* needed again */
 		free(q);
-		return;
+		return old;
 	}
 	q->seq = ++a->seq;
 	a->nstatus += kind == AGENT_OP_STATUS;
 	HASH_ADD(hh, a->queued, kind, sizeof(q->kind) + len, q);
 	DL_APPEND(a->todo, q);
 	kick(a);
+	return q;
 }
 
 /* Takes q out of todo; the caller frees it. */
@@ -276,6 +283,8 @@ unqueue(struct agent *a, struct queued_op *q)
 {
 	HASH_DEL(a->queued, q);
 	DL_DELETE(a->todo, q);
+	if (q->urgent)
+		DL_DELETE2(a->urgent, q, uprev, unext);
 	a->nstatus -= q->kind == AGENT_OP_STATUS;
 }
 
@@ -611,9 +620,10 @@ agent_start_bound(struct agent *a)
 	start_bound(a, uv_hrtime(), a->seq);
 }
 
-/* The kick first does what moves rollouts on: the statuses of pods that
- * run already (a pod turning ready lets the next ones start), then the
- * starts of new pods. When it did any of that, the rest (the statuses of
+/* The kick first does what moves rollouts on: the statuses of pods whose
+ * readiness flipped (a pod turning ready lets the next ones start; one
+ * turning unready leaves its endpoints), then those of the other pods
+ * that run already, then the starts of new pods. When it did any of that, the rest (the statuses of
  * the pods just started, terminations, deletions) waits for the next
  * kick, once, so that the controllers can act on the readiness first.
  * Ops added meanwhile wait for the next kick. Past AGENT_KICK_BUDGET_MS
@@ -630,6 +640,12 @@ on_kick(uv_check_t *h)
 	uv_check_stop(&a->kick);
 	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
+	/* Each run takes its op out of urgent (unqueue). */
+	while ((q = a->urgent) != NULL &&
+	       !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS)) {
+		run_queued(a, q);
+		urgent = true;
+	}
 	for (q = a->nstatus ? a->todo : NULL;
 	     q && q->seq <= seq &&
 	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
@@ -663,11 +679,21 @@ on_kick(uv_check_t *h)
 }
 
 static void
-on_runtime_change(void *arg, const char *ns, const char *name, bool stopped)
+on_runtime_change(void *arg, const char *ns, const char *name,
+		  enum runtime_change what)
 {
 	struct agent *a = arg;
+	struct queued_op *q;
 
-	defer(a, stopped ? AGENT_OP_FINISH_DELETE : AGENT_OP_STATUS, ns, name);
+	if (what == RUNTIME_STOPPED) {
+		defer(a, AGENT_OP_FINISH_DELETE, ns, name);
+		return;
+	}
+	q = defer(a, AGENT_OP_STATUS, ns, name);
+	if (what == RUNTIME_READY_CHANGED && !q->urgent) {
+		q->urgent = true;
+		DL_APPEND2(a->urgent, q, uprev, unext);
+	}
 }
 
 /* A pod of this node as the informer has it now. */

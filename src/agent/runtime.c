@@ -43,10 +43,10 @@ rt_find(struct runtime *rt, const char *uid)
 }
 
 void
-rt_notify(struct rpod *p, bool stopped)
+rt_notify(struct rpod *p, enum runtime_change what)
 {
 	p->rt->cfg.changed(p->rt->cfg.arg, p->pod.metadata.namespace,
-			   p->pod.metadata.name, stopped);
+			   p->pod.metadata.name, what);
 }
 
 void
@@ -150,7 +150,8 @@ cont_apply(struct rcont *c, const struct ctr_out *out)
 	if (a & CA_SPAWN)
 		cont_spawn(c);
 	if (a & CA_NOTIFY)
-		rt_notify(c->pod, false);
+		rt_notify(c->pod, out->ready_changed ? RUNTIME_READY_CHANGED
+						     : RUNTIME_CHANGED);
 }
 
 /* Feeds one event to the container's state machine (pod_status.h) and
@@ -224,7 +225,7 @@ rt_on_pidfd(uv_poll_t *h, int status, int events)
 					 .lost = lost});
 	if (stopping && pod_idle(p)) {
 		rt_close_timer(&p->kill);
-		rt_notify(p, true);
+		rt_notify(p, RUNTIME_STOPPED);
 	}
 }
 

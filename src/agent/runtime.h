@@ -48,15 +48,26 @@ struct runtime;
 /* A container log is copied to <log>.1 and truncated past this size. */
 #define RUNTIME_LOG_MAX (10 * 1024 * 1024)
 
+/* What runtime_config.changed reports of a pod. */
+enum runtime_change {
+	/* Its status changed: a process started, exited or waits. */
+	RUNTIME_CHANGED,
+	/* A container's readiness flipped (a probe's verdict): the change
+	 * that lets a rollout go on or takes the pod out of the endpoints,
+	 * so the status to write first. */
+	RUNTIME_READY_CHANGED,
+	/* A stopped pod's last process is gone. */
+	RUNTIME_STOPPED,
+};
+
 struct runtime_config {
 	uv_loop_t *loop;
 	const char *log_dir; /* the logs, one flat directory (podlog.h) */
 	const char *node_name;
 	dtime (*now)(void);
-	/* Called when a pod's status changed (a process started or exited)
-	 * or when a stopped pod's last process is gone (stopped = true). */
+	/* Called when a pod's status changed (enum runtime_change). */
 	void (*changed)(void *arg, const char *ns, const char *name,
-			bool stopped);
+			enum runtime_change what);
 	void *arg;
 	/* The host ports handed out (portalloc.h); 0: the default range. */
 	int port_lo, port_hi;

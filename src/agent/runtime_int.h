@@ -147,8 +147,8 @@ void rt_close_timer(uv_timer_t **t);
  * nothing if not watched. */
 void rt_unwatch(struct rcont *c);
 struct rpod *rt_find(struct runtime *rt, const char *uid);
-/* Tells the agent that the pod's status changed (stopped: it is gone). */
-void rt_notify(struct rpod *p, bool stopped);
+/* Tells the agent what changed of the pod (runtime.h). */
+void rt_notify(struct rpod *p, enum runtime_change what);
 /* True if no container of the pod runs. */
 bool pod_idle(const struct rpod *p);
 /* Feeds one event to the container's state machine and carries out the

@@ -398,13 +398,13 @@ spawn_done(uv_work_t *req, int status)
 						 .grace_s = p->stop_grace_s});
 		if (pod_idle(p)) {
 			rt_close_timer(&p->kill);
-			rt_notify(p, true);
+			rt_notify(p, RUNTIME_STOPPED);
 			return;
 		}
 	}
 	/* The status changed (running, or waiting with the reason); a
 	 * start made in the agent's own call was written by that call. */
-	rt_notify(p, false);
+	rt_notify(p, RUNTIME_CHANGED);
 }
 
 void

@@ -37,18 +37,21 @@
 
 static char dir[64];
 static uv_loop_t loop;
-static int changes, stops;
+static int changes, stops, readies;
 
 static void
-on_changed(void *arg, const char *ns, const char *name, bool stopped)
+on_changed(void *arg, const char *ns, const char *name,
+	   enum runtime_change what)
 {
 	(void)arg;
 	(void)ns;
 	(void)name;
-	if (stopped)
+	if (what == RUNTIME_STOPPED)
 		stops++;
 	else
 		changes++;
+	if (what == RUNTIME_READY_CHANGED)
+		readies++;
 }
 
 static struct runtime *
@@ -63,7 +66,7 @@ new_runtime(void)
 				     .port_hi = 23599,
 				     .sec = {-1, -1}}; /* as this process */
 
-	changes = stops = 0;
+	changes = stops = readies = 0;
 	return runtime_new(&cfg);
 }
 
@@ -330,7 +333,8 @@ mono_s(void)
 
 /* Seconds from runtime_ensure until the container is reported ready,
  * the loop kept busy for 0.5 s right after the start was submitted (the
- * start runs meanwhile on its thread; its outcome waits for the loop). */
+ * start runs meanwhile on its thread; its outcome waits for the loop).
+ * The readiness flip, and only it, is reported as RUNTIME_READY_CHANGED. */
 static double
 ready_after_busy_loop(const char *uid, const char *probe)
 {
@@ -350,8 +354,13 @@ ready_after_busy_loop(const char *uid, const char *probe)
 		if (runtime_status(rt, p, &st) && st.container_statuses.n &&
 		    st.container_statuses.v[0].ready) {
 			ready = mono_s() - t0;
+			/* the flip is told as such (the agent writes it
+			 * first), the start was not */
+			assert_int_equal(readies, 1);
+			assert_true(changes >= 2);
 			break;
 		}
+		assert_int_equal(readies, 0);
 		schema_release(kind_status_schema(kind_by_id(KIND_POD)), &st);
 		memset(&st, 0, sizeof(st));
 	}
