@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "dtime.h"
 #include "json.h"
 #include "kube.h"
 #include "log.h"
@@ -94,15 +95,22 @@ kube_list(struct client *c, enum kind_id k, const char *ns,
 	return 0;
 }
 
+/* What the server set in a written object's metadata: its
+ * resourceVersion and generation, and, for a create, its name (from
+ * generateName), uid and creationTimestamp. The object is then as the
+ * server stored it, as far as a controller planning its next step from
+ * it can tell (deploy.c). */
 static void
 take_rv(struct object *o, json_t *body)
 {
-	const char *rv = json_string_value(json_object_get(
-	    json_object_get(body, "metadata"), "resourceVersion"));
-	const char *uid = json_string_value(
-	    json_object_get(json_object_get(body, "metadata"), "uid"));
-	const char *name = json_string_value(
-	    json_object_get(json_object_get(body, "metadata"), "name"));
+	json_t *md = json_object_get(body, "metadata");
+	const char *rv =
+	    json_string_value(json_object_get(md, "resourceVersion"));
+	const char *uid = json_string_value(json_object_get(md, "uid"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	const char *created =
+	    json_string_value(json_object_get(md, "creationTimestamp"));
+	json_t *gen = json_object_get(md, "generation");
 	struct object_meta *m = object_meta(o);
 
 	/* a create from generateName: the name the server chose */
@@ -119,6 +127,10 @@ take_rv(struct object *o, json_t *body)
 		free(m->uid);
 		m->uid = xstrdup(uid);
 	}
+	if (json_is_integer(gen))
+		m->generation = json_integer_value(gen);
+	if (created && m->creation_timestamp == DTIME_UNSET)
+		(void)dtime_parse(created, &m->creation_timestamp);
 }
 
 static int

@@ -18,8 +18,9 @@ int kube_list(struct client *c, enum kind_id k, const char *ns,
 	      struct object_list *out);
 /* Writes: POST (create), PUT (update, sub may be "status"), DELETE.
  * Return the HTTP status (0 on transport failure); on success the
- * object's resourceVersion is updated from the answer (create, update),
- * and its name too if it had none (a create from generateName). */
+ * object's resourceVersion and generation are updated from the answer
+ * (create, update), and its name, uid and creationTimestamp too if it
+ * had none (a create, from generateName). */
 int kube_create(struct client *c, struct object *o);
 int kube_update(struct client *c, struct object *o, const char *sub);
 int kube_delete(struct client *c, enum kind_id k, const char *ns,

@@ -17,7 +17,18 @@
  * indexes: the ReplicaSets that name it as owner, the namespace's orphan
  * ReplicaSets (it may adopt them) and, for Recreate, their pods. Nothing
  * it reads grows with the number of other Deployments, so a change to 200
- * Deployments costs 200 small syncs, not 200 scans of 400 ReplicaSets. */
+ * Deployments costs 200 small syncs, not 200 scans of 400 ReplicaSets.
+ *
+ * A RollingUpdate sync that scaled a ReplicaSet plans the next step at
+ * once, from the objects as the API wrote them, instead of waiting for
+ * the informer's event of its own write to queue the Deployment again
+ * (steps_after_scale). Kubernetes' controller does one scaling step per
+ * sync and is woken by that event; the writes are the same, one hop
+ * sooner. Example, 50 replicas, 25%/25%, a new template: the first step
+ * creates the new ReplicaSet at 13 and scales the old one to 38; the
+ * second, in the same sync now, scales the new one to 25; then the
+ * ReplicaSet controller creates all 25 pods in one batch, not 13 and,
+ * a hop later, 12 more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +282,50 @@ pods_of(struct informer *inf, const struct replicaset *const *rs, size_t nrs,
 	return n;
 }
 
+/* How many more steps a sync plans after one that scaled a ReplicaSet.
+ * A rolling step scales either the new ReplicaSet up or the old ones
+ * down; after a scale down the next step may scale the new one up, and
+ * after that nothing is left until pods turn available. */
+#define DEPLOY_STEPS_AFTER_SCALE 2
+
+static bool
+scaled(const struct plan_deploy_out *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->actions.n; i++)
+		if (out->actions.v[i].op == ACT_SCALE)
+			return true;
+	return false;
+}
+
+/* After a rolling step that scaled (out applied without an error), the
+ * next steps, planned from out's objects (their resourceVersions and
+ * generations as the API answered them, kube.h), while they scale too.
+ * out becomes the last step's result. */
+static int
+steps_after_scale(struct ctl_deploy *c, struct plan_deploy_out *out, dtime now)
+{
+	int n, r = 0;
+
+	for (n = 0; n < DEPLOY_STEPS_AFTER_SCALE && scaled(out); n++) {
+		struct plan_deploy_in in = {
+		    .d = &out->d,
+		    .rs = (const struct replicaset *const *)out->rs,
+		    .nrs = out->nrs,
+		    .now = now};
+		struct plan_deploy_out next;
+
+		plan_deploy(&in, &next);
+		plan_deploy_out_release(out);
+		*out = next;
+		r = apply(c, out);
+		if (r || out->error)
+			break;
+	}
+	return r;
+}
+
 static int
 sync_one(void *arg, const char *key, int64_t *requeue)
 {
@@ -299,6 +354,8 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	in.now = c->cfg.now();
 	plan_deploy(&in, &out);
 	r = apply(c, &out);
+	if (r == 0 && out.error == NULL && deploy_is_rolling(d.obj))
+		r = steps_after_scale(c, &out, in.now);
 	if (out.error) {
 		log_warn("deployment %s: %s", key, out.error);
 		r = -1;

@@ -6,7 +6,9 @@
  * the Deployment, with its template's pod-template-hash) and the
  * Deployment's status. Nothing is stored: the writes are only recorded.
  * A pod's deletion wakes only the Recreate Deployment that owns it
- * through its ReplicaSet, never the other Deployments of the namespace. */
+ * through its ReplicaSet, never the other Deployments of the namespace.
+ * A rolling sync that scales the old ReplicaSet down scales the new one
+ * up in the same sync, without waiting for the event of its own write. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -282,6 +284,135 @@ test_pod_deletion_wakes_only_its_recreate_deployment(void **state)
 	assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* web, 4 replicas, maxSurge 1 and maxUnavailable 1, all 4 available on
+ * web:1, moves to web:2. Kubernetes' first sync creates the new
+ * ReplicaSet at 1 (4 + 1 surge - 4) and scales the old one to 3 (4
+ * available - 3 to keep); its next sync, woken by the event of that
+ * scale, takes the new one to 2 (5 - 3 - 1 + 1). The fake sends no
+ * events for writes: both steps happen in one sync, in that order. */
+static void
+test_rolling_sync_scales_up_after_its_scale_down(void **state)
+{
+	uv_loop_t loop;
+	struct client *c;
+	struct ctl_config cfg = {0};
+	struct ctl_deploy *d;
+	const struct client_fake_request *rq;
+	const char *new_rs = NULL;
+	size_t i;
+	int step = 0;
+
+	(void)state;
+	uv_loop_init(&loop);
+	c = client_fake_new(&loop);
+	client_fake_echo_writes(c, true);
+	cfg.loop = &loop;
+	cfg.client = c;
+	cfg.now = fixed_now;
+	client_fake_answer_empty_list(c, KIND_DEPLOYMENT);
+	client_fake_answer_empty_list(c, KIND_REPLICASET);
+	client_fake_answer_empty_list(c, KIND_POD);
+	cfg.deploys = informer_new(c, &loop, KIND_DEPLOYMENT);
+	cfg.rss = informer_new(c, &loop, KIND_REPLICASET);
+	cfg.pods = informer_new(c, &loop, KIND_POD);
+	d = ctl_deploy_start(&cfg);
+	assert_non_null(d);
+
+	emit(
+	    c, RS_PATH_ALL,
+	    event(
+		"{\"type\": \"ADDED\", \"object\": {\"apiVersion\":"
+		"\"apps/v1\", \"kind\": \"ReplicaSet\", \"metadata\": {"
+		"\"name\": \"web-1\", \"namespace\": \"default\","
+		"\"uid\": \"rs-web-1\", \"resourceVersion\": \"8\","
+		"\"generation\": 1, \"labels\": {\"app\": \"web\"},"
+		"\"annotations\": {\"deployment.kubernetes.io/revision\":"
+		"\"1\"}, \"creationTimestamp\": \"2027-01-15T08:00:01Z\","
+		"\"ownerReferences\": [{\"apiVersion\": \"apps/v1\","
+		"\"kind\": \"Deployment\", \"name\": \"web\", \"uid\":"
+		"\"d-web\", \"controller\": true, \"blockOwnerDeletion\":"
+		"true}]}, \"spec\": {\"replicas\": 4, \"selector\":"
+		"{\"matchLabels\": {\"app\": \"web\"}}, \"template\":"
+		"{\"metadata\": {\"labels\": {\"app\": \"web\"}}, \"spec\":"
+		"{\"containers\": [{\"name\": \"c\", \"image\": \"web:1\"}]}}},"
+		"\"status\": {\"replicas\": 4, \"fullyLabeledReplicas\": 4,"
+		"\"readyReplicas\": 4, \"availableReplicas\": 4,"
+		"\"observedGeneration\": 1}}}"));
+	emit(
+	    c, "/apis/apps/v1/deployments",
+	    event(
+		"{\"type\": \"ADDED\", \"object\": {\"apiVersion\":"
+		"\"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {"
+		"\"name\": \"web\", \"namespace\": \"default\", \"uid\":"
+		"\"d-web\", \"resourceVersion\": \"9\", \"generation\": 2,"
+		"\"annotations\": {\"deployment.kubernetes.io/revision\":"
+		"\"1\"}, \"creationTimestamp\": \"2027-01-15T08:00:00Z\"},"
+		"\"spec\": {\"replicas\": 4, \"selector\": {\"matchLabels\":"
+		"{\"app\": \"web\"}}, \"template\": {\"metadata\": {\"labels\":"
+		"{\"app\": \"web\"}}, \"spec\": {\"containers\": [{\"name\":"
+		"\"c\", \"image\": \"web:2\"}]}}, \"strategy\": {\"type\":"
+		"\"RollingUpdate\", \"rollingUpdate\": {\"maxSurge\": 1,"
+		"\"maxUnavailable\": 1}}, \"revisionHistoryLimit\": 10,"
+		"\"progressDeadlineSeconds\": 600}, \"status\": {"
+		"\"observedGeneration\": 1, \"replicas\": 4,"
+		"\"updatedReplicas\": 4, \"readyReplicas\": 4,"
+		"\"availableReplicas\": 4}}}"));
+	uv_run(&loop, UV_RUN_NOWAIT);
+
+	/* The ReplicaSet writes in order: new at 1, old at 3, new at 2. */
+	for (i = 0; i < client_fake_count(c); i++) {
+		const char *path;
+		json_t *spec;
+
+		rq = client_fake_request(c, i);
+		path = rq->path;
+		spec = json_object_get(rq->body, "spec");
+		if (strncmp(path, RS_PATH, strlen(RS_PATH)) ||
+		    strstr(path, "/status"))
+			continue;
+		if (step == 0) {
+			assert_string_equal(rq->method, "POST");
+			assert_int_equal(json_integer_value(
+					     json_object_get(spec, "replicas")),
+					 1);
+			new_rs = json_string_value(json_object_get(
+			    json_object_get(rq->body, "metadata"), "name"));
+			assert_non_null(new_rs);
+		} else if (step == 1) {
+			assert_string_equal(rq->method, "PUT");
+			assert_string_equal(path, RS_PATH "/web-1");
+			assert_int_equal(json_integer_value(
+					     json_object_get(spec, "replicas")),
+					 3);
+		} else if (step == 2) {
+			char want[256];
+
+			snprintf(want, sizeof(want), RS_PATH "/%s", new_rs);
+			assert_string_equal(rq->method, "PUT");
+			assert_string_equal(path, want);
+			assert_int_equal(json_integer_value(
+					     json_object_get(spec, "replicas")),
+					 2);
+			/* from the version the create was answered with */
+			assert_string_equal(
+			    json_string_value(json_object_get(
+				json_object_get(rq->body, "metadata"),
+				"resourceVersion")),
+			    "fake-1");
+		}
+		step++;
+	}
+	assert_int_equal(step, 3);
+
+	ctl_deploy_stop(d);
+	informer_free(cfg.deploys);
+	informer_free(cfg.rss);
+	informer_free(cfg.pods);
+	c->ops->free(c);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int
 main(void)
 {
@@ -289,6 +420,7 @@ main(void)
 	    cmocka_unit_test(test_new_deployment_gets_a_replicaset),
 	    cmocka_unit_test(
 		test_pod_deletion_wakes_only_its_recreate_deployment),
+	    cmocka_unit_test(test_rolling_sync_scales_up_after_its_scale_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
