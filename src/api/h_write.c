@@ -439,7 +439,6 @@ commit(struct api *a, struct route *rt, struct object *o,
 	json_t *j;
 	char *text = api_encode_text(o, &j);
 	int64_t rv;
-	bool gone = false;
 	int r;
 
 	if (rt->dry_run) {
@@ -452,26 +451,16 @@ commit(struct api *a, struct route *rt, struct object *o,
 	    !(o->k->grace_period && m->deletion_grace_period_seconds.set &&
 	      m->deletion_grace_period_seconds.v > 0)) {
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
-		gone = true;
 	} else {
 		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
 				 &rv);
 	}
-	if (r) {
+	/* A deletion's answer, too, is j: the object as deleted, not the
+	 * event's last stored state. */
+	if (r)
 		resp_store_error(resp, r, rt->res, rt->name);
-	} else if (gone) {
-		/* The answer is the object as deleted, not the event's last
-		 * stored state. */
-		struct store_item it = {.resource = (char *)rt->res->plural,
-					.ns = (char *)rt->ns,
-					.name = (char *)rt->name,
-					.rv = rv,
-					.value = text};
-
-		resp_json(resp, 200, served_object(&it));
-	} else {
+	else
 		respond_written(resp, 200, json_incref(j), rv);
-	}
 	json_decref(j);
 	free(text);
 }
