@@ -62,7 +62,7 @@ bench:
 	@scripts/deps.sh build bench
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan \
-		drover-example-web proxy-harness
+		drover-example-web proxy-harness rollout-floor
 	bench/run.sh $(BENCH_BUILD)
 
 # The libraries are instrumented too (fuzzer-no-link): without coverage of
@@ -83,7 +83,7 @@ fuzz:
 
 format:
 	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
-		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c \
+		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c bench/rollout/*.c \
 		bench/proxy/*.c
 
 clean:

@@ -28,6 +28,9 @@ echo "== bench/api: drover serve vs etcd on 127.0.0.1"
 echo
 echo "== bench/rollout: a 50-replica rollout of the example service"
 /usr/bin/python3 "$root/bench/rollout/rollout.py" "$build"
+echo
+echo "== bench/rollout: the same with 500 replicas"
+ROLLOUT_REPLICAS=500 /usr/bin/python3 "$root/bench/rollout/rollout.py" "$build"
 
 echo
 echo "== bench/scale: pods as objects at 1,000, 5,000 and 20,000"

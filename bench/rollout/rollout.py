@@ -5,6 +5,14 @@ daemon's RSS with 100 running pods (in steady state: the highest of ten
 readings over a second, taken after 1.5 s without writes) and the
 binary's size.
 
+Beside them, the floor: the same rollout with no control plane at all
+(bench/rollout/floor.c: an ideal controller in one process that starts,
+probes and stops the same processes with the same surge, unavailability
+and readiness delay; median of three runs, before the daemon starts).
+The prediction assumes starts that cost nothing; the floor is what this
+machine's forks, execs and process start-ups add to it, and drover's
+wall time over the floor is what drover itself adds.
+
 Five rollouts in a row (v1 to v2, ... v5 to v6) give the median. Each
 ends when a watch on the Deployment delivers the status that
 `drover rollout status` accepts (observedGeneration caught up, every
@@ -27,6 +35,7 @@ import time
 build = os.path.abspath(sys.argv[1])
 drover = os.path.join(build, "drover")
 example = os.path.join(build, "examples", "service")
+floor_bin = os.path.join(build, "bench", "rollout", "rollout-floor")
 REPLICAS = int(os.environ.get("ROLLOUT_REPLICAS", "50"))
 READY_S = 1  # readiness probe: periodSeconds 1, initialDelaySeconds 1
 VERSIONS = ["v2", "v3", "v4", "v5", "v6"]  # five rollouts: the median counts
@@ -104,7 +113,22 @@ def watch_until_rolled_out(sock, n):
     return done
 
 
+def floor():
+    """The median of three runs of floor.c (seconds), or None if it is
+    not built."""
+    if not os.path.exists(floor_bin):
+        return None
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([floor_bin, os.path.join(example, "drover-example-web"),
+                              str(REPLICAS)], capture_output=True, text=True,
+                             timeout=120, check=True).stdout
+        runs.append(float(out.split()[1]))
+    return sorted(runs)[1], runs
+
+
 def main():
+    floor_s = floor()
     d = tempfile.mkdtemp(prefix="drover-bench-")
     sock = os.path.join(d, "drover.sock")
     log = open(os.path.join(d, "serve.log"), "w")
@@ -201,6 +225,12 @@ def main():
         target = 1.05 if REPLICAS <= 50 else 1.10
         print("  ratio                        %7.3f    target <= %.2f  %s"
               % (wall / predicted, target, "ok" if wall / predicted <= target else "OVER"))
+        if floor_s:
+            print("  floor, no control plane      %7.2f s  (ratio %.3f; median of %s; floor.c)"
+                  % (floor_s[0], floor_s[0] / predicted,
+                     ", ".join("%.2f" % x for x in floor_s[1])))
+            print("  drover over the floor        %7.3f"
+                  % (wall / floor_s[0]))
         print("  daemon RSS with 100 pods     %7.1f MB  target <= 10 MB  %s"
               % (rss_kb / 1024.0, "ok" if rss_kb <= 10 * 1024 else "OVER"))
         print("    of which private (anon)    %7.1f MB, shared library pages %.1f MB"
