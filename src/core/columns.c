@@ -33,7 +33,13 @@
  * 2 minutes, then minutes and seconds below 10 minutes ("2m3s"), whole
  * minutes below 3 hours, hours and minutes below 8 hours ("5h30m"),
  * hours below 2 days, days and hours below 8 days ("3d4h"), days below
- * 2 years, then years and days below 8 years, then years. */
+ * 2 years, then years and days below 8 years, then years.
+ *
+ * Examples: 90 s "90s", 125 s "2m5s", 200 min "3h20m", 50 h "2d2h",
+ * 400 days "400d". An unset time is "<unknown>" (kubectl's
+ * translateTimestampSince); less than 2 s in the future reads "0s"
+ * (clock skew between two hosts), further is "<invalid>". Seconds are
+ * truncated toward zero, as Go's int(d.Seconds()) does. */
 void
 columns_age(dtime since, dtime now, char *buf, size_t len)
 {
@@ -97,6 +103,8 @@ columns_age(dtime since, dtime now, char *buf, size_t len)
 	}
 }
 
+/* A column's name as a header: ASCII upper case, "Up-to-date" ->
+ * "UP-TO-DATE", cut to fit len with its NUL. */
 void
 columns_header(const char *name, char *buf, size_t len)
 {
@@ -110,6 +118,7 @@ columns_header(const char *name, char *buf, size_t len)
 		buf[i] = '\0';
 }
 
+/* --show-labels: "app=web,tier=front" in key order, "<none>" if none. */
 void
 columns_labels(const struct strmap *m, struct strbuf *sb)
 {
@@ -124,6 +133,10 @@ columns_labels(const struct strmap *m, struct strbuf *sb)
 			    m->v[i].value);
 }
 
+/* The SELECTOR cell: matchLabels first, then the expressions in their
+ * order. Example: {matchLabels {app: web}, matchExpressions
+ * [{tier In [a, b]}, {canary DoesNotExist}]} prints
+ * "app=web,tier in (a,b),!canary". NULL or empty prints "<none>". */
 void
 columns_selector(const struct label_selector *s, struct strbuf *sb)
 {
@@ -160,6 +173,10 @@ columns_selector(const struct label_selector *s, struct strbuf *sb)
 		strbuf_addstr(sb, "<none>");
 }
 
+/* The host ports the agent gave the pod's containers, from the
+ * container statuses: a named port as "http:30001", an unnamed one as
+ * "8080:30002" (container port, host port); "<none>" before any is
+ * allocated. */
 void
 columns_pod_ports(const struct pod *p, struct strbuf *sb)
 {

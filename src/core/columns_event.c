@@ -24,7 +24,9 @@ add(struct strbuf *out, const char *s)
 	strbuf_addstr(out, s ? s : "");
 }
 
-/* A message on one line: a tab or newline would break the table. */
+/* A message on one line: a tab or newline would break the table, so
+ * each becomes a space ("probe failed:\nHTTP 500" prints "probe failed:
+ * HTTP 500"); nothing else is changed. */
 static void
 one_line(struct strbuf *out, const char *s)
 {
@@ -42,7 +44,9 @@ cell_age_of(dtime t, dtime now, struct strbuf *out)
 }
 
 /* LAST SEEN: lastTimestamp, else firstTimestamp (eventTime is not set
- * by drover's recorder, as by client-go's core/v1 one). */
+ * by drover's recorder, as by client-go's core/v1 one). An Event whose
+ * count went to 5 over the last minute shows the age of the fifth
+ * occurrence, FIRST SEEN (wide) that of the first. */
 static void
 cell_last_seen(const struct object *o, dtime now, struct strbuf *out)
 {
@@ -72,7 +76,8 @@ cell_reason(const struct object *o, dtime now, struct strbuf *out)
 	add(out, ev(o)->reason);
 }
 
-/* "deployment/web": the kind lower-cased, then the name. */
+/* "deployment/web": the kind lower-cased, then the name (ASCII only,
+ * as kinds are): ReplicaSet web-6d4cf gives "replicaset/web-6d4cf". */
 static void
 cell_object(const struct object *o, dtime now, struct strbuf *out)
 {
@@ -93,7 +98,11 @@ cell_subobject(const struct object *o, dtime now, struct strbuf *out)
 }
 
 /* formatEventSource: "kubelet, node-1"; the reporting fields when the
- * source is empty; "<unknown>" when both are. */
+ * source is empty; "<unknown>" when both are. Examples: source
+ * {component: deployment-controller} gives "deployment-controller" (no
+ * host, no comma); an empty source with reportingComponent "kubelet"
+ * and reportingInstance "node-1" (an Event written through the
+ * events.k8s.io API) gives "kubelet, node-1". */
 static void
 cell_source(const struct object *o, dtime now, struct strbuf *out)
 {
@@ -122,6 +131,8 @@ cell_message(const struct object *o, dtime now, struct strbuf *out)
 	one_line(out, ev(o)->message);
 }
 
+/* As stored: 1 for an Event the correlator never bumped, 0 if the
+ * client that wrote it left count out. */
 static void
 cell_count(const struct object *o, dtime now, struct strbuf *out)
 {

@@ -32,6 +32,12 @@ more(size_t shown, size_t total, struct strbuf *sb)
 		strbuf_addf(sb, " + %zu more...", total - shown);
 }
 
+/* formatEndpoints: address:port pairs, port by port within each
+ * subset, three at most. A subset of five addresses with one port 80
+ * prints "10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 2 more...". port_name
+ * (`describe`'s per-port form) keeps only that port's pairs. A subset
+ * without ports adds nothing here; kubectl lists its bare IPs (a
+ * headless Service's, which drover's Services cannot be). */
 void
 columns_endpoints(const struct endpoints *e, const char *port_name,
 		  struct strbuf *sb)

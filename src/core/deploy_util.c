@@ -373,7 +373,9 @@ rs_cmp_creation_rev(const void *a, const void *b)
 }
 
 /* ReplicaSetsBySizeOlder: biggest first, the older on a tie; the order
- * in which a scale-down spreads the pods it removes. */
+ * in which a scale-down spreads the pods it removes. Example: A (3,
+ * oldest), B (5), C (3, newest) sort B, A, C; the next comparator sorts
+ * them B, C, A. */
 int
 rs_cmp_size_older(const void *a, const void *b)
 {
@@ -400,7 +402,8 @@ rs_cmp_size_newer(const void *a, const void *b)
 
 /* ReplicaSetsByRevision: lowest revision first; an unparseable or equal
  * revision falls back to creation order. cleanupDeployment deletes from
- * the front. */
+ * the front. A missing revision is 0, so an adopted RS that never had
+ * one sorts first and is the first candidate for deletion. */
 int
 rs_cmp_revision(const void *a, const void *b)
 {

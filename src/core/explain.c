@@ -12,7 +12,8 @@
 
 /* Milliseconds as seconds: 2000 -> "2s", 610001 -> "610.001s", 250 ->
  * "0.250s". For durations and offsets from the start, which are never
- * negative. */
+ * negative. A fraction always has three digits (1500 -> "1.500s", not
+ * "1.5s"), so the text never depends on a float's formatting. */
 void
 explain_seconds(int64_t ms, struct strbuf *sb)
 {
@@ -63,6 +64,11 @@ explain_budget(const struct deployment *d, const char *indent,
 		u = max_unavailable(d);
 	int64_t rs = 0, ru_ = 0;
 
+	/* InPlaceUpdate: the field's own resolution, then the budget the
+	 * planner uses (inplace_max_unavailable), which differs when it is
+	 * raised to 1 (25% of 3 -> 0, budget 1), capped at replicas (7 of 5
+	 * -> 5) or defaulted: an unset field reads "unset -> 0" on the
+	 * first line and 25% on the second (10 replicas: 2 pods). */
 	if (deploy_is_inplace(d)) {
 		const struct in_place_update *ip =
 		    d->spec.strategy.in_place_update;
@@ -93,6 +99,14 @@ explain_budget(const struct deployment *d, const char *indent,
 		    sb);
 	explain_one("maxUnavailable", ru ? &ru->max_unavailable : NULL, r, ru_,
 		    false, indent, sb);
+	/* The adjustment lines, then the summary from max_surge and
+	 * max_unavailable. Examples: 10 replicas, maxSurge 0 and
+	 * maxUnavailable 5%: both resolve to 0, the line says so, and the
+	 * summary is "at most 10 pods and at least 9 available". 4 replicas,
+	 * maxSurge 0, maxUnavailable 6: capped at 4, "at most 4 pods and at
+	 * least 0 available". With 0 replicas the both-zero line still
+	 * prints, but max_unavailable is 0 then (nothing to make
+	 * unavailable): "at most 0 pods and at least 0 available". */
 	if (rs == 0 && ru_ == 0)
 		strbuf_addf(sb,
 			    "%sboth resolve to 0, so maxUnavailable becomes "
@@ -106,7 +120,10 @@ explain_budget(const struct deployment *d, const char *indent,
 }
 
 /* One action as the timeline's "actions" column shows it, e.g.
- * "scale ReplicaSet web-v1 10 → 8" (the arrow is UTF-8). */
+ * "scale ReplicaSet web-v1 10 → 8" (the arrow is UTF-8). Only a
+ * ReplicaSet's create shows its size: "create ReplicaSet
+ * web-f4d48c756 (3)"; the other kinds' creates and every update,
+ * delete and status write show the kind and name alone. */
 void
 explain_action(const struct action *a, struct strbuf *sb)
 {
@@ -149,7 +166,11 @@ header(const struct deployment *d, struct strbuf *sb)
 
 /* `drover plan --once -o text`: header, the ordered actions, the events
  * (type, reason, message), the collision error if any, and the requeue
- * ("none", or the delay; "0s" is "now, with back-off"). */
+ * ("none", or the delay; "0s" is "now, with back-off"). Example: a
+ * stalled rollout (nothing to do, status unchanged) with a 600 s
+ * progress deadline, its Progressing condition last updated 100 s ago,
+ * prints "requeue: 501s": the 500 s left plus the second that
+ * requeue_after adds. */
 void
 explain_step(const struct deployment *d, const struct plan_deploy_out *o,
 	     struct strbuf *sb)
@@ -186,7 +207,10 @@ explain_step(const struct deployment *d, const struct plan_deploy_out *o,
  * then one row per step that changed pods, with the pod counts sampled
  * after the ReplicaSet controller reacted (sim.c), and the result line.
  * Example row: "        1s     8      8     3     5  scale ReplicaSet
- * web-v1 8 → 3". */
+ * web-v1 8 → 3". The columns are t (offset from the start), pods,
+ * avail, old, new. The result line's peak and minimum are over every
+ * sample of the run, the moments between rows included, so they can
+ * be more extreme than any row shows. */
 void
 explain_sim(const struct deployment *d, const struct sim_opts *opts,
 	    const struct sim_result *r, struct strbuf *sb)

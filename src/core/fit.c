@@ -19,7 +19,8 @@
 #include "quantity.h"
 #include "strbuf.h"
 
-/* value of key in m at scale, 0 if absent or not a quantity */
+/* value of key in m at scale, 0 if absent or not a quantity: cpu "500m"
+ * at QTY_MILLI is 500, memory "1Gi" at QTY_UNIT 1073741824, "abc" 0 */
 static int64_t
 amount(const struct strmap *m, const char *key, enum qty_scale scale)
 {
@@ -64,6 +65,9 @@ fit_pod_request(const struct pod_spec *spec, struct res_amount *out)
 	}
 }
 
+/* A node whose allocatable has no "pods" entry has no pod slot: every
+ * pod gets "Too many pods" there, as in Kubernetes (a kubelet always
+ * reports pods, 110 unless --max-pods says otherwise). */
 void
 fit_node_allocatable(const struct node *n, struct res_amount *out)
 {
@@ -77,7 +81,10 @@ fit_node_allocatable(const struct node *n, struct res_amount *out)
 /* kube-scheduler's informer leaves out pods whose phase is Succeeded or
  * Failed (their processes are gone, their requests free); a pod being
  * deleted keeps its resources until the agent has stopped it and the
- * object is gone, so that a replacement never overlaps it on the node. */
+ * object is gone, so that a replacement never overlaps it on the node.
+ * Examples: Pending without spec.nodeName: false (it holds nothing
+ * yet); Running on node-1: true; Succeeded or Failed: false; Running
+ * with a deletionTimestamp: true until the object is gone. */
 bool
 fit_pod_counts(const struct pod *p)
 {
@@ -90,7 +97,12 @@ fit_pod_counts(const struct pod *p)
 
 /* fitsRequest (noderesources/fit.go) for cpu, memory and the pod
  * count. Kubernetes compares req > alloc - used; the sums here are the
- * same test without the subtraction's overflow. */
+ * same test without the subtraction's overflow.
+ *
+ * Example: allocatable {cpu 2000m, memory 1Gi, pods 110}, used {cpu
+ * 2500m (allocatable shrank under bound pods), 0, 3 pods}. A pod
+ * requesting nothing fits (4 <= 110, cpu not compared); one requesting
+ * cpu 100m gets FIT_CPU; used pods at 110 would add FIT_PODS to it. */
 unsigned
 fit_check(const struct res_amount *req, const struct res_amount *used,
 	  const struct res_amount *alloc)
@@ -110,6 +122,10 @@ fit_check(const struct res_amount *req, const struct res_amount *used,
 	return r;
 }
 
+/* The scheduler's running tally of a node's use (src/ctl/sched.c):
+ * sign 1 when a pod starts to count on the node (bound, or assumed
+ * while its binding is written), -1 when it stops (terminal, gone, or
+ * an assumption undone). */
 void
 fit_add(struct res_amount *used, const struct res_amount *req, int sign)
 {
@@ -119,7 +135,10 @@ fit_add(struct res_amount *used, const struct res_amount *req, int sign)
 }
 
 /* One name=value of the flag. "pods=1.5" is refused: a count of pods is
- * whole, which "1.5" at scale 0 would silently round up to 2. */
+ * whole, which "1.5" at scale 0 would silently round up to 2. The test
+ * parses the value again at milli scale: "1.5" gives 2 and 1500, which
+ * differ; "1k" gives 1000 and 1000000, which agree, so pods=1k is 1000
+ * pods. cpu is kept at milli scale, so "cpu=0.5" is 500m. */
 static int
 parse_one(const char *kv, size_t len, struct strmap *out, struct strbuf *err)
 {
@@ -166,6 +185,10 @@ parse_one(const char *kv, size_t len, struct strmap *out, struct strbuf *err)
 	return 0;
 }
 
+/* "cpu=4,memory=8Gi" sets two entries; the agent keeps the host's own
+ * value for a name left out (pods, here). An empty item fails on its
+ * own: "cpu=4," reports "": expected NAME=QUANTITY. The values are
+ * stored as written, and parsed again where they are used. */
 int
 fit_parse_allocatable(const char *s, struct strmap *out, struct strbuf *err)
 {

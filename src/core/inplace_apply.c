@@ -12,6 +12,12 @@
 #include "pod_status.h"
 #include "xalloc.h"
 
+/* The controlling ownerReference of m, or NULL when there is none or
+ * it carries no uid. Only a uid identifies an owner here: a Deployment
+ * deleted and re-created under the same name is another owner, and a
+ * pod must not move between the RSes of the two. A reference by name
+ * alone (a hand-written manifest) is therefore treated as no owner, and
+ * inplace_apply refuses it. */
 static const struct owner_ref *
 controller(const struct object_meta *m)
 {
@@ -20,7 +26,10 @@ controller(const struct object_meta *m)
 	return r && r->uid && *r->uid ? r : NULL;
 }
 
-/* The two RSes may trade a pod: both controlled by the same owner. */
+/* The two RSes may trade a pod: both controlled by the same owner.
+ * Example: web-aaa and web-bbb, both controlled by Deployment web (uid
+ * d1): yes. web-aaa and an RS without a controller: no; a bare RS's
+ * size is its user's, and this transaction would change it. */
 static bool
 same_owner(const struct replicaset *a, const struct replicaset *b)
 {
@@ -30,6 +39,8 @@ same_owner(const struct replicaset *a, const struct replicaset *b)
 	return x && y && !strcmp(x->uid, y->uid);
 }
 
+/* *dst becomes a copy of v; an image the template leaves unset (NULL)
+ * is unset on the pod too. */
 static void
 set_str(char **dst, const char *v)
 {
@@ -37,6 +48,8 @@ set_str(char **dst, const char *v)
 	*dst = v ? xstrdup(v) : NULL;
 }
 
+/* The list is replaced whole, never merged: args ["--port", "80"] over
+ * ["-v"] gives exactly ["--port", "80"], as a Pod update does. */
 static void
 set_list(struct strlist *dst, const struct strlist *src)
 {
@@ -45,7 +58,15 @@ set_list(struct strlist *dst, const struct strlist *src)
 }
 
 /* The pod's containers are the template's, by name and in order (the
- * API's Pod and InPlaceUpdate rules keep them so). */
+ * API's Pod and InPlaceUpdate rules keep them so).
+ *
+ * Why it is checked at all: templates_compatible compares the two
+ * templates, not the pod, and inplace_apply copies container i of the
+ * template into container i of the pod. A pod that was not made from
+ * `from`'s template (an adopted orphan, say) could otherwise get the
+ * image of "web" written into its "sidecar". Example: template [web,
+ * sidecar], pod [sidecar, web]: refused with
+ *   spec.containers[0].name: pod has "sidecar", the template "web" */
 static bool
 same_containers(const struct pod *p, const struct pod_template *t, char *err,
 		size_t errlen)
@@ -98,6 +119,11 @@ inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
 	const char *hash;
 	size_t i;
 
+	/* Every check comes before the first write, so a refusal leaves
+	 * the three objects exactly as they were. The CONFLICT cases are
+	 * the world having moved since the planner looked (the pod is
+	 * going, or another update took it): planning again resolves
+	 * them. The INVALID ones would fail again the same way. */
 	if (p->metadata.deletion_timestamp) {
 		snprintf(err, errlen, "pod %s is being deleted",
 			 p->metadata.name);
@@ -109,6 +135,8 @@ inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
 			 p->metadata.name, from->metadata.name);
 		return INPLACE_CONFLICT;
 	}
+	/* The same RS twice (one object, or two copies of one stored RS,
+	 * same uid) is not an update of anything. */
 	if (from == to || !strcmp(from->metadata.uid, to->metadata.uid) ||
 	    !same_owner(from, to)) {
 		snprintf(err, errlen,
@@ -121,6 +149,10 @@ inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
 	    !same_containers(p, &to->spec.template, err, errlen))
 		return INPLACE_INVALID;
 
+	/* templates_compatible established that image, command and args
+	 * are all that differ between the templates, and same_containers
+	 * that container i of the pod is container i of `to`: copying the
+	 * three fields is the whole spec change. */
 	for (i = 0; i < p->spec.containers.n; i++) {
 		struct container *c = &p->spec.containers.v[i];
 		const struct container *t =
@@ -130,10 +162,18 @@ inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
 		set_list(&c->command, &t->command);
 		set_list(&c->args, &t->args);
 	}
+	/* A Deployment's RS selects its pods by its own pod-template-hash
+	 * (make_new_rs adds it to the selector), so the label moves with
+	 * the pod: web-aaa-x goes from pod-template-hash=aaa to =bbb and is
+	 * matched by web-bbb's selector, no longer by web-aaa's. A template
+	 * without the label leaves the pod's as it was. */
 	hash = strmap_get(&to->spec.template.metadata.labels,
 			  LABEL_POD_TEMPLATE_HASH);
 	if (hash)
 		strmap_set(&p->metadata.labels, LABEL_POD_TEMPLATE_HASH, hash);
+	/* Only the controller reference is replaced, in its place in the
+	 * list; other (non-controller) owners stay. rs_controller_ref wants
+	 * a zeroed ref, hence the memset after the frees. */
 	for (i = 0; i < p->metadata.owner_references.n; i++) {
 		struct owner_ref *r = &p->metadata.owner_references.v[i];
 
@@ -149,6 +189,14 @@ inplace_apply(struct pod *p, struct replicaset *from, struct replicaset *to,
 	}
 	strmap_set(&p->metadata.annotations, ANN_IN_PLACE_UPDATE,
 		   to->metadata.name);
+	/* One pod leaves `from` and joins `to`: web-aaa 3 -> 2, web-bbb
+	 * 0 -> 1. Each size moves with its pod count, so neither RS
+	 * controller creates or deletes a pod for the move. `from` never
+	 * goes below 0 (a stale 0 stays 0); an unset spec.replicas counts
+	 * 0 here. The generation bumps are the API server's for any spec
+	 * write; until each RS controller has observed its RS,
+	 * pd_history_victims will not delete it (generation >
+	 * observedGeneration). */
 	if (from->spec.replicas.v > 0)
 		from->spec.replicas.v--;
 	from->spec.replicas.set = true;
@@ -177,7 +225,10 @@ status_of(const struct pod *p, const char *name)
 }
 
 /* The ctr_spec_hash of the run a status reports: imageID
- * "drover-spec://<hex>" (runtime_update.c); false if it has none. */
+ * "drover-spec://<hex>" (runtime_update.c); false if it has none.
+ * Examples: "drover-spec://1f0c9a" gives 0x1f0c9a; "drover-spec://",
+ * "drover-spec://12zz" and an image digest ("sha256:...") give false:
+ * nothing is known of the run, and the caller decides on Ready alone. */
 static bool
 run_hash(const struct container_status *s, uint64_t *h)
 {
@@ -193,6 +244,14 @@ run_hash(const struct container_status *s, uint64_t *h)
 	return end != hex && *end == '\0';
 }
 
+/* Ready alone does not mean done: right after inplace_apply the old
+ * process still runs and still passes its readiness probe. What tells
+ * is the hash each container status reports. Example: web-aaa-x, moved
+ * to web-bbb (image v2), Ready, status imageID drover-spec://<hash of
+ * v1>: not done. The agent stops v1 and starts v2 (not Ready for a
+ * moment), the status reports drover-spec://<hash of v2>, and once the
+ * pod is Ready again it is done. A container the status does not list
+ * yet is not done either. */
 bool
 inplace_pod_done(const struct pod *p)
 {
@@ -215,6 +274,11 @@ inplace_pod_done(const struct pod *p)
 	return true;
 }
 
+/* Example: web-aaa-x annotated drover.io/in-place-update-to=web-bbb,
+ * controlled by web-bbb, still reporting its v1 run: pending for
+ * web-bbb (the planner counts it unavailable), not for web-aaa (the
+ * annotation names another RS). Once it runs v2 and is Ready it is
+ * pending for neither, though the annotation stays. */
 bool
 inplace_pending(const struct pod *p, const struct replicaset *rs)
 {

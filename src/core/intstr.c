@@ -25,6 +25,9 @@ intstr_int(int64_t v)
 	return r;
 }
 
+/* The text is not checked here: "abc" is a valid IntOrString value and
+ * is refused only where it is scaled (intstr_scaled) or validated
+ * (validate.c), each with its own message. */
 struct intstr
 intstr_str(const char *s)
 {
@@ -33,6 +36,8 @@ intstr_str(const char *s)
 	return r;
 }
 
+/* Leaves v unset: releasing twice is harmless, and a released value
+ * scales as 0. */
 void
 intstr_release(struct intstr *v)
 {
@@ -42,6 +47,8 @@ intstr_release(struct intstr *v)
 	v->ival = 0;
 }
 
+/* dst is overwritten, not released first (it must own nothing); an
+ * int's NULL sval stays NULL. */
 void
 intstr_copy(struct intstr *dst, const struct intstr *src)
 {
@@ -50,7 +57,8 @@ intstr_copy(struct intstr *dst, const struct intstr *src)
 	dst->sval = xstrdup(src->sval);
 }
 
-/* Same type and same value: 1 and "1" differ, as in Go. */
+/* Same type and same value: 1 and "1" differ, as in Go; so do unset
+ * and 0 (an absent maxSurge and maxSurge: 0 are different specs). */
 bool
 intstr_equal(const struct intstr *a, const struct intstr *b)
 {
@@ -63,7 +71,9 @@ intstr_equal(const struct intstr *a, const struct intstr *b)
 	return true;
 }
 
-/* Whether s is "<integer>%" (the only string form Kubernetes scales). */
+/* Whether s is "<integer>%" (the only string form Kubernetes scales).
+ * "25%", "0%" and "150%" pass (the 100% cap of maxUnavailable is
+ * validate.c's); "%", "25", "-5%", "+5%", "1.5%" and "25 %" do not. */
 bool
 intstr_is_percent(const char *s)
 {
@@ -78,7 +88,9 @@ intstr_is_percent(const char *s)
 }
 
 /* Go's strconv.Atoi on the text before '%': optional sign, decimal digits,
- * no overflow. */
+ * no overflow. "25" -> 25, "-5" -> -5; "", "+", "2 5" -> -1. The
+ * overflow test is conservative: it also refuses some 19-digit values
+ * just below INT64_MAX, none of them a meaningful percentage. */
 static int
 atoi_strict(const char *s, size_t n, int64_t *out)
 {
@@ -144,6 +156,10 @@ intstr_scaled(const struct intstr *v, int64_t total, bool round_up,
 		*out = v->ival;
 		return 0;
 	}
+	/* A sign is accepted, as Go's Atoi accepts it: "-5%" of 10 scales
+	 * to -1 (down: -0.5 floors to -1) or 0 (up). Validation refuses
+	 * negative percentages first (intstr_is_percent), so only an
+	 * unvalidated object gets this far with one. */
 	n = strlen(v->sval);
 	if (n == 0 || v->sval[n - 1] != '%' ||
 	    atoi_strict(v->sval, n - 1, &pct))
@@ -153,6 +169,8 @@ intstr_scaled(const struct intstr *v, int64_t total, bool round_up,
 	return 0;
 }
 
+/* Examples: 7 -> 7, "25%" -> 25, "0%" -> 0; "abc", "-5%" and a string
+ * without '%' such as "5" -> 0. */
 int64_t
 intstr_raw_value(const struct intstr *v)
 {

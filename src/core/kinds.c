@@ -237,7 +237,11 @@ initial_status_pod(void *o)
  * deletionGracePeriodSeconds 10, and the node's agent sends SIGTERM,
  * then SIGKILL after 10 s, then removes the object. A Succeeded or
  * Failed pod is deleted at once too, as in Kubernetes: nothing of it
- * runs any more. */
+ * runs any more.
+ *
+ * requested < 0: the DELETE named no gracePeriodSeconds. Returns false
+ * for "delete the object now", true with *grace in seconds for a
+ * graceful deletion the agent carries out. */
 static bool
 grace_period_pod(const void *o, int64_t requested, int64_t *grace)
 {
@@ -534,6 +538,9 @@ kind_field_label(const struct kind_info *k, const char *label)
 	return false;
 }
 
+/* The field a field label selects on. They are the same path but for
+ * one: an Event's "source" (`--field-selector source=kubelet`) is its
+ * source.component, as Kubernetes' Event field set has it. */
 const char *
 kind_field_path(const struct kind_info *k, const char *label)
 {

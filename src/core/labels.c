@@ -86,7 +86,9 @@ selector_matches(const struct label_selector *sel, const struct strmap *labels)
 
 /* Every label of want is in have with the same value (the RS
  * controller's "fully labeled" test: a pod carries all its template's
- * labels). */
+ * labels). want {app: web} and have {app: web, pod-template-hash: x}:
+ * true; want {app: web, tier: front} and the same have: false; an
+ * empty want: true for any have. */
 bool
 labels_subset(const struct strmap *want, const struct strmap *have)
 {
@@ -112,6 +114,8 @@ selector_is_empty(const struct label_selector *sel)
 
 /* ---- parsing "-l" selectors ---- */
 
+/* Only spaces. Kubernetes' lexer also skips tabs and newlines, which a
+ * `-l` argument hardly ever carries; here they end up inside a word. */
 static void
 skip_ws(const char **p)
 {
@@ -119,6 +123,9 @@ skip_ws(const char **p)
 		(*p)++;
 }
 
+/* A key or value: up to a space or one of ,=!() so "tier!=db" reads
+ * "tier" and leaves "!=db". May be empty ("app=" reads the value "",
+ * which selects app=""). The caller frees it. */
 static char *
 read_word(const char **p)
 {
@@ -206,6 +213,9 @@ selector_parse(const char *s, struct label_selector *sel, char *err,
 				return -1;
 			}
 			p++;
+			/* Values as labels.Parse reads them: "env in ()"
+			 * is In [""] (it selects env=""), "env in (a,,b)"
+			 * is In [a, "", b]. */
 			r = add_req(sel, key, in ? "In" : "NotIn");
 			for (;;) {
 				skip_ws(&p);
@@ -252,7 +262,10 @@ is_alnum(char c)
 	       (c >= '0' && c <= '9');
 }
 
-/* The RFC 1123 subdomain regex without its length limit. */
+/* The RFC 1123 subdomain syntax without the 253-character limit, for
+ * telling a long prefix's syntax error apart from its length error.
+ * Each label goes through name_is_dns1123_label, whose 63-character
+ * limit the subdomain regex does not have. */
 static bool
 subdomain_syntax(const char *s, size_t n)
 {
@@ -289,7 +302,11 @@ is_qualified_name_part(const char *s, size_t n)
 	"'my.name',  or '123-abc', regex used for validation is "              \
 	"'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 
-/* IsQualifiedName: every problem of the key, in Kubernetes' order. */
+/* IsQualifiedName: every problem of the key, in Kubernetes' order.
+ * Examples: "app" and "example.com/app" are valid; "Example.com/app"
+ * gets the prefix syntax error; "/app" "prefix part must be
+ * non-empty"; "example.com/" "name part must be non-empty" and the
+ * name syntax error; "a/b/c" one error for the whole key. */
 void
 validate_label_key(const char *key, const char *path,
 		   struct fielderr_list *errs)
@@ -339,7 +356,9 @@ validate_label_key(const char *key, const char *path,
 				  "name part " MSG_QNAME);
 }
 
-/* IsValidLabelValue: the length and the syntax are separate errors. */
+/* IsValidLabelValue: the length and the syntax are separate errors.
+ * "" is a valid value; "v1.2_rc" is valid; "-v1" and "v1-" fail the
+ * syntax (alphanumeric at both ends); 64 'a's fail the length only. */
 void
 validate_label_value(const char *value, const char *path,
 		     struct fielderr_list *errs)

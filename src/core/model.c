@@ -839,6 +839,13 @@ rc_copy(struct replication_controller *dst,
 	schema_copy(&schema_replication_controller, dst, src);
 }
 
+/* kind "ReplicationController" is what rs_owner_kind() reads: pods the
+ * planner creates for the view get a v1 ReplicationController
+ * ownerReference, and only pods with one count as the RC's. An unset
+ * spec.replicas stays unset, which rs_replicas() reads as 1, the RC's
+ * default too. The selector is copied as it is; an empty one would
+ * select every pod, which defaulting (the template's labels) and
+ * validate_rc keep from reaching here. */
 void
 rc_as_replicaset(const struct replication_controller *rc, struct replicaset *rs)
 {
@@ -930,7 +937,10 @@ condition_append(struct condition_list *l, const struct condition *c)
 }
 
 /* metav1.GetControllerOf: the first owner reference with controller:
- * true, or NULL. Validation in Kubernetes allows only one. */
+ * true, or NULL. Validation in Kubernetes allows only one. A reference
+ * with controller unset (Go's nil *bool) or false is a plain owner: a
+ * pod whose only reference says {kind: ReplicaSet, name: web-1} and
+ * nothing more is an orphan to every controller. */
 const struct owner_ref *
 meta_controller_ref(const struct object_meta *m)
 {
@@ -945,6 +955,8 @@ meta_controller_ref(const struct object_meta *m)
 	return NULL;
 }
 
+/* By uid alone, controller or not: a NULL uid asked for, or references
+ * without a uid, never match. */
 bool
 meta_has_owner(const struct object_meta *m, const char *uid)
 {

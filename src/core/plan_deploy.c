@@ -46,7 +46,10 @@
 
 /* The uid decides when both sides have one (a Deployment deleted and
  * re-created under the same name is another owner); objects from a file
- * (drover plan) often have none, and then the name does. */
+ * (drover plan) often have none, and then the name does. Example: ref
+ * {Deployment web, uid d1} against Deployment web with uid d2: false;
+ * against a web read from a file, no uid: true. A ref or caller without
+ * a kind does not test it. */
 bool
 owner_ref_is(const struct owner_ref *ref, const char *kind,
 	     const struct object_meta *m)
@@ -123,7 +126,8 @@ pd_write_deployment(struct st *st)
 }
 
 /* Records the write of rs: a scale (from -> to) when its size changed,
- * else an update (annotations, minReadySeconds). */
+ * else an update (annotations, minReadySeconds). explain prints the two
+ * as "scale ReplicaSet web-1 10 → 8" and "update ReplicaSet web-1". */
 static void
 write_rs(struct st *st, struct replicaset *rs, int64_t old_size)
 {
@@ -163,7 +167,10 @@ deployment_deleting(const struct st *st)
  *    collector);
  *  - an orphan that matches and is not being deleted: adopted;
  *  - anyone else's: ignored.
- * Each release and adoption is one update action. */
+ * Each release and adoption is one update action. A released RS goes
+ * to out->released: the step neither scales nor deletes it, and it is
+ * the user's from then on. RSes of another namespace are skipped when
+ * both sides name one (a file given to `drover plan` may name none). */
 static void
 claim_replicasets(struct st *st)
 {
@@ -267,7 +274,10 @@ take_snapshot(struct st *st)
 }
 
 /* FindNewReplicaSet: the oldest RS whose template equals the deployment's
- * ignoring the hash label. */
+ * ignoring the hash label. out->rs is sorted oldest first by the time
+ * this runs (sync_deployment sorts it after claiming), so the first
+ * match is the oldest, as Kubernetes wants when two RSes share a
+ * template (possible after an upgrade changed the hash function). */
 static struct replicaset *
 find_new_rs(struct st *st)
 {
@@ -362,6 +372,10 @@ get_new_rs(struct st *st, bool create, struct replicaset **newp)
 	snprintf(rev, sizeof(rev), "%lld", (long long)new_revision);
 	*newp = NULL;
 
+	/* An existing new RS whose annotations or minReadySeconds were
+	 * stale is written, and that is all for the Deployment in this
+	 * step: its revision annotation follows on a later sync (§4), as
+	 * in Kubernetes. The rollout step still runs with the RS. */
 	if (existing) {
 		bool changed =
 		    set_new_rs_annotations(d, existing, new_revision, true);
@@ -476,7 +490,11 @@ pd_get_all_rs(struct st *st, bool create, struct replicaset **newp,
 /* scaleReplicaSet: writes rs when its size or its desired/max annotations
  * differ; returns true if the size changed. The annotations are stamped
  * with the budget of this moment (replicas, replicas + surge): the
- * denominators of the next proportional scale. */
+ * denominators of the next proportional scale. Example: rs at 8 with
+ * desired-replicas 10 after spec.replicas became 15 (maxSurge 3): to 8
+ * writes the annotations 15 and 18 only (an update, no event, false);
+ * to 11 also scales it and records "Scaled up replica set ... to 11
+ * from 8". */
 static bool
 scale_rs(struct st *st, struct replicaset *rs, int64_t to)
 {
@@ -623,7 +641,10 @@ pd_cleanup_deployment(struct st *st, struct replicaset **old, size_t nold)
 
 /* FindActiveOrLatest over old (newest first) and new_rs: the only RS
  * with replicas, or, when none has any, the new RS or else the newest
- * old one; NULL when two or more have replicas. */
+ * old one; NULL when two or more have replicas. Examples: old web-3
+ * (0) and web-2 (0), new web-4 (0): web-4; the same without web-4:
+ * web-3; old web-2 at 5, new web-4 at 0: web-2; web-2 at 5 and web-4
+ * at 3: NULL (proportional scaling decides). */
 static const struct replicaset *
 find_active_or_latest(const struct replicaset *new_rs,
 		      const struct replicaset *const *old, size_t nold)
@@ -890,6 +911,10 @@ plan_deploy(const struct plan_deploy_in *in, struct plan_deploy_out *out)
 	struct st st = {.in = in, .out = out};
 	size_t i, k;
 
+	/* The budget is reported for `drover plan` and the simulator: for
+	 * RollingUpdate the resolved surge and the clamped unavailable (10
+	 * replicas at 25%: 3 and 2), for InPlaceUpdate no surge and the
+	 * in-place budget, nothing for Recreate. */
 	memset(out, 0, sizeof(*out));
 	out->requeue_after_ms = -1;
 	deployment_copy(&out->d, in->d);

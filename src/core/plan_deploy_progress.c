@@ -16,7 +16,12 @@
 /* The step's RS list as the status reads it: the live owned RSes, oldest
  * first, and their sizes when the step's RS list was taken (invariant 2
  * of plan_deploy.c; the current sizes when it was not taken). The arrays
- * are the caller's to free. */
+ * are the caller's to free.
+ *
+ * Example: the step that creates web-new at 3 and scales web-old 10 ->
+ * 8 reports spec sizes 10 and 3, as Kubernetes does with the RS
+ * pointers it listed before scaling: unavailableReplicas is 13 minus
+ * the available pods, and 11 minus them only from the next step. */
 struct live_view {
 	struct replicaset **rs;
 	int64_t *spec;
@@ -51,7 +56,13 @@ live_view_release(struct live_view *v)
  * desired count minus the available one, never below 0: with 13 desired
  * (old 10 + new 3) and 10 available it is 3, although spec.replicas is
  * 10. Available is True while available >= minAvailable (replicas -
- * maxUnavailable: 8 of 10 with 25%). */
+ * maxUnavailable: 8 of 10 with 25%). max_unavailable is 0 for the other
+ * strategies, so they need every replica available: a Recreate
+ * Deployment is Available=False for the whole gap between old and new.
+ *
+ * fl takes out the InPlaceUpdate pods whose update has begun while the
+ * old process still answers: their RS counts them ready and available,
+ * the Deployment must not (5 available, one of them mid-update: 4). */
 void
 pd_calculate_status(const struct deployment *d,
 		    const struct replicaset *const *live, const int64_t *spec,
@@ -103,7 +114,9 @@ status_schema(void)
 }
 
 /* Replaces d.status with ns (taking ownership) and records the write,
- * unless they are equal. Returns true if written. */
+ * unless they are equal. Returns true if written. Equal statuses are
+ * not written at all, so a step that changes nothing records no action
+ * (`drover plan --once` prints "actions: none"). */
 static bool
 commit_status(struct st *st, struct deployment_status *ns)
 {
@@ -138,6 +151,9 @@ requeue_after(const struct deployment *d, const struct deployment_status *ns,
 	if (deployment_complete(d, ns) ||
 	    (c->reason && !strcmp(c->reason, REASON_TIMED_OUT)))
 		return -1;
+	/* The extra second is Kubernetes' guard against waking a few
+	 * milliseconds early and finding the deadline not yet passed (the
+	 * timeout test is strict). */
 	after = c->last_update_time +
 		DTIME_SEC(d->spec.progress_deadline_seconds.v) - now;
 	return after < 1000 ? 0 : after + 1000;
@@ -173,6 +189,11 @@ rollout_status(const struct deployment *d, const struct replicaset *const *live,
 	pd_calculate_status(d, live, spec, n, new_rs, fl, now, ns);
 	if (!deploy_has_progress_deadline(d))
 		condition_remove(&ns->conditions, "Progressing");
+	/* Example of "already complete": a finished rollout that loses a
+	 * pod (9 of 10 left, all the new RS's) still has replicas ==
+	 * updatedReplicas and keeps NewReplicaSetAvailable: no progress or
+	 * deadline is judged until a new template makes updated < replicas
+	 * again. */
 	cur = condition_get(&d->status.conditions, "Progressing");
 	complete_already = ns->replicas == ns->updated_replicas && cur &&
 			   cur->reason &&
@@ -185,6 +206,13 @@ rollout_status(const struct deployment *d, const struct replicaset *const *live,
 			set_condition(&ns->conditions, "Progressing", "True",
 				      REASON_NEW_RS_AVAILABLE, msg, now);
 		} else if (deployment_progressing(d, ns)) {
+			/* Not set_condition: it leaves a condition with the
+			 * same status and reason alone, timestamps included,
+			 * and progress must move lastUpdateTime even when the
+			 * reason stays ReplicaSetUpdated. Example: updated at
+			 * 12:00:00, more pods available at 12:03:00: the
+			 * deadline (600 s) moves from 12:10:00 to 12:13:00;
+			 * lastTransitionTime stays if it was True already. */
 			struct condition c = {
 			    .type = "Progressing",
 			    .status = "True",
@@ -265,7 +293,11 @@ pd_sync_rollout_status(struct st *st, const struct replicaset *new_rs)
 	commit_status(st, &ns);
 }
 
-/* syncDeploymentStatus: status without touching Progressing. */
+/* syncDeploymentStatus: status without touching Progressing. The path
+ * of a paused Deployment, a scaling event and a Deployment being
+ * deleted: the Progressing condition stays what it was (Unknown,
+ * DeploymentPaused while paused, §12); only the counts and Available
+ * are recomputed. */
 void
 pd_sync_deployment_status(struct st *st, const struct replicaset *new_rs)
 {

@@ -9,6 +9,10 @@
 
 /* ---- rollback, legacy annotation path (§13.2) ---- */
 
+/* getRollbackTo: the revision the annotation asks for. "3" -> 3, "0" ->
+ * 0 (the previous revision); absent, "", "abc" or "3x" -> false, and an
+ * invalid value is ignored as Kubernetes ignores it: the sync goes on
+ * as if there were no request, and the annotation stays. */
 bool
 pd_rollback_to(const struct deployment *d, int64_t *rev)
 {
@@ -25,6 +29,9 @@ pd_rollback_to(const struct deployment *d, int64_t *rev)
 	return true;
 }
 
+/* Every outcome ends here: the request is answered once, found or not,
+ * by dropping the annotation in a normal update of the Deployment (the
+ * template change, if any, rides in the same write). */
 static void
 clear_rollback_to(struct st *st)
 {
@@ -47,7 +54,13 @@ struct rollback_decision {
 /* rollback(): revision 0 means the previous one (LastRevision, the
  * second highest: with RSes at revisions 3, 5 and 6, the current is 6
  * and 0 means 5). The first RS (in all[]'s order) at the target revision
- * decides. all[] may hold NULL. */
+ * decides. all[] may hold NULL.
+ *
+ * Examples, RSes at 1 (template A) and 2 (template B, the Deployment's):
+ * rollbackTo 1 or 0 -> RB_ROLL_BACK to A; rollbackTo 2 -> RB_UNCHANGED;
+ * rollbackTo 7 -> RB_NOT_FOUND. With a single RS at 1, 0 asks for a
+ * previous revision that does not exist: RB_NO_LAST. An RS whose
+ * revision annotation does not parse is never a target. */
 static struct rollback_decision
 rollback_decision(const struct deployment *d,
 		  const struct replicaset *const *all, size_t n)
@@ -80,7 +93,16 @@ rollback_decision(const struct deployment *d,
  * pod-template-hash label) and rs's annotations, keeping its own
  * annotations that are never copied (skip_copy_annotation: revision,
  * last-applied and the like) and dropping the others (setDeployment
- * AnnotationsTo). */
+ * AnnotationsTo).
+ *
+ * Example: the Deployment has {revision: 3, change-cause: "v3", team:
+ * a}, the RS {revision: 1, change-cause: "v1", desired-replicas: 10}.
+ * Result: {revision: 3, change-cause: "v1"}. team goes (only the RS's
+ * annotations come back), desired-replicas is skip-listed and not
+ * copied. `kubectl rollout undo` writes the same set (spec §13.1).
+ * The hash label is dropped because it is the RS's alone: a
+ * Deployment's template never carries one (and rs_matches_template
+ * ignores it, so the next sync finds rs as the new RS either way). */
 static void
 roll_back_to(struct deployment *d, const struct replicaset *rs)
 {
@@ -103,7 +125,17 @@ roll_back_to(struct deployment *d, const struct replicaset *rs)
 }
 
 /* rollback (§13.2): decide, then apply: the template copied back (the
- * next sync rolls it out), an event, the annotation cleared. */
+ * next sync rolls it out), an event, the annotation cleared.
+ *
+ * As in Kubernetes the new RS of the current template is found or
+ * created first (create is true), and nothing is resized here. Example:
+ * RSes at 1 (A), 2 (B), 3 (C, current), rollbackTo 0: the target is 2,
+ * the template becomes B, event "Rolled back deployment "web" to
+ * revision 2". The next sync finds the revision-2 RS as the new RS and
+ * renumbers it 4 with revision-history "2" (set_new_rs_annotations),
+ * then rolls out towards it under the usual surge and unavailable
+ * limits. On a hash collision the step fails before deciding and the
+ * annotation stays, so the request is retried with the step. */
 void
 pd_rollback(struct st *st)
 {

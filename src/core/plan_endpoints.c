@@ -68,6 +68,8 @@ struct group {
 	size_t n, alloc;
 };
 
+/* An EndpointPort's name and protocol are written even when empty (""
+ * for an unnamed Service port, see model.c), hence "" for NULL. */
 static char *
 dup_or_empty(const char *s)
 {
@@ -270,6 +272,11 @@ entries_of(const struct plan_endpoints_in *in, size_t *n)
 		}
 		if (e.ports.n == 0)
 			continue;
+		/* discovery/v1's EndpointConditions: serving is the
+		 * pod's readiness whatever else, ready is serving and not
+		 * terminating ("ready should never be true for terminating
+		 * endpoints"). A Ready pod being deleted: ready false,
+		 * serving true, terminating true. */
 		e.addr = addr;
 		e.terminating = p->metadata.deletion_timestamp != 0;
 		e.serving = pod_is_ready(p);
@@ -327,6 +334,9 @@ groups_of(const struct entry *e, size_t ne, size_t *ng)
 	return g;
 }
 
+/* An endpoint's targetRef: kind Pod, namespace, name and uid, as the
+ * EndpointSlice controller writes it (no apiVersion, no
+ * resourceVersion, so a pod's status change alone does not change it). */
 static struct object_ref *
 pod_ref(const struct pod *p)
 {
@@ -339,6 +349,8 @@ pod_ref(const struct pod *p)
 	return r;
 }
 
+/* The conditions are *bool in Go; the planner always writes them, true
+ * or false, so two plans of one world compare equal field by field. */
 static void
 set_opt(struct opt_bool *o, bool v)
 {

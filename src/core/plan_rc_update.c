@@ -83,7 +83,9 @@ source_id(const struct replication_controller *rc, char *buf, size_t len)
 }
 
 /* The controller has seen its spec and has its pods (the client's
- * "wait for the RC to report the size"). */
+ * "wait for the RC to report the size"). Example: right after a scale
+ * 3 -> 2 (generation 5), a status with observedGeneration 4, or with 5
+ * and replicas 3, is not settled; 5 and 2 is. */
 static bool
 settled(const struct replication_controller *rc)
 {
@@ -379,6 +381,8 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 	int64_t o = rc_replicas(old), n = rc_replicas(next);
 	int64_t inc, dec, avail = in->next_available;
 
+	/* e.g. "Scaling up web-next from 0 to 3, scaling down web from 3
+	 * to 0 (keep 3 pods available, don't exceed 4 pods)" */
 	snprintf(out->summary, sizeof(out->summary),
 		 "Scaling up %s from %lld to %lld, scaling down %s from %lld "
 		 "to 0 (keep %lld pods available, don't exceed %lld pods)",
@@ -420,6 +424,8 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 		 * available, the new pods not yet available counted as
 		 * missing. Example, desired 3: old 3, new 1 with 0
 		 * available → 4 - 3 - 1 = 0 (wait); with 1 → 1. */
+		/* Once NEXT is full and all available, OLD goes to 0 in
+		 * one step: old 1, new 3 with 3 available -> old 0. */
 		dec = (o + n) - desired - (n - avail);
 		if (n == desired && avail >= desired)
 			dec = o;

@@ -90,7 +90,9 @@ pod_is_available(const struct pod *p, int64_t min_ready_seconds, dtime now)
  * deletions randomly among them instead of always taking the newest.
  * Example: ready 600 s and 1000 s ago are both in bucket 39 (2^39 ns is
  * about 550 s, 2^40 ns about 1100 s); 1500 s ago is bucket 40. dtime is
- * in milliseconds, hence the * 1000000. */
+ * in milliseconds, hence the * 1000000. A time not in the past (a clock
+ * behind the pod's) ranks -1, below every real bucket, as in
+ * Kubernetes' logarithmicRankDiff. */
 static int64_t
 log_rank(dtime t, dtime now)
 {
@@ -102,7 +104,10 @@ log_rank(dtime t, dtime now)
 }
 
 /* afterOrZero: a zero time sorts first, then the later one (the newer
- * pod is deleted first). */
+ * pod is deleted first). Ready at 12:00 and 12:05: the 12:05 one first;
+ * never ready (zero) and 12:05: the zero one first. Only called with
+ * two different times (ranked_pod_cmp tests that first): for two equal
+ * ones it would answer -1 both ways. */
 static int
 after_or_zero(dtime a, dtime b)
 {
@@ -186,7 +191,9 @@ ranked_pod_cmp(const void *a, const void *b)
 	/* 4. lower pod-deletion-cost first */
 	if (x->cost != y->cost)
 		return x->cost < y->cost ? -1 : 1;
-	/* 5. doubled up (more related pods on the node) first */
+	/* 5. doubled up (more related pods on the node) first. Example:
+	 * a and b alike so far, a's node runs 3 of the owner's pods and
+	 * b's node 1: a goes first, leaving 2 and 1. */
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
 	/* 6. ready for less time first */
@@ -247,6 +254,9 @@ smallest_first(struct ranked_pod *rp, size_t n, size_t k)
 		return;
 	for (i = k / 2; i-- > 0;)
 		sift_down(rp, k, i);
+	/* Invariant: rp[0..k) holds the k first (in ranked_pod_cmp's
+	 * order) of rp[0..i), the last of them at rp[0]; a later pod
+	 * that sorts before rp[0] takes its place. */
 	for (i = k; i < n; i++)
 		if (ranked_pod_cmp(&rp[i], &rp[0]) < 0) {
 			struct ranked_pod t = rp[0];
@@ -261,7 +271,8 @@ smallest_first(struct ranked_pod *rp, size_t n, size_t k)
 /* Related active pods per node: the distinct node names, sorted, with
  * their counts. Nodes are few beside pods (one, on a single host), so
  * each pod costs a binary search among the nodes, not a place in a sort
- * of every pod. */
+ * of every pod. Unscheduled pods all have the node "" and count
+ * together, as in Kubernetes' podsOnNode map keyed by spec.nodeName. */
 struct node_count {
 	const char *node;
 	int64_t n;
@@ -298,6 +309,9 @@ count_nodes(const struct pod_facts *const *fs, size_t n,
 	const char *last = NULL;
 	bool hit;
 
+	/* Pods tend to come grouped by node, so `last` (the node of the
+	 * previous active pod, v[at]) lets a run of one node's pods cost
+	 * one strcmp each instead of a binary search. */
 	for (i = 0; i < n; i++) {
 		const char *node;
 
@@ -438,6 +452,12 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	for (i = 0; i < in->npods; i++) {
 		const struct pod_facts *f = fs[i];
 
+		/* Claiming (ClaimPods), in part: a pod this RS controls is
+		 * counted whatever its labels (Kubernetes would release one
+		 * whose labels stopped matching; plan_rs does not); an
+		 * orphan is adopted when the selector matches and the RS is
+		 * not being deleted; another controller's pod is never
+		 * touched, even when the selector matches it. */
 		if (!f->active)
 			continue;
 		if (owns(rs, f)) {
@@ -491,6 +511,9 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 				 in->now)) {
 				avail++;
 			} else {
+				/* minReadySeconds 5, Ready at 12:00:00, now
+				 * 12:00:02: at is 12:00:05.001, requeue after
+				 * 3001 ms, the first instant it is available */
 				dtime at =
 				    f->ready_time +
 				    DTIME_SEC(rs->spec.min_ready_seconds) + 1;
@@ -550,6 +573,11 @@ rs_controller_ref(const struct replicaset *rs, struct owner_ref *ref)
 	ref->block_owner_deletion.set = ref->block_owner_deletion.v = true;
 }
 
+/* Example: RS web-6d9f (namespace default, template labels {app: web,
+ * pod-template-hash: 6d9f}) gives generateName "web-6d9f-", the same
+ * labels, and an ownerReference apps/v1 ReplicaSet web-6d9f with
+ * controller and blockOwnerDeletion true; the API server then names it
+ * web-6d9f-<5 random characters>. */
 void
 rs_new_pod(const struct replicaset *rs, struct pod *p)
 {

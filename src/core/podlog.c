@@ -3,6 +3,10 @@
 
 #include "podlog.h"
 
+/* The uid is part of the name so that a pod deleted and re-created
+ * under its name never appends to its predecessor's log. Example:
+ * DIR/default_web-x2k9p_<uid>_web.log, and ..._web.previous.log for the
+ * run before the last restart. -1 if it does not fit in buf. */
 int
 podlog_path(char *buf, size_t len, const char *dir, const char *ns,
 	    const char *pod, const char *uid, const char *container,

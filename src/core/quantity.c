@@ -18,7 +18,9 @@
 #include "quantity.h"
 
 /* The suffix's power of ten and power of two; false if s is not one of
- * Kubernetes' suffixes. "E" alone is exa; "e" needs digits after it. */
+ * Kubernetes' suffixes. "E" alone is exa; "e" needs digits after it.
+ * Examples: "Mi" (0, 20), "k" (3, 0), "e3" and "E3" (3, 0), "e-2"
+ * (-2, 0); "K", "e", "mi" and "Ki3" are not suffixes. */
 static bool
 suffix(const char *s, int *dec, int *bin)
 {
@@ -92,6 +94,11 @@ quantity_parse(const char *s, enum qty_scale scale, int64_t *out)
 		return QTY_OK;
 	}
 	v <<= bin; /* v < 2^63, bin <= 60: fits 128 bits */
+	/* The power of ten still to apply: the suffix's, less the digits
+	 * after the point, plus the scale. "2.5e3" at QTY_UNIT: 3 - 1 + 0
+	 * = 2, 25 * 100 = 2500. "500m" at QTY_MILLI: -3 - 0 + 3 = 0, 500.
+	 * "1.5Ki" at QTY_UNIT: 15 << 10 = 15360, then -1: 1536 exactly.
+	 * "-1.5" at QTY_UNIT: 15, then -1: -1, rounded toward +infinity. */
 	e10 = dec - frac + (int)scale;
 	for (; e10 > 0; e10--) {
 		v *= 10;

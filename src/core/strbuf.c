@@ -6,6 +6,9 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
+/* The "" every empty strbuf points at, so that buf is never NULL. It is
+ * never written: grow() allocates before the first byte goes in, and
+ * strbuf_reset writes only into an allocated buffer. */
 char strbuf_empty_[1];
 
 void
@@ -32,6 +35,9 @@ strbuf_reset(struct strbuf *sb)
 		sb->buf[0] = '\0';
 }
 
+/* The caller owns the result and frees it. An empty strbuf gives a
+ * fresh "" (never strbuf_empty_, which must not be freed); sb is left
+ * empty and usable. */
 char *
 strbuf_detach(struct strbuf *sb)
 {
@@ -41,6 +47,10 @@ strbuf_detach(struct strbuf *sb)
 	return r;
 }
 
+/* Room for extra more bytes and the NUL. Capacity starts at 32 and
+ * doubles: 33 bytes of text (34 with the NUL) get 64. buf is set to
+ * NULL before the first realloc because it pointed at strbuf_empty_,
+ * which realloc must never see. */
 static void
 grow(struct strbuf *sb, size_t extra)
 {
@@ -86,6 +96,8 @@ strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	va_list cp;
 	int n;
 
+	/* Two passes: measure on a copy of ap, then format into the room
+	 * made for it. A format error (n < 0) appends nothing. */
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
@@ -106,6 +118,11 @@ strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Escapes what JSON requires and nothing more: the quote, the
+ * backslash, and control characters (\n, \t and \r by name, the others
+ * as \u00XX). Bytes from 0x80 up pass through, so UTF-8 stays UTF-8.
+ * Example: a"b, a newline, then byte 0x01 give "a\"b\n\u0001". For
+ * printable ASCII this is also Go's %q, which validate.c relies on. */
 void
 strbuf_addjsonstr(struct strbuf *sb, const char *s)
 {

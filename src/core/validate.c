@@ -270,7 +270,12 @@ validate_port_ref(const struct intstr *port, const char *path,
  * Difference: Kubernetes reports a second handler as Forbidden on that
  * handler's own path ("livenessProbe.httpGet") and skips validating it;
  * drover validates every handler present and reports the count on the
- * probe's path. A NULL probe (not configured) is valid. */
+ * probe's path. A NULL probe (not configured) is valid.
+ *
+ * Example: livenessProbe {httpGet {port: 0}, successThreshold: 2} gives
+ * two errors, in this order: livenessProbe.httpGet.port "must be
+ * between 1 and 65535, inclusive", livenessProbe.successThreshold
+ * "must be 1". The same as a readinessProbe gives only the first. */
 static void
 validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 	       struct fielderr_list *errs)
@@ -413,7 +418,8 @@ validate_capability(const char *name)
 }
 
 /* IsValidUserID / IsValidGroupID: 0..2147483647 (math.MaxInt32) in the
- * int64 fields. */
+ * int64 fields. 0 (root) is valid; -1 and 2147483648 are not, though
+ * both fit the field. */
 static void
 valid_id(const struct opt_int *o, const char *path, struct fielderr_list *errs)
 {
@@ -1022,7 +1028,9 @@ zero_unavailable(const struct intstr *v, const char *path, const char *detail,
 	strbuf_release(&s);
 }
 
-/* IsNotMoreThan100Percent (checked last, as in Kubernetes). */
+/* IsNotMoreThan100Percent (checked last, as in Kubernetes). "150%" is
+ * refused; an int 150 is not a percentage and passes (max_unavailable
+ * clamps it to replicas). */
 static void
 not_over_100_percent(const struct intstr *v, const char *path,
 		     struct fielderr_list *errs)
@@ -1035,9 +1043,10 @@ not_over_100_percent(const struct intstr *v, const char *path,
 
 /* ValidateRollingUpdateDeployment. The both-zero rule looks at the raw
  * numbers, not the resolved counts (getIntOrPercentValue: 0 and "0%" are
- * zero, and so is a malformed string): maxSurge "1%" with 1 replica
- * resolves to 0 surge yet is accepted, and ResolveFenceposts then makes
- * maxUnavailable 1 so the rollout still moves. The error is on
+ * zero, and so is a malformed string): maxSurge 0 with maxUnavailable
+ * "1%" of 1 replica resolves to 0 unavailable (it rounds down) yet is
+ * accepted, and ResolveFenceposts then makes maxUnavailable 1 so the
+ * rollout still moves. The error is on
  * maxUnavailable with its value as written: 0 prints as 0, "0%" as
  * "0%". maxSurge may exceed 100% (200% of 4 = 8 extra pods);
  * maxUnavailable may not (more than every pod unavailable is
@@ -1049,6 +1058,10 @@ validate_rolling_update(const struct rolling_update *ru,
 	const char *ps = "spec.strategy.rollingUpdate.maxSurge";
 	const char *pu = "spec.strategy.rollingUpdate.maxUnavailable";
 
+	/* Kubernetes' order: maxUnavailable's form, maxSurge's form, the
+	 * both-zero rule, the 100% cap. The both-zero rule runs even after
+	 * a form error: maxUnavailable "-5%" with maxSurge 0 gets the
+	 * percent error and "may not be 0" both ("-5%" reads as 0). */
 	validate_intstr_nonneg(&ru->max_unavailable, pu, errs);
 	validate_intstr_nonneg(&ru->max_surge, ps, errs);
 	if (intstr_raw_value(&ru->max_unavailable) == 0 &&
@@ -1072,6 +1085,8 @@ validate_in_place_update(const struct in_place_update *ip,
 	const char *pu = "spec.strategy.inPlaceUpdate.maxUnavailable";
 	size_t before = errs->n;
 
+	/* Unlike the rolling rule, "may not be 0" is only said of a value
+	 * that is otherwise well formed: "-5%" gets one error, not two. */
 	validate_intstr_nonneg(&ip->max_unavailable, pu, errs);
 	if (errs->n == before && intstr_raw_value(&ip->max_unavailable) == 0)
 		zero_unavailable(&ip->max_unavailable, pu,
@@ -1143,6 +1158,9 @@ validate_deployment(const struct deployment *d, struct fielderr_list *errs)
 	nonneg(s->min_ready_seconds, "spec.minReadySeconds", errs);
 	nonneg_opt(&s->revision_history_limit, "spec.revisionHistoryLimit",
 		   errs);
+	/* progressDeadlineSeconds -1 with minReadySeconds 0 gets both
+	 * errors below (negative, and not above minReadySeconds), as in
+	 * Kubernetes, which checks the two independently. */
 	if (s->progress_deadline_seconds.set) {
 		nonneg(s->progress_deadline_seconds.v,
 		       "spec.progressDeadlineSeconds", errs);
@@ -1266,6 +1284,9 @@ validate_node(const struct node *n, struct fielderr_list *errs)
 	"with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "      \
 	"regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 
+/* The length and the syntax are separate errors, as in
+ * validate_dns1123: 64 letters get one error, "2web" one, 64 characters
+ * starting with a digit both. */
 static void
 validate_dns1035(const char *s, const char *path, struct fielderr_list *errs)
 {
@@ -1473,6 +1494,14 @@ validate_endpoints(const struct endpoints *e, struct fielderr_list *errs)
 	strbuf_release(&p);
 }
 
+/* ValidateEvent (core/v1), in part. The involved object's namespace
+ * must be the Event's, except for a cluster-scoped object (a Node): its
+ * Events carry no involvedObject.namespace and may live in "default"
+ * (where old clients wrote them) or in no namespace. Example: an Event
+ * in "web" about a Pod of "web": valid; about a Pod of "db": invalid;
+ * about node-1 (no namespace) in "default": valid, in "web": invalid.
+ * type is optional but, if given, Normal or Warning; involvedObject.kind
+ * and reason are required. */
 void
 validate_event(const struct event_v1 *e, struct fielderr_list *errs)
 {

@@ -4,6 +4,9 @@
 
 #include "xalloc.h"
 
+/* A request of 0 bytes asks for 1: malloc(0) may return NULL, which
+ * would read as out-of-memory here, and callers size arrays as n + 1 or
+ * n without checking n for 0. */
 void *
 xmalloc(size_t n)
 {
@@ -24,6 +27,8 @@ xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+/* As with xmalloc, 0 becomes 1: realloc(p, 0) may free p and return
+ * NULL, which would abort here as if memory had run out. */
 void *
 xrealloc(void *p, size_t n)
 {
@@ -34,6 +39,8 @@ xrealloc(void *p, size_t n)
 	return q;
 }
 
+/* NULL in, NULL out: the model's optional strings are NULL when
+ * absent, and copying an object copies that absence. */
 char *
 xstrdup(const char *s)
 {
@@ -42,6 +49,8 @@ xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
+/* Exactly n bytes and a NUL; s need not be NUL-terminated within them
+ * (read_word in labels.c hands it a slice of a longer string). */
 char *
 xstrndup(const char *s, size_t n)
 {
