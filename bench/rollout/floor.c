@@ -32,7 +32,6 @@
  * usage: floor EXAMPLE N [PORT_BASE]   (prints "floor <seconds>") */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -40,21 +39,19 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define THREADS 4
-#define READY_NS 1000000000LL /* initialDelaySeconds and periodSeconds */
-
-extern char **environ;
+#define THREADS    4
+#define READY_NS   1000000000LL /* initialDelaySeconds and periodSeconds */
+#define GIVE_UP_NS (60 * 1000000000LL) /* a process that never listens */
 
 struct proc {
 	pid_t pid;
 	int port;
-	int log; /* its stdout and stderr, made ahead */
+	int log;              /* its stdout and stderr, made ahead */
 	long long started_ns; /* when posix_spawn returned; 0: not yet */
 	long long check_ns;   /* next readiness check */
 	int ready;
@@ -62,7 +59,8 @@ struct proc {
 
 static const char *example;
 static struct proc *olds, *news;
-static int n, nstarted_req, ndone;
+static int n, nstarted_req;
+static int spawn_failed; /* a start failed on a worker: main gives up */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t more = PTHREAD_COND_INITIALIZER;
 static struct proc *queue[4096];
@@ -77,8 +75,9 @@ now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Starts p's process; its pid in *pid. */
 static int
-spawn(struct proc *p, const char *version)
+spawn(const struct proc *p, const char *version, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	char port[16], envport[32], envver[32];
@@ -92,7 +91,7 @@ spawn(struct proc *p, const char *version)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p->log, 1);
 	posix_spawn_file_actions_adddup2(&fa, p->log, 2);
-	r = posix_spawn(&p->pid, example, &fa, NULL, argv, envp);
+	r = posix_spawn(pid, example, &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	return r;
 }
@@ -103,6 +102,7 @@ worker(void *arg)
 	(void)arg;
 	for (;;) {
 		struct proc *p;
+		pid_t pid;
 
 		pthread_mutex_lock(&mu);
 		while (qhead == qtail && !quit)
@@ -113,14 +113,16 @@ worker(void *arg)
 		}
 		p = queue[qhead++ % 4096];
 		pthread_mutex_unlock(&mu);
-		if (spawn(p, "new") != 0) {
-			perror("posix_spawn");
-			abort();
+		if (spawn(p, "new", &pid) != 0) {
+			pthread_mutex_lock(&mu);
+			spawn_failed = 1;
+			pthread_mutex_unlock(&mu);
+			continue;
 		}
 		pthread_mutex_lock(&mu);
+		p->pid = pid;
 		p->started_ns = now_ns();
 		p->check_ns = p->started_ns + READY_NS;
-		ndone++;
 		pthread_mutex_unlock(&mu);
 	}
 }
@@ -147,23 +149,54 @@ listens(int port)
 	return ok;
 }
 
+/* An unnamed file in /tmp for a process's output, or -1. */
 static int
 make_log(void)
 {
-	int fd = open("/tmp", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	return open("/tmp", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+}
 
-	if (fd < 0) {
-		perror("O_TMPFILE");
-		abort();
+/* SIGTERM to every process started, then waits for them all. */
+static void
+stop_all(void)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (olds[i].pid > 0)
+			kill(olds[i].pid, SIGTERM);
+		if (news[i].pid > 0)
+			kill(news[i].pid, SIGTERM);
 	}
-	return fd;
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+}
+
+/* The process of pid, exited and waited for, is forgotten: its pid may
+ * be another process's now, which stop_all must not signal. */
+static void
+forget(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (olds[i].pid == pid)
+			olds[i].pid = 0;
+		if (news[i].pid == pid)
+			news[i].pid = 0;
+	}
 }
 
 static void
 reap(void)
 {
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		pthread_mutex_lock(&mu);
+		forget(pid);
+		pthread_mutex_unlock(&mu);
+	}
 }
 
 int
@@ -171,6 +204,7 @@ main(int argc, char **argv)
 {
 	pthread_t th[THREADS];
 	int base, surge, unavail, i, nready = 0, nold_left, nkilled = 0;
+	int failed = 0;
 	long long t0, end = 0;
 
 	if (argc < 3) {
@@ -180,30 +214,45 @@ main(int argc, char **argv)
 	example = argv[1];
 	n = atoi(argv[2]);
 	base = argc > 3 ? atoi(argv[3]) : 12000;
+	if (n <= 0 || n > 2000 || base <= 0 || base + 2 * n > 32768) {
+		fprintf(stderr, "floor: N 1-2000, ports below 32768\n");
+		return 2;
+	}
 	surge = (n + 3) / 4; /* 25%, rounded up */
 	unavail = n / 4;     /* 25%, rounded down */
 	olds = calloc((size_t)n, sizeof(*olds));
 	news = calloc((size_t)n, sizeof(*news));
 	for (i = 0; i < n; i++) {
 		olds[i] = (struct proc){.port = base + i, .log = make_log()};
-		news[i] = (struct proc){.port = base + n + i, .log = make_log()};
-		if (spawn(&olds[i], "old") != 0) {
-			perror("posix_spawn");
+		news[i] =
+		    (struct proc){.port = base + n + i, .log = make_log()};
+		if (olds[i].log < 0 || news[i].log < 0) {
+			perror("floor: a log file in /tmp");
+			stop_all();
+			return 1;
+		}
+		if (spawn(&olds[i], "old", &olds[i].pid) != 0) {
+			fprintf(stderr, "floor: cannot start %s\n", example);
+			stop_all();
 			return 1;
 		}
 	}
 	t0 = now_ns();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !failed; i++)
 		while (!listens(olds[i].port)) {
-			if (now_ns() - t0 > 30 * 1000000000LL) {
-				fprintf(stderr, "floor: port %d never listened\n",
+			if (now_ns() - t0 > GIVE_UP_NS) {
+				fprintf(stderr,
+					"floor: port %d never listened\n",
 					olds[i].port);
-				for (i = 0; i < n; i++)
-					kill(olds[i].pid, SIGTERM);
-				return 1;
+				failed = 1;
+				break;
 			}
 			usleep(1000);
 		}
+	if (failed) {
+		stop_all();
+		return 1;
+	}
 	for (i = 0; i < THREADS; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
 
@@ -217,7 +266,19 @@ main(int argc, char **argv)
 	while (nready < n) {
 		long long t = now_ns(), next = t + 1000000;
 
+		if (t - t0 > GIVE_UP_NS) {
+			fprintf(stderr, "floor: %d of %d never turned ready\n",
+				n - nready, n);
+			failed = 1;
+			break;
+		}
 		pthread_mutex_lock(&mu);
+		if (spawn_failed) {
+			pthread_mutex_unlock(&mu);
+			fprintf(stderr, "floor: cannot start %s\n", example);
+			failed = 1;
+			break;
+		}
 		for (i = 0; i < nstarted_req; i++) {
 			struct proc *p = &news[i];
 
@@ -248,8 +309,7 @@ main(int argc, char **argv)
 		reap();
 		t = now_ns();
 		if (next > t) {
-			struct timespec ts = {.tv_sec = 0,
-					      .tv_nsec = next - t};
+			struct timespec ts = {.tv_sec = 0, .tv_nsec = next - t};
 
 			nanosleep(&ts, NULL);
 		}
@@ -260,13 +320,8 @@ main(int argc, char **argv)
 	pthread_mutex_unlock(&mu);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
-	printf("floor %.3f\n", (double)(end - t0) / 1e9);
-	for (i = 0; i < n; i++) {
-		if (i >= nkilled)
-			kill(olds[i].pid, SIGTERM);
-		kill(news[i].pid, SIGTERM);
-	}
-	while (waitpid(-1, NULL, 0) > 0)
-		;
-	return 0;
+	if (!failed)
+		printf("floor %.3f\n", (double)(end - t0) / 1e9);
+	stop_all();
+	return failed;
 }
