@@ -623,12 +623,12 @@ agent_start_bound(struct agent *a)
 /* The kick first does what moves rollouts on: the statuses of pods whose
  * readiness flipped (a pod turning ready lets the next ones start; one
  * turning unready leaves its endpoints), then those of the other pods
- * that run already, then the starts of new pods. When it did any of that, the rest (the statuses of
- * the pods just started, terminations, deletions) waits for the next
- * kick, once, so that the controllers can act on the readiness first.
- * Ops added meanwhile wait for the next kick. Past AGENT_KICK_BUDGET_MS
- * the rest waits too, in its place: a kick costs the work it does, not
- * the length of the backlog. */
+ * that run already, then the starts of new pods. When it did any of
+ * that, the rest (the statuses of the pods just started, terminations,
+ * deletions) waits for the next kick, once, so that the controllers can act
+ * on the readiness first. Ops added meanwhile wait for the next kick. Past
+ * AGENT_KICK_BUDGET_MS the rest waits too, in its place: a kick costs the
+ * work it does, not the length of the backlog. */
 static void
 on_kick(uv_check_t *h)
 {

@@ -24,7 +24,8 @@
  * Ports: each declared port gets a host port (PORT, PORT_<NAME>), stable
  * for the pod's life: its hostPort if declared, else one of the agent's
  * range (portalloc.h), never one held by another pod or released less
- * than a minute ago; with the range exhausted the container waits. Probes (probe.h): startup, readiness, liveness.
+ * than a minute ago; with the range exhausted the container waits.
+ * Probes (probe.h): startup, readiness, liveness.
  *
  * Live restore: processes live in their own sessions and write to files,
  * so they survive the agent; runtime_adopt() takes them back.

@@ -1,6 +1,6 @@
 /* kube.h - typed reads and writes through the API client for the
- * controllers and the agent: objects come back decoded (with their resourceVersion,
- * so a write of a read object is a compare-and-swap). */
+ * controllers and the agent: objects come back decoded (with their
+ * resourceVersion, so a write of a read object is a compare-and-swap). */
 #ifndef DROVER_CLIENT_KUBE_H
 #define DROVER_CLIENT_KUBE_H
 

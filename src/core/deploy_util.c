@@ -639,8 +639,9 @@ round_half_away(double x)
  * Deployment's maxPods goes from the RS's max-replicas annotation to
  * replicas + surge: round(size * full / before) - size. Example: size 8,
  * annotated 13, now 15 + 3 = 18: round(11.08) - 8 = 3. With replicas 0
- * the RS loses everything. Also getReplicaSetFraction with the 1.33 rules for a missing or zero
- * max-replicas annotation. The product is computed in 32 bits, as in Go. */
+ * the RS loses everything. Also getReplicaSetFraction with the 1.33
+ * rules for a missing or zero max-replicas annotation. The product is
+ * computed in 32 bits, as in Go. */
 static int64_t
 rs_fraction(const struct replicaset *rs, const struct deployment *d)
 {

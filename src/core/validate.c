@@ -763,9 +763,9 @@ validate_container(const struct container *c, const char *path,
  *
  * Container names must be unique: the second "web" is Duplicate on its
  * own containers[i].name (a third "web" gets one error too, not one per
- * earlier "web"). activeDeadlineSeconds must be 1..2^31-1. nodeSelector follows the label rules.
- * Tolerations: operator "" means Equal and effect "" means all effects,
- * so both are accepted empty. */
+ * earlier "web"). activeDeadlineSeconds must be 1..2^31-1. nodeSelector
+ * follows the label rules. Tolerations: operator "" means Equal and effect
+ * "" means all effects, so both are accepted empty. */
 void
 validate_pod_spec(const struct pod_spec *s, const char *path,
 		  struct fielderr_list *errs)

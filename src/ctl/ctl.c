@@ -166,8 +166,9 @@ ctl_start(const struct ctl_config *cfg)
 	}
 	/* The caches hold everything stored (an informer lists before it
 	 * returns) but no one had subscribed yet: sync every object once,
-	 * as client-go's informers deliver their initial list. A change stored just before a crash
-	 * is acted on by the next daemon even if nothing else happens. */
+	 * as client-go's informers deliver their initial list. A change
+	 * stored just before a crash is acted on by the next daemon even if
+	 * nothing else happens. */
 	ctl_resync(c);
 	if (cfg->resync_ms > 0) {
 		c->resync = xcalloc(1, sizeof(*c->resync));

@@ -24,13 +24,14 @@
  * next syncs, which write without planning again, as Kubernetes'
  * expectations hold a ReplicaSet's next plan back until the last one's
  * writes are seen. A plan that took longer than half the budget is
- * carried out from the next sync on, after the loop has polled. Worked example, scaling 100,000 pods to 0 on two
- * cores: at 90,000 pods the plan (about 40 ms) picks 500 victims; ten
- * turns of 50 deletions follow (about 5 ms each, plus the commit and the
- * delivery of their events), and the API is answered between all of them.
- * (At 100 a turn, and a sync budget of 20 ms, a turn of the scheduler's
- * bindings, the Events and a ReplicaSet's 100 creations with their
- * deliveries took 75 ms, and GET /version waited up to 0.11 s.)
+ * carried out from the next sync on, after the loop has polled. Worked
+ * example, scaling 100,000 pods to 0 on two cores: at 90,000 pods the
+ * plan (about 40 ms) picks 500 victims; ten turns of 50 deletions follow
+ * (about 5 ms each, plus the commit and the delivery of their events), and
+ * the API is answered between all of them. (At 100 a turn, and a sync
+ * budget of 20 ms, a turn of the scheduler's bindings, the Events and a
+ * ReplicaSet's 100 creations with their deliveries took 75 ms, and GET
+ * /version waited up to 0.11 s.)
  *
  * A carried plan is dropped when the ReplicaSet changes (uid, generation,
  * replicas, deletion) or a write fails; a victim that is gone or was

@@ -18,11 +18,11 @@
  * One control client at a time: a new connection replaces the old one
  * (an agent that restarted). While one is connected, the proxy's
  * counters are sent to it every METRICS_MS as Prometheus text
- * ({"op":"metrics","text":...}): the agent serves them on /metrics. Each table applied is answered with the
- * "busy" message (wire.h), and so is each endpoint that drains; the
- * endpoints of earlier tables that are gone are watched until idle too,
- * so that a pod left out of a table is reported busy while a connection
- * to it remains. */
+ * ({"op":"metrics","text":...}): the agent serves them on /metrics. Each
+ * table applied is answered with the "busy" message (wire.h), and so is
+ * each endpoint that drains; the endpoints of earlier tables that are gone
+ * are watched until idle too, so that a pod left out of a table is reported
+ * busy while a connection to it remains. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
