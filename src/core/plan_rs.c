@@ -5,6 +5,9 @@
  * One step (replica_set.go, syncReplicaSet):
  *  1. sort the namespace's active pods into mine (controller ref to this
  *     RS) and orphans the selector matches (adopted, then counted mine);
+ *     a pod of mine whose labels no longer match the selector is
+ *     released (ClaimPods: its controller reference is removed) and not
+ *     counted, unless the RS is being deleted;
  *  2. diff = len(mine) - spec.replicas; a deleting RS does neither;
  *  3. diff < 0: create min(-diff, burstReplicas = 500) pods. The caller
  *     creates them in slowStartBatch rounds (1, 2, 4, 8, ... pods, see
@@ -18,7 +21,10 @@
  * Example: spec 4, pods a (Running, ready 10 min), b (Pending), c
  * (Running, not ready), d (Running, ready 5 s), all on one node; spec
  * lowered to 2: diff 2, victims b (Pending sorts before Running) then c
- * (not ready before ready); a and d stay. */
+ * (not ready before ready); a and d stay.
+ * Release example: spec 3, pods a, b, c; `kubectl label pod c app=debug
+ * --overwrite` (the selector says app=web): c is released and runs on
+ * without an owner, and one pod is created in its place. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +449,11 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	int64_t want, diff, fully = 0, ready = 0, avail = 0;
 	uint64_t tmpl_fp =
 	    labels_fingerprint(&rs->spec.template.metadata.labels);
+	/* Validation makes the template match the selector; a pod with
+	 * exactly the template's labels then needs no selector check. */
+	bool tmpl_matches = selector_matches(
+	    rs->spec.selector, &rs->spec.template.metadata.labels);
+	bool deleting = rs->metadata.deletion_timestamp != DTIME_UNSET;
 	dtime next = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -452,18 +463,27 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	for (i = 0; i < in->npods; i++) {
 		const struct pod_facts *f = fs[i];
 
-		/* Claiming (ClaimPods), in part: a pod this RS controls is
-		 * counted whatever its labels (Kubernetes would release one
-		 * whose labels stopped matching; plan_rs does not); an
-		 * orphan is adopted when the selector matches and the RS is
-		 * not being deleted; another controller's pod is never
-		 * touched, even when the selector matches it. */
+		/* Claiming (ClaimPods): a pod this RS controls is counted
+		 * while its labels match the selector; once they do not, it
+		 * is released (not while the RS is being deleted: then it is
+		 * only left out); an orphan is adopted when the selector
+		 * matches and the RS is not being deleted; another
+		 * controller's pod is never touched, even when the selector
+		 * matches it. */
 		if (!f->active)
 			continue;
 		if (owns(rs, f)) {
-			mine[nmine++] = f;
-		} else if (!f->has_controller &&
-			   rs->metadata.deletion_timestamp == DTIME_UNSET &&
+			if ((tmpl_matches && f->labels_fp == tmpl_fp) ||
+			    selector_matches(rs->spec.selector,
+					     &f->pod->metadata.labels)) {
+				mine[nmine++] = f;
+			} else if (!deleting) {
+				out->release = xrealloc(
+				    out->release, (out->nrelease + 1) *
+						      sizeof(*out->release));
+				out->release[out->nrelease++] = f->pod;
+			}
+		} else if (!f->has_controller && !deleting &&
 			   selector_matches(rs->spec.selector,
 					    &f->pod->metadata.labels)) {
 			out->adopt =
@@ -477,7 +497,7 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	 * the rest waits for the next step (the world changed by then). */
 	want = rs->spec.replicas.set ? rs->spec.replicas.v : 1;
 	diff = (int64_t)nmine - want;
-	if (rs->metadata.deletion_timestamp != DTIME_UNSET)
+	if (deleting)
 		diff = 0;
 	if (diff < 0)
 		out->create =
@@ -545,6 +565,7 @@ plan_rs_out_release(struct plan_rs_out *out)
 {
 	free(out->victims);
 	free(out->adopt);
+	free(out->release);
 	schema_release(kind_status_schema(kind_by_id(KIND_REPLICASET)),
 		       &out->status);
 	memset(out, 0, sizeof(*out));

@@ -1,14 +1,16 @@
 /* plan_rs.h - the ReplicaSet planner: one syncReplicaSet step.
  *
  * Input: one ReplicaSet, the pods of its namespace (those it controls are
- * picked by controller ownerReference; orphans matching its selector are
- * adopted) and the current time. Output: how many pods to create from the
+ * picked by controller ownerReference and released when their labels no
+ * longer match its selector; orphans matching its selector are adopted)
+ * and the current time. Output: how many pods to create from the
  * template, which pods to delete (Kubernetes' victim ranking, §8.4 of
  * spec/deployment.md), the new status, and when availability will change
  * without any event (minReadySeconds).
  *
  * Ownership: the caller owns `in`; plan_rs_out_release() frees `out`. The
- * victims are pointers into in->pods, valid while `in` is. */
+ * victims, adopted and released pods are pointers into in->pods, valid
+ * while `in` is. */
 #ifndef DROVER_PLAN_RS_H
 #define DROVER_PLAN_RS_H
 
@@ -38,6 +40,10 @@ struct plan_rs_out {
 	size_t nvictims;
 	const struct pod **adopt; /* orphans to adopt */
 	size_t nadopt;
+	/* Pods it controls whose labels no longer match its selector: their
+	 * controller reference is to be removed (not counted as its own). */
+	const struct pod **release;
+	size_t nrelease;
 	struct replicaset_status status; /* the status to write */
 	bool status_changed;
 	int64_t requeue_after_ms; /* -1: none */

@@ -13,7 +13,8 @@
  * ReplicaSet events enqueue their own key; pod events enqueue the
  * controlling ReplicaSet (orphans: every ReplicaSet of the namespace, which
  * may adopt them). New pods are created with generateName, as Kubernetes
- * does; the victims plan_rs ranks first are deleted.
+ * does; the victims plan_rs ranks first are deleted; pods whose labels
+ * no longer match are released (their ownerReference to it removed).
  *
  * Huge counts. A plan reads every pod of the ReplicaSet (through the
  * facts the pod cache keeps, pod_facts.h) and asks for at most 500
@@ -488,6 +489,33 @@ adopt(struct ctl_rs *c, const struct replicaset *rs,
 	return fail;
 }
 
+/* Releases the pods plan_rs let go (their labels no longer match): a copy
+ * of each without its references to rs, as ClaimPods' release patch
+ * removes them. A pod already gone is no failure (Kubernetes ignores a
+ * 404 there too); a conflict is, and the sync is retried. */
+static int
+release(struct ctl_rs *c, const struct replicaset *rs,
+	const struct plan_rs_out *out)
+{
+	size_t i;
+	int st, fail = 0;
+
+	for (i = 0; i < out->nrelease; i++) {
+		struct object po = {kind_by_id(KIND_POD), NULL};
+		struct pod *p = xcalloc(1, sizeof(*p));
+
+		pod_copy(p, out->release[i]);
+		po.obj = p;
+		meta_remove_owner_refs(&p->metadata, rs_owner_kind(rs),
+				       rs->metadata.uid, rs->metadata.name);
+		st = kube_update(c->cfg.client, &po, NULL);
+		if (st != 200 && st != 404)
+			fail = st;
+		object_release(&po);
+	}
+	return fail;
+}
+
 /* The ReplicaSet rso stands for: itself, or an RC's view in *view. */
 static struct replicaset *
 as_replicaset(struct ctl_rs *c, const struct object *rso,
@@ -545,6 +573,8 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	started = uv_hrtime();
 	plan(c, rs, ns, &out);
 	fail = adopt(c, rs, &out);
+	if (!fail)
+		fail = release(c, rs, &out);
 	if (!fail && (out.create || out.nvictims)) {
 		cp = carry(c, key, rs, &out);
 		/* A long plan has had its share of this turn. */

@@ -6,7 +6,8 @@ KUBECONFIG=DIR/kubeconfig, for each kubectl of kubectl_bins.py (Debian's
   apply -f (twice: "unchanged"), rollout status, get (server-side Table),
   set image (a rollout that completes on real processes: every process
   runs the new image), rollout history, rollout undo (the previous
-  revision back), set env, scale, label, annotate, edit, diff, rollout
+  revision back), set env, scale, label (a pod labeled out of its
+  ReplicaSet is released and replaced), annotate, edit, diff, rollout
   pause / resume / restart, wait --for=condition=Available, describe (with
   Events), delete; errors as kubectl prints Kubernetes' (404 NotFound,
   409 AlreadyExists, 422 Invalid with the field), apply --server-side
@@ -156,6 +157,35 @@ def test_kubectl_verbs_roll_real_processes(daemon, label, kbin):
         out = k.ok("scale", "deployment/" + name, "--replicas=3")
         assert out.strip() == "deployment.apps/%s scaled" % name
         k.ok("rollout", "status", "deployment/" + name, "--timeout=60s")
+
+        # a pod labeled out of the selector (taken aside to debug it) is
+        # released: no owner, its process runs on, and a new pod takes
+        # its place (ClaimPods' release)
+        def live_pods(selector):
+            return [p for p in daemon.req(
+                "GET", CORE + "/pods", params={"labelSelector": selector})
+                .json()["items"] if not p["metadata"].get("deletionTimestamp")]
+        aside = live_pods("app=" + name)[0]
+        victim, aside_pids = aside["metadata"]["name"], pids_of(aside)
+        assert aside_pids
+        assert k.ok("label", "pod", victim, "app=aside-" + name,
+                    "--overwrite").strip() == "pod/%s labeled" % victim
+
+        def released():
+            p = daemon.req("GET", CORE + "/pods/" + victim).json()
+            d = daemon.req("GET", APPS + "/deployments/" + name).json()
+            mine = live_pods("app=" + name)
+            return (not p["metadata"].get("ownerReferences") and
+                    len(mine) == 3 and victim not in
+                    [q["metadata"]["name"] for q in mine] and
+                    d["status"].get("availableReplicas") == 3)
+        wait_for(released, timeout=30, what="the pod released and replaced")
+        assert pids_of(daemon.req("GET", CORE + "/pods/" + victim).json()) \
+            == aside_pids
+        for pid in aside_pids:
+            os.kill(pid, 0)  # the process runs on
+        k.ok("delete", "pod", victim, "--timeout=30s")
+
         assert k.ok("label", "deployment", name, "tier=front").strip() == \
             "deployment.apps/%s labeled" % name
         assert k.ok("annotate", "deployment", name, "note=hi").strip() == \

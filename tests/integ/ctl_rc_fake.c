@@ -2,8 +2,9 @@
  * shell started for the kind, rs.c) against the recording fake client:
  * pods created from the template with a v1 ReplicationController
  * controller reference, the status written to the RC's /status, an
- * orphan carrying the selector's labels adopted, and a pod that a
- * ReplicaSet controls left alone. */
+ * orphan carrying the selector's labels adopted, a pod of its own whose
+ * labels left the selector released, and a pod that a ReplicaSet
+ * controls left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +93,18 @@ test_rc_pods_status_and_adoption(void **state)
 	    "\"controller\": true}]");
 	/* an orphan with the labels: adopted, and counted */
 	pod(c, "orphan", "6", "");
+	/* a pod the RC controls, relabeled app=debug: released (its
+	 * reference to the RC removed), not counted */
+	emit(c, "/api/v1/pods",
+	     "{\"type\": \"ADDED\", \"object\": {\"apiVersion\": \"v1\","
+	     "\"kind\": \"Pod\", \"metadata\": {\"name\": \"debug\","
+	     "\"namespace\": \"default\", \"uid\": \"debug-uid\","
+	     "\"resourceVersion\": \"4\", \"labels\": {\"app\": \"debug\"},"
+	     "\"ownerReferences\": [{\"apiVersion\": \"v1\", \"kind\":"
+	     "\"ReplicationController\", \"name\": \"web\", \"uid\":"
+	     "\"rc-uid\", \"controller\": true}]}, \"spec\": {\"containers\":"
+	     "[{\"name\": \"c\", \"image\": \"x\"}]}, \"status\": {\"phase\":"
+	     "\"Running\"}}}");
 	rc(c, "ADDED", 3, "7");
 	uv_run(&loop, UV_RUN_NOWAIT);
 
@@ -106,6 +119,18 @@ test_rc_pods_status_and_adoption(void **state)
 	assert_string_equal(
 	    json_string_value(json_object_get(ref, "apiVersion")), "v1");
 	assert_int_equal(client_fake_count_of(c, "PUT", PODS "/rs-pod"), 0);
+	rq = client_fake_last(c, "PUT", PODS "/debug");
+	assert_non_null(rq);
+	assert_int_equal(
+	    json_array_size(json_object_get(
+		json_object_get(rq->body, "metadata"), "ownerReferences")),
+	    0);
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(rq->body, "metadata"),
+				"labels"),
+		"app")),
+	    "debug");
 
 	/* 3 wanted, the orphan counts: 2 created from the template, named
 	 * after the RC, controlled by it */

@@ -1,6 +1,6 @@
 /* test_plan_rs.c - the ReplicaSet planner: pods to create, the victim
  * ranking of Kubernetes' ActivePodsWithRanks, status with minReadySeconds,
- * adoption and the burst limit. */
+ * adoption, release (labels that left the selector) and the burst limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +246,50 @@ test_adopt_and_burst(void **state)
 	fx_free_deployment(d);
 }
 
+/* ClaimPods' release: spec 3, pods a, b, c; c relabeled app=debug is
+ * released and not counted, and one pod is created in its place. A
+ * ReplicaSet being deleted leaves c out without releasing it. */
+static void
+test_release_when_labels_leave_the_selector(void **state)
+{
+	struct deployment *d = fx_deployment(3, "v1", NULL, NULL);
+	struct replicaset *rs = fx_rs(d, "web-v1", "v1", 3, 0, 1, 0);
+	struct podspec ps[3] = {{"a", "n1", "Running", 0, 0, 0, NULL},
+				{"b", "n1", "Running", 0, 0, 0, NULL},
+				{"c", "n1", "Running", 0, 0, 0, NULL}};
+	struct pod *pods[3];
+	struct plan_rs_in in = {
+	    .rs = rs, .npods = 3, .now = T0 + DTIME_SEC(100)};
+	struct plan_rs_out out;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		pods[i] = mkpod(rs, &ps[i]);
+	strmap_set(&pods[2]->metadata.labels, "app", "debug");
+	in.pods = (const struct pod *const *)pods;
+	plan_rs(&in, &out);
+	assert_int_equal(out.nrelease, 1);
+	assert_ptr_equal(out.release[0], pods[2]);
+	assert_int_equal(out.create, 1);
+	assert_int_equal(out.nvictims, 0);
+	assert_int_equal(out.status.replicas, 2);
+	plan_rs_out_release(&out);
+
+	rs->metadata.deletion_timestamp = T0 + DTIME_SEC(99);
+	plan_rs(&in, &out);
+	assert_int_equal(out.nrelease, 0);
+	assert_int_equal(out.create, 0);
+	assert_int_equal(out.status.replicas, 2);
+	plan_rs_out_release(&out);
+	for (i = 0; i < 3; i++) {
+		pod_release(pods[i]);
+		free(pods[i]);
+	}
+	fx_free_rs(rs);
+	fx_free_deployment(d);
+}
+
 /* The victims of a scale-down by k are exactly the first k of a full
  * sort by ranked_pod_cmp, whatever k and the pods (the planner selects
  * them with a heap instead of sorting every pod). The times are all
@@ -331,13 +375,15 @@ oracle_status(const struct replicaset *rs, struct pod *const *pods, size_t n,
 
 		if (!pod_is_active(p))
 			continue;
+		/* its own (or an orphan) while the selector matches: one
+		 * that stopped matching is released, not counted */
 		if (ref)
 			mine = ref->uid ? !strcmp(ref->uid, rs->metadata.uid)
 					: !strcmp(ref->name, rs->metadata.name);
 		else
-			mine = selector_matches(rs->spec.selector,
-						&p->metadata.labels);
-		if (!mine)
+			mine = true;
+		if (!mine ||
+		    !selector_matches(rs->spec.selector, &p->metadata.labels))
 			continue;
 		st->replicas++;
 		st->fully_labeled_replicas += labels_subset(
@@ -351,8 +397,9 @@ oracle_status(const struct replicaset *rs, struct pod *const *pods, size_t n,
 /* Plans from the facts the controller's cache keeps give what plans from
  * the pods give, whatever falls outside the facts' fast paths: uids and
  * node names too long to keep inline, a reference by name (no uid), pods
- * with more labels than the template, or fewer, adoptable orphans and
- * pods of another ReplicaSet. */
+ * with more labels than the template, or fewer, pods whose labels left
+ * the selector (released), adoptable orphans and pods of another
+ * ReplicaSet. */
 static void
 test_facts_give_the_same_plan(void **state)
 {
@@ -384,6 +431,8 @@ test_facts_give_the_same_plan(void **state)
 				    "000000000000000");
 		}
 		rs->spec.min_ready_seconds = trial;
+		/* a template label the selector does not name */
+		strmap_set(&rs->spec.template.metadata.labels, "tier", "front");
 		for (i = 0; i < n; i++) {
 			char name[32];
 			struct podspec ps = {name,
@@ -404,8 +453,8 @@ test_facts_give_the_same_plan(void **state)
 				strmap_set(&pods[i]->metadata.labels, "x", "y");
 				break;
 			case 2: /* a template label changed: not fully */
-				strmap_set(&pods[i]->metadata.labels,
-					   "pod-template-hash", "other");
+				strmap_set(&pods[i]->metadata.labels, "tier",
+					   "back");
 				break;
 			case 3: /* a reference by name */
 				free(ref->uid);
@@ -417,6 +466,10 @@ test_facts_give_the_same_plan(void **state)
 			case 5: /* another ReplicaSet's */
 				free(ref->uid);
 				ref->uid = xstrdup("another-uid");
+				break;
+			case 6: /* a selector label changed: released */
+				strmap_set(&pods[i]->metadata.labels,
+					   "pod-template-hash", "other");
 				break;
 			}
 			pod_facts_init(&facts[i], pods[i]);
@@ -433,6 +486,9 @@ test_facts_give_the_same_plan(void **state)
 		assert_int_equal(a.nadopt, b.nadopt);
 		for (i = 0; i < a.nadopt; i++)
 			assert_ptr_equal(a.adopt[i], b.adopt[i]);
+		assert_int_equal(a.nrelease, b.nrelease);
+		for (i = 0; i < a.nrelease; i++)
+			assert_ptr_equal(a.release[i], b.release[i]);
 		assert_true(schema_equal(schema_replicaset.fields[4].sub,
 					 &a.status, &b.status));
 		assert_int_equal(a.requeue_after_ms, b.requeue_after_ms);
@@ -449,6 +505,7 @@ test_facts_give_the_same_plan(void **state)
 		assert_true(a.status.fully_labeled_replicas <
 			    a.status.replicas);
 		assert_true(a.nadopt > 0);
+		assert_true(a.nrelease > 0);
 		plan_rs_out_release(&a);
 		plan_rs_out_release(&b);
 		for (i = 0; i < n; i++) {
@@ -512,6 +569,7 @@ main(void)
 	    cmocka_unit_test(test_victim_ranking),
 	    cmocka_unit_test(test_create_and_status),
 	    cmocka_unit_test(test_adopt_and_burst),
+	    cmocka_unit_test(test_release_when_labels_leave_the_selector),
 	    cmocka_unit_test(test_victims_are_the_sorted_prefix),
 	    cmocka_unit_test(test_facts_give_the_same_plan),
 	    cmocka_unit_test(test_pod_facts),
