@@ -74,8 +74,8 @@ phase_ordinal(const struct pod *p)
 /* The annotation's value when it is an int32, else 0 (Kubernetes ignores
  * a malformed cost). controller.kubernetes.io/pod-deletion-cost: lower
  * cost is deleted first; "-100", "0", "2147483647" are costs, "1.5",
- * "abc", "3000000000" count as 0. strtoll also takes leading blanks and
- * a '+' (" +5" is 5) where Go's ParseInt would refuse them. */
+ * "abc", "3000000000" count as 0. strtoll also takes leading blanks
+ * (" 5" is 5) where Go's ParseInt would refuse them; a '+' both take. */
 static int64_t
 deletion_cost(const struct pod *p)
 {
