@@ -56,9 +56,12 @@ live_view_release(struct live_view *v)
  * desired count minus the available one, never below 0: with 13 desired
  * (old 10 + new 3) and 10 available it is 3, although spec.replicas is
  * 10. Available is True while available >= minAvailable (replicas -
- * maxUnavailable: 8 of 10 with 25%). max_unavailable is 0 for the other
- * strategies, so they need every replica available: a Recreate
- * Deployment is Available=False for the whole gap between old and new.
+ * maxUnavailable: 8 of 10 with 25%). An InPlaceUpdate Deployment's
+ * maxUnavailable is its inPlaceUpdate.maxUnavailable, the budget its
+ * steps keep to (inplace_max_unavailable: 10 replicas at the default
+ * 25%, 8 available mid-update is still Available); a Recreate one's is
+ * 0, so it needs every replica available and is Available=False for
+ * the whole gap between old and new.
  *
  * fl takes out the InPlaceUpdate pods whose update has begun while the
  * old process still answers: their RS counts them ready and available,
@@ -70,7 +73,7 @@ pd_calculate_status(const struct deployment *d,
 		    const struct pd_inflight *fl, dtime now,
 		    struct deployment_status *ns)
 {
-	int64_t desired = 0;
+	int64_t desired = 0, unavailable;
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -95,7 +98,9 @@ pd_calculate_status(const struct deployment *d,
 	ns->collision_count = d->status.collision_count;
 	for (i = 0; i < d->status.conditions.n; i++)
 		condition_append(&ns->conditions, &d->status.conditions.v[i]);
-	if (ns->available_replicas >= deploy_replicas(d) - max_unavailable(d))
+	unavailable = deploy_is_inplace(d) ? inplace_max_unavailable(d)
+					   : max_unavailable(d);
+	if (ns->available_replicas >= deploy_replicas(d) - unavailable)
 		set_condition(&ns->conditions, "Available", "True",
 			      REASON_MIN_AVAILABLE,
 			      "Deployment has minimum availability.", now);

@@ -272,6 +272,7 @@ test_intent_in_flight(void **state)
 {
 	struct fx_world w;
 	struct plan_deploy_out o;
+	const struct condition *c;
 	char err[256];
 	char *s;
 
@@ -296,7 +297,21 @@ test_intent_in_flight(void **state)
 	free(s);
 	assert_int_equal(o.d.status.available_replicas, 4);
 	assert_int_equal(o.d.status.updated_replicas, 1);
+	/* one pod mid-update is within inPlaceUpdate.maxUnavailable 1: the
+	 * Deployment stays Available, as a RollingUpdate one would */
+	c = condition_get(&o.d.status.conditions, "Available");
+	assert_non_null(c);
+	assert_string_equal(c->status, "True");
 	plan_deploy_out_release(&o);
+	/* one more unavailable: 3 of 5 is below 5 - 1 */
+	w.rs[0]->status.available_replicas = 3;
+	fx_plan(&w, &o);
+	c = condition_get(&o.d.status.conditions, "Available");
+	assert_non_null(c);
+	assert_string_equal(c->status, "False");
+	assert_string_equal(c->reason, "MinimumReplicasUnavailable");
+	plan_deploy_out_release(&o);
+	w.rs[0]->status.available_replicas = 4;
 
 	report_run(w.pods[0], "web:v2");
 	assert_false(inplace_pending(w.pods[0], w.rs[1]));
