@@ -384,6 +384,54 @@ served_text(const struct store_item *it, struct strbuf *out)
 	return true;
 }
 
+void
+api_hold_written(struct api *a, int64_t rv, json_t *v)
+{
+	struct held_value *h;
+
+	if (a->nheld == API_HELD_MAX) { /* the oldest is parsed instead */
+		json_decref(a->held[a->held_head].v);
+		a->held_head = (a->held_head + 1) % API_HELD_MAX;
+		a->nheld--;
+	}
+	h = &a->held[(a->held_head + a->nheld) % API_HELD_MAX];
+	h->rv = rv;
+	h->v = json_incref(v);
+	a->nheld++;
+}
+
+void
+api_events_delivered(struct api *a)
+{
+	while (a->nheld) {
+		json_decref(a->held[a->held_head].v);
+		a->held_head = (a->held_head + 1) % API_HELD_MAX;
+		a->nheld--;
+	}
+}
+
+/* The held value of version rv, or NULL; the ones before it go: events
+ * come in version order, so theirs were delivered (or never will be, a
+ * rolled-back group's). Example: held 7, 8, 9; the event of 8 drops 7
+ * and takes 8; 9 waits for its own. */
+static json_t *
+take_held(struct api *a, int64_t rv)
+{
+	json_t *v = NULL;
+
+	while (a->nheld && a->held[a->held_head].rv <= rv) {
+		struct held_value *h = &a->held[a->held_head];
+
+		if (h->rv == rv)
+			v = h->v;
+		else
+			json_decref(h->v);
+		a->held_head = (a->held_head + 1) % API_HELD_MAX;
+		a->nheld--;
+	}
+	return v;
+}
+
 json_t *
 event_object(struct api *a, const struct store_item *it)
 {
@@ -391,7 +439,9 @@ event_object(struct api *a, const struct store_item *it)
 
 	if (a->ev_obj && a->ev_rv == it->rv)
 		return json_incref(a->ev_obj);
-	o = served_object(it);
+	o = take_held(a, it->rv);
+	if (o == NULL)
+		o = served_object(it);
 	json_decref(a->ev_obj);
 	a->ev_obj = o;
 	a->ev_rv = it->rv;
@@ -667,6 +717,7 @@ api_free(struct api *a)
 {
 	if (a) {
 		json_decref(a->ev_obj);
+		api_events_delivered(a);
 		openapi_cache_free(a->openapi);
 		api_metrics_free(a);
 		while (a->nlogs)

@@ -120,6 +120,10 @@ void api_resp_release(struct api_resp *resp);
 int api_flush(struct api *a, struct api_resp *resp);
 /* Writes are waiting for api_flush. */
 bool api_pending(struct api *a);
+/* The store has delivered its events to the in-process watchers
+ * (store_deliver): the written values kept for them are let go at once,
+ * not at the next event. */
+void api_events_delivered(struct api *a);
 /* The store's last resourceVersion handed out; whether the write that
  * got rv is on disk (committed, not rolled back with its group). */
 int64_t api_last_rv(struct api *a);

@@ -10,12 +10,25 @@
 #include "kinds.h"
 #include "model.h"
 
+/* Written values kept for their events (api_hold_written); past this the
+ * oldest is dropped and its event parsed. 64 and 256 gave the same
+ * figures in bench/scale's 200 Deployments (a turn writes at most 50
+ * pods of one ReplicaSet). */
+#define API_HELD_MAX 64
+
 struct api {
 	struct api_config cfg;
 	/* The served object of the last store event, shared by the watches
 	 * that get it (an rv names one event): see event_object(). */
 	json_t *ev_obj;
 	int64_t ev_rv;
+	/* The values of this turn's creates and updates, oldest first, until
+	 * their events are delivered: see api_hold_written(). */
+	struct held_value {
+		int64_t rv;
+		json_t *v;
+	} held[API_HELD_MAX];
+	size_t held_head, nheld;
 	/* The agents that serve their node's logs (api_serve_node_logs). */
 	struct node_logs {
 		char *node;
@@ -104,17 +117,25 @@ json_t *served_object(const struct store_item *it);
 bool served_text(const struct store_item *it, struct strbuf *out);
 /* served_object() of a store event's item, decoded once for all the
  * watches that receive the event: a new reference to a shared object,
- * which no one may modify. (The value the write was printed from is not
- * kept for the event: holding a loop turn's JSON values until the turn's
- * commit cost the daemon 0.7 MB of RSS in the rollout bench and saved no
- * measurable CPU. Tried again with a ring of the last 512 written
- * values: the parse left the profile of a 500-replica rollout, but its
- * wall time did not move, and `test_huge_scale` scaled to 100,000 pods
- * and back 10-20% slower, the held values crowding the heap. A cache of
- * the 512 objects written last, serving both the events and the next
- * write's read, is on commit e8a1ee6: 8-10% less CPU in the rollout
- * bench, no wall time gained, 1.4-2 MB more RSS in steady state.) */
+ * which no one may modify. The value a create or an update was answered
+ * with (api_hold_written) stands in for the parse when its event comes:
+ * that parse was 18% of the daemon's CPU while the template of 200
+ * Deployments changed, which now roll 10-14% sooner as objects, for
+ * 0.4-0.5 MB more RSS with 100 pods (13.0 -> 13.5 MB: the values are
+ * freed after the delivery instead of at once). Earlier tries kept more
+ * for longer: the values of a turn until its commit (0.7 MB of RSS, no
+ * CPU saved that the rollout bench could see), a ring of the last 512
+ * written values (`test_huge_scale` 10-20% slower, the held values
+ * crowding the heap), a cache of the 512 objects written last (commit
+ * e8a1ee6: 1.4-2 MB more RSS). */
 json_t *event_object(struct api *a, const struct store_item *it);
+/* Keeps a reference to v, the value of the create or update that got rv
+ * (resourceVersion set, as served), for event_object(): written and
+ * answered read-only (the in-process client's callers only read an
+ * answer), it is the event's object, unparsed. Held values are released
+ * as the events of later versions are delivered, so a loop turn's writes
+ * at most are held. */
+void api_hold_written(struct api *a, int64_t rv, json_t *v);
 
 /* Metrics (h_metrics.c): GET /metrics, and the accounting of one
  * request that began at started (clock_mono_ns) and was answered code;

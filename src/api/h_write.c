@@ -222,15 +222,20 @@ api_encode_text(const struct object *o, json_t **j)
 	return json_dumps(*j, JSON_COMPACT);
 }
 
-/* Answers j, the value of a write that got rv (takes j). */
+/* Answers j, the value of a write that got rv (takes j); a create's or
+ * an update's is held for its event too (hold: not a deletion, whose
+ * event carries the last stored state). */
 static void
-respond_written(struct api_resp *resp, int code, json_t *j, int64_t rv)
+respond_written(struct api *a, struct api_resp *resp, int code, json_t *j,
+		int64_t rv, bool hold)
 {
 	char s[32];
 
 	snprintf(s, sizeof(s), "%lld", (long long)rv);
 	json_object_set_new(json_object_get(j, "metadata"), "resourceVersion",
 			    json_string(s));
+	if (hold)
+		api_hold_written(a, rv, j);
 	resp_json(resp, code, j);
 }
 
@@ -355,7 +360,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				respond_dry(a, resp, 201, text, 0);
 				json_decref(j);
 			} else {
-				respond_written(resp, 201, j, rv);
+				respond_written(a, resp, 201, j, rv, true);
 			}
 			free(text);
 			object_release(&o);
@@ -440,6 +445,7 @@ commit(struct api *a, struct route *rt, struct object *o,
 	char *text = api_encode_text(o, &j);
 	int64_t rv;
 	int r;
+	bool deleted;
 
 	if (rt->dry_run) {
 		respond_dry(a, resp, 200, text, old->rv);
@@ -447,20 +453,21 @@ commit(struct api *a, struct route *rt, struct object *o,
 		free(text);
 		return;
 	}
-	if (m->deletion_timestamp && m->finalizers.n == 0 &&
+	deleted =
+	    m->deletion_timestamp && m->finalizers.n == 0 &&
 	    !(o->k->grace_period && m->deletion_grace_period_seconds.set &&
-	      m->deletion_grace_period_seconds.v > 0)) {
+	      m->deletion_grace_period_seconds.v > 0);
+	if (deleted)
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
-	} else {
+	else
 		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
 				 &rv);
-	}
 	/* A deletion's answer, too, is j: the object as deleted, not the
 	 * event's last stored state. */
 	if (r)
 		resp_store_error(resp, r, rt->res, rt->name);
 	else
-		respond_written(resp, 200, json_incref(j), rv);
+		respond_written(a, resp, 200, json_incref(j), rv, !deleted);
 	json_decref(j);
 	free(text);
 }

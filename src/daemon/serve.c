@@ -444,6 +444,7 @@ commit_and_deliver(struct serve *s)
 	int r = store_flush(s->store);
 
 	store_deliver(s->store);
+	api_events_delivered(s->api);
 
 	if (r == 0 && store_rv(s->store) != s->seen_rv) {
 		s->seen_rv = store_rv(s->store);

@@ -5,9 +5,10 @@
  * back as a 500 when answers were printed and parsed back); an update
  * with a stale resourceVersion is 409; a strategic merge patch merges
  * lists by their merge keys; /scale answers a Scale of the object (it
- * read the answer's text, absent in-process); a watch delivers the events of later writes;
- * a delete is 200 and the next get 404; a status patch with another
- * pod's uid is 409. */
+ * read the answer's text, absent in-process); a watch delivers the events
+ * of later writes, and with group commit their objects are the values the
+ * writes were answered with, as a GET serves them; a delete is 200 and the
+ * next get 404; a status patch with another pod's uid is 409. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,67 @@ test_watch_sees_later_writes(void **state)
 	w->c->ops->unwatch(w->c, cw);
 }
 
+struct objs {
+	json_t *v[4];
+	int n;
+};
+
+static void
+keep_object(void *arg, json_t *ev)
+{
+	struct objs *o = arg;
+
+	if (ev && o->n < 4)
+		o->v[o->n++] = json_incref(json_object_get(ev, "object"));
+}
+
+/* With group commit (`drover serve`), a write's event comes after the
+ * turn's flush; its object is the value the write was answered with, not
+ * the stored text parsed again (api_hold_written): equal to what a GET
+ * serves, resourceVersion included, and the same value as the answer. */
+static void
+test_watch_event_is_the_written_value(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r, created, patched;
+	struct client_watch *cw;
+	struct objs seen = {0};
+	int i;
+
+	assert_int_equal(store_set_deferred(w->store, true), 0);
+	cw = w->c->ops->watch(w->c, DEPLOY, "watch=true", keep_object, &seen,
+			      &r);
+	assert_non_null(cw);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("held", 1), &created),
+	    201);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/held", "application/merge-patch+json",
+		    json_pack("{s{si}}", "spec", "replicas", 2), &patched),
+	    200);
+	assert_int_equal(seen.n, 0); /* nothing before the flush */
+	assert_int_equal(store_flush(w->store), 0);
+	store_deliver(w->store);
+	api_events_delivered(w->api);
+	assert_int_equal(seen.n, 2);
+	assert_ptr_equal(seen.v[0], created.body);
+	assert_ptr_equal(seen.v[1], patched.body);
+	assert_int_equal(request(w, "GET", DEPLOY "/held", NULL, NULL, &r),
+			 200);
+	assert_true(json_equal(seen.v[1], r.body));
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(seen.v[1], "spec"), "replicas")),
+			 2);
+	client_resp_release(&r);
+	client_resp_release(&created);
+	client_resp_release(&patched);
+	for (i = 0; i < seen.n; i++)
+		json_decref(seen.v[i]);
+	w->c->ops->unwatch(w->c, cw);
+	assert_int_equal(store_set_deferred(w->store, false), 0);
+}
+
 #define POD "/api/v1/namespaces/default/pods"
 #define SMP "application/strategic-merge-patch+json"
 
@@ -336,6 +398,8 @@ main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scale_subresource, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_watch_event_is_the_written_value, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_watch_sees_later_writes, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
