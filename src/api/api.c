@@ -384,16 +384,25 @@ served_text(const struct store_item *it, struct strbuf *out)
 	return true;
 }
 
+/* Takes the oldest held value out of the ring: its reference, the
+ * caller's. */
+static json_t *
+pop_held(struct api *a)
+{
+	json_t *v = a->held[a->held_head].v;
+
+	a->held_head = (a->held_head + 1) % API_HELD_MAX;
+	a->nheld--;
+	return v;
+}
+
 void
 api_hold_written(struct api *a, int64_t rv, json_t *v)
 {
 	struct held_value *h;
 
-	if (a->nheld == API_HELD_MAX) { /* the oldest is parsed instead */
-		json_decref(a->held[a->held_head].v);
-		a->held_head = (a->held_head + 1) % API_HELD_MAX;
-		a->nheld--;
-	}
+	if (a->nheld == API_HELD_MAX) /* the oldest is parsed instead */
+		json_decref(pop_held(a));
 	h = &a->held[(a->held_head + a->nheld) % API_HELD_MAX];
 	h->rv = rv;
 	h->v = json_incref(v);
@@ -403,11 +412,8 @@ api_hold_written(struct api *a, int64_t rv, json_t *v)
 void
 api_events_delivered(struct api *a)
 {
-	while (a->nheld) {
-		json_decref(a->held[a->held_head].v);
-		a->held_head = (a->held_head + 1) % API_HELD_MAX;
-		a->nheld--;
-	}
+	while (a->nheld)
+		json_decref(pop_held(a));
 }
 
 /* The held value of version rv, or NULL; the ones before it go: events
@@ -420,14 +426,13 @@ take_held(struct api *a, int64_t rv)
 	json_t *v = NULL;
 
 	while (a->nheld && a->held[a->held_head].rv <= rv) {
-		struct held_value *h = &a->held[a->held_head];
+		bool mine = a->held[a->held_head].rv == rv;
+		json_t *h = pop_held(a);
 
-		if (h->rv == rv)
-			v = h->v;
+		if (mine)
+			v = h;
 		else
-			json_decref(h->v);
-		a->held_head = (a->held_head + 1) % API_HELD_MAX;
-		a->nheld--;
+			json_decref(h);
 	}
 	return v;
 }

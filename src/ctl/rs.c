@@ -462,57 +462,52 @@ plan(struct ctl_rs *c, const struct replicaset *rs, const char *ns,
 	free(pf);
 }
 
-/* Adopts the orphans plan_rs chose: a copy of each with a controller
- * reference to rs (the cache is not ours to change). */
+/* Writes a copy of pod (the cache is not ours to change) with a
+ * controller reference to rs (own) or without its references to rs: the
+ * update's status. */
 static int
-adopt(struct ctl_rs *c, const struct replicaset *rs,
+write_owner(struct ctl_rs *c, const struct replicaset *rs,
+	    const struct pod *pod, bool own)
+{
+	struct object po = {kind_by_id(KIND_POD), NULL};
+	struct pod *p = xcalloc(1, sizeof(*p));
+	struct owner_ref *ref;
+	int st;
+
+	pod_copy(p, pod);
+	po.obj = p;
+	if (own) {
+		ref = anylist_push(
+		    (struct anylist *)&p->metadata.owner_references,
+		    sizeof(*ref));
+		rs_controller_ref(rs, ref);
+	} else {
+		meta_remove_owner_refs(&p->metadata, rs_owner_kind(rs),
+				       rs->metadata.uid, rs->metadata.name);
+	}
+	st = kube_update(c->cfg.client, &po, NULL);
+	object_release(&po);
+	return st;
+}
+
+/* Claims what plan_rs chose: adopts the orphans, releases the pods whose
+ * labels no longer match (ClaimPods' release patch removes the reference).
+ * A released pod already gone is no failure (Kubernetes ignores a 404
+ * there too); any other failure is, and the sync is retried. */
+static int
+claim(struct ctl_rs *c, const struct replicaset *rs,
       const struct plan_rs_out *out)
 {
 	size_t i;
 	int st, fail = 0;
 
-	for (i = 0; i < out->nadopt; i++) {
-		struct object po = {kind_by_id(KIND_POD), NULL};
-		struct pod *p = xcalloc(1, sizeof(*p));
-		struct owner_ref *ref;
-
-		pod_copy(p, out->adopt[i]);
-		po.obj = p;
-		ref = anylist_push(
-		    (struct anylist *)&p->metadata.owner_references,
-		    sizeof(*ref));
-		rs_controller_ref(rs, ref);
-		if ((st = kube_update(c->cfg.client, &po, NULL)) != 200)
+	for (i = 0; i < out->nadopt; i++)
+		if ((st = write_owner(c, rs, out->adopt[i], true)) != 200)
 			fail = st;
-		object_release(&po);
-	}
-	return fail;
-}
-
-/* Releases the pods plan_rs let go (their labels no longer match): a copy
- * of each without its references to rs, as ClaimPods' release patch
- * removes them. A pod already gone is no failure (Kubernetes ignores a
- * 404 there too); a conflict is, and the sync is retried. */
-static int
-release(struct ctl_rs *c, const struct replicaset *rs,
-	const struct plan_rs_out *out)
-{
-	size_t i;
-	int st, fail = 0;
-
-	for (i = 0; i < out->nrelease; i++) {
-		struct object po = {kind_by_id(KIND_POD), NULL};
-		struct pod *p = xcalloc(1, sizeof(*p));
-
-		pod_copy(p, out->release[i]);
-		po.obj = p;
-		meta_remove_owner_refs(&p->metadata, rs_owner_kind(rs),
-				       rs->metadata.uid, rs->metadata.name);
-		st = kube_update(c->cfg.client, &po, NULL);
-		if (st != 200 && st != 404)
+	for (i = 0; !fail && i < out->nrelease; i++)
+		if ((st = write_owner(c, rs, out->release[i], false)) != 200 &&
+		    st != 404)
 			fail = st;
-		object_release(&po);
-	}
 	return fail;
 }
 
@@ -572,9 +567,7 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	}
 	started = uv_hrtime();
 	plan(c, rs, ns, &out);
-	fail = adopt(c, rs, &out);
-	if (!fail)
-		fail = release(c, rs, &out);
+	fail = claim(c, rs, &out);
 	if (!fail && (out.create || out.nvictims)) {
 		cp = carry(c, key, rs, &out);
 		/* A long plan has had its share of this turn. */
