@@ -7,7 +7,7 @@ need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqli
 for what in "$@"; do
 	case "$what" in
 	build) ;;
-	test) kubectl=1; need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs socat python3-kubernetes" ;;
+	test) kubectl=1; need="$need python3 python3-pytest python3-requests python3-yaml clang-format prometheus wrk nodejs socat python3-kubernetes libcap2-bin" ;;
 	bench) need="$need hyperfine wrk etcd-server curl python3 python3-requests haproxy nodejs npm" ;;
 	fuzz) need="$need clang libclang-rt-14-dev" ;;
 	*) echo "deps.sh: unknown set $what" >&2; exit 2 ;;

@@ -1,6 +1,6 @@
 /* runtime_spawn.c - starting a container's process group: argv from
  * command and args after $(VAR) expansion, the environment, the working
- * directory, the securityContext (through the exec helper), stdout and
+ * directory, the securityContext (applied by proc_spawn), stdout and
  * stderr appended to the container's log file; the journal of started
  * processes (pidlog.h) and the size rotation of the logs. The outcome of
  * a start is an event of the container's state machine. */
@@ -144,8 +144,8 @@ open_log(struct rcont *c, const struct secspec *sec)
 	if (c->m.ran)
 		rename(path, prev);
 	fd = logpool_open(c->pod->rt->logs, path);
-	if (fd >= 0 && sec->identity &&
-	    (fchown(fd, (uid_t)sec->uid, (gid_t)sec->gid) ||
+	if (fd >= 0 && sec->p.ids &&
+	    (fchown(fd, (uid_t)sec->p.uid, (gid_t)sec->p.gid) ||
 	     fchmod(fd, 0600))) {
 		int e = errno;
 
@@ -287,9 +287,9 @@ cont_start_failed(struct rcont *c, const char *reason, const char *msg)
 	cont_step(c, &ev);
 }
 
-/* A start on a thread of libuv's pool: what posix_spawn needs (owned:
- * argv, env, the log descriptor, the helper's argument), then what it
- * did. c is NULL once the runtime has gone (rt_detach_spawns). */
+/* A start on a thread of libuv's pool: what proc_spawn needs (owned:
+ * argv, env, the log descriptor, the rights to apply), then what it did.
+ * c is NULL once the runtime has gone (rt_detach_spawns). */
 struct spawn_job {
 	uv_work_t req;
 	struct runtime *rt;
@@ -300,8 +300,8 @@ struct spawn_job {
 	char **env;
 	char *cwd;
 	int fd;
-	bool helper;
-	char spec[2048];
+	bool secure; /* apply sec */
+	struct proc_sec sec;
 	/* the outcome */
 	int r;
 	pid_t pid;
@@ -333,9 +333,8 @@ spawn_work(uv_work_t *req)
 	o.env = j->env;
 	o.cwd = j->cwd;
 	o.out_fd = j->fd;
-	if (j->helper) { /* through the exec helper (secexec.h) */
-		o.helper = "/proc/self/exe";
-		o.helper_arg = j->spec;
+	if (j->secure) { /* the securityContext (secexec.h) */
+		o.sec = &j->sec;
 		o.err = j->err;
 		o.errlen = sizeof(j->err);
 	}
@@ -498,9 +497,8 @@ cont_spawn(struct rcont *c)
 							   : "/");
 	j->fd = fd;
 	if (sec.any) {
-		sec.report = true;
-		secspec_encode(&sec, j->spec, sizeof(j->spec));
-		j->helper = true;
+		j->sec = sec.p;
+		j->secure = true;
 	}
 	j->rt = c->pod->rt;
 	j->c = c;

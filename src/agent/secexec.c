@@ -20,16 +20,26 @@
 extern char **environ;
 
 static void
-add_group(struct secspec *s, long long g)
+add_group(struct proc_sec *s, long long g)
 {
 	size_t i;
 
 	for (i = 0; i < s->ngroups; i++)
 		if (s->groups[i] == (gid_t)g)
 			return;
-	if (s->ngroups < SECSPEC_MAX_GROUPS)
+	if (s->ngroups < PROC_MAX_GROUPS)
 		s->groups[s->ngroups++] = (gid_t)g;
 }
+
+#define BIT(n) ((uint64_t)1 << (n))
+
+/* containerd's defaultUnixCaps: what a container gets when it asks for
+ * nothing. */
+static const uint64_t default_caps =
+    BIT(CAP_CHOWN) | BIT(CAP_DAC_OVERRIDE) | BIT(CAP_FSETID) | BIT(CAP_FOWNER) |
+    BIT(CAP_MKNOD) | BIT(CAP_NET_RAW) | BIT(CAP_SETGID) | BIT(CAP_SETUID) |
+    BIT(CAP_SETFCAP) | BIT(CAP_SETPCAP) | BIT(CAP_NET_BIND_SERVICE) |
+    BIT(CAP_SYS_CHROOT) | BIT(CAP_KILL) | BIT(CAP_AUDIT_WRITE);
 
 /* Every capability this kernel knows. */
 static uint64_t
@@ -37,56 +47,113 @@ caps_all(void)
 {
 	int n = (int)cap_max_bits();
 
-	return n >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
+	return n >= 64 ? ~(uint64_t)0 : (BIT(n) - 1);
 }
 
-/* What the daemon holds, so what it can give: every capability of root,
- * none for another user. */
+/* What the daemon holds, so what it can give. */
+struct held {
+	uint64_t permitted, bounding;
+	bool any;     /* anything in a set a child could inherit */
+	bool setpcap; /* it may narrow the bounding set */
+};
+
 static uint64_t
-caps_permitted(void)
+cap_mask(cap_t c, cap_flag_t flag)
 {
-	cap_t c = cap_get_proc();
 	uint64_t m = 0;
 	int i, n = (int)cap_max_bits();
 
 	for (i = 0; c && i < n && i < 64; i++) {
 		cap_flag_value_t v = CAP_CLEAR;
 
-		if (cap_get_flag(c, (cap_value_t)i, CAP_PERMITTED, &v) == 0 &&
+		if (cap_get_flag(c, (cap_value_t)i, flag, &v) == 0 &&
 		    v == CAP_SET)
-			m |= (uint64_t)1 << i;
+			m |= BIT(i);
 	}
-	cap_free(c);
 	return m;
 }
 
-static bool
-have_effective(cap_value_t cap)
+static struct held
+held(void)
 {
 	cap_t c = cap_get_proc();
-	cap_flag_value_t v = CAP_CLEAR;
+	struct held h = {0};
+	int i, n = (int)cap_max_bits();
 
-	if (c)
-		cap_get_flag(c, cap, CAP_EFFECTIVE, &v);
+	h.permitted = cap_mask(c, CAP_PERMITTED);
+	h.setpcap = cap_mask(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP);
+	h.any = h.permitted || cap_mask(c, CAP_INHERITABLE);
 	cap_free(c);
-	return v == CAP_SET;
+	for (i = 0; i < n && i < 64; i++) {
+		if (cap_get_bound((cap_value_t)i) == 1)
+			h.bounding |= BIT(i);
+		if (cap_get_ambient((cap_value_t)i) == 1)
+			h.any = true;
+	}
+	return h;
+}
+
+static bool
+has_all(const struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (validate_capability(l->v[i]) == CAPABILITY_ALL)
+			return true;
+	return false;
 }
 
 static uint64_t
-caps_apply(uint64_t m, const struct strlist *l, bool add)
+caps_each(uint64_t m, const struct strlist *l, bool add)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		int v = validate_capability(l->v[i]);
 
-		if (v == CAPABILITY_ALL)
-			m = add ? caps_permitted() : 0;
-		else if (v >= 0 && v < 64)
-			m = add ? m | ((uint64_t)1 << v)
-				: m & ~((uint64_t)1 << v);
+		if (v >= 0 && v < 64)
+			m = add ? m | BIT(v) : m & ~BIT(v);
 	}
+	return m;
+}
+
+/* The set S of secexec.h, in containerd's order (WithCapabilities): add
+ * ALL, drop ALL, then each add, then each drop. */
+static uint64_t
+caps_of(const struct security_context *cs)
+{
+	const struct capabilities *k = cs ? cs->capabilities : NULL;
+	uint64_t m = default_caps;
+
+	if (cs && cs->privileged.set && cs->privileged.v)
+		return caps_all();
+	if (k == NULL)
+		return m;
+	if (has_all(&k->add))
+		m = caps_all();
+	if (has_all(&k->drop))
+		m = 0;
+	m = caps_each(m, &k->add, true);
+	m = caps_each(m, &k->drop, false);
 	return m & caps_all();
+}
+
+/* The capability sets of a process that runs as uid. */
+static void
+resolve_caps(const struct security_context *cs, long long uid,
+	     struct proc_sec *out)
+{
+	struct held h = held();
+	uint64_t s;
+
+	if (!h.any && !h.setpcap)
+		return; /* the daemon has nothing to give or to take */
+	s = caps_of(cs) & h.bounding;
+	out->caps = true;
+	out->bounding_set = h.setpcap;
+	out->bounding = s;
+	out->permitted = uid == 0 ? s & h.permitted : 0;
 }
 
 int
@@ -98,7 +165,9 @@ secspec_resolve(const struct pod *p, const struct container *c,
 	const struct security_context *cs = c->security_context;
 	struct opt_int user = {0}, group = {0};
 	struct opt_bool nonroot = {0};
+	struct proc_sec *o = &out->p;
 	const struct passwd *pw;
+	uint64_t cur, max;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -115,17 +184,17 @@ secspec_resolve(const struct pod *p, const struct container *c,
 		nonroot = cs->run_as_non_root;
 	/* The user: runAsUser, else the daemon's default user, else the
 	 * daemon's own (what "the image" runs as, for a process). */
-	out->uid = user.set      ? user.v
-		   : d->uid >= 0 ? d->uid
-				 : (long long)geteuid();
-	pw = getpwuid((uid_t)out->uid);
+	o->uid = user.set      ? user.v
+		 : d->uid >= 0 ? d->uid
+			       : (long long)geteuid();
+	pw = getpwuid((uid_t)o->uid);
 	/* Its group: runAsGroup, else its passwd entry's (the runtimes read
 	 * the image's /etc/passwd), else 0 as in Kubernetes. */
-	out->gid = group.set     ? group.v
-		   : user.set    ? (pw ? (long long)pw->pw_gid : 0)
-		   : d->uid >= 0 ? d->gid
-				 : (long long)getegid();
-	if (nonroot.set && nonroot.v && out->uid == 0) {
+	o->gid = group.set     ? group.v
+		 : user.set    ? (pw ? (long long)pw->pw_gid : 0)
+		 : d->uid >= 0 ? d->gid
+			       : (long long)getegid();
+	if (nonroot.set && nonroot.v && o->uid == 0) {
 		if (user.set)
 			snprintf(err, errlen,
 				 "container's runAsUser breaks non-root policy "
@@ -141,52 +210,45 @@ secspec_resolve(const struct pod *p, const struct container *c,
 			    p->metadata.uid, c->name);
 		return -1;
 	}
-	out->identity = user.set || group.set || d->uid >= 0 ||
-			(ps && (ps->supplemental_groups.n || ps->fs_group.set));
+	o->ids = user.set || group.set || d->uid >= 0 ||
+		 (ps && (ps->supplemental_groups.n || ps->fs_group.set));
 	/* A daemon that is not root can only run processes as itself. */
-	if (out->identity && geteuid() != 0 &&
-	    out->uid == (long long)geteuid() &&
-	    out->gid == (long long)getegid() &&
+	if (o->ids && geteuid() != 0 && o->uid == (long long)geteuid() &&
+	    o->gid == (long long)getegid() &&
 	    !(ps && (ps->supplemental_groups.n || ps->fs_group.set)))
-		out->identity = false;
-	if (out->identity) {
-		add_group(out, out->gid);
+		o->ids = false;
+	if (o->ids) {
+		add_group(o, o->gid);
 		if (pw) {
-			gid_t g[SECSPEC_MAX_GROUPS];
-			int n = SECSPEC_MAX_GROUPS;
+			gid_t g[PROC_MAX_GROUPS];
+			int n = PROC_MAX_GROUPS;
 
-			if (getgrouplist(pw->pw_name, (gid_t)out->gid, g, &n) >=
+			if (getgrouplist(pw->pw_name, (gid_t)o->gid, g, &n) >=
 			    0)
 				for (i = 0; i < (size_t)n; i++)
-					add_group(out, g[i]);
+					add_group(o, g[i]);
 		}
 		for (i = 0; ps && i < ps->supplemental_groups.n; i++)
-			add_group(out, ps->supplemental_groups.v[i]);
+			add_group(o, ps->supplemental_groups.v[i]);
 		if (ps && ps->fs_group.set)
-			add_group(out, ps->fs_group.v);
+			add_group(o, ps->fs_group.v);
 	}
-	if (cs &&
-	    ((cs->privileged.set && cs->privileged.v) || cs->capabilities)) {
-		out->caps_set = true;
-		/* privileged: every capability the daemon can give */
-		out->caps = caps_permitted();
-		if (cs->capabilities &&
-		    !(cs->privileged.set && cs->privileged.v)) {
-			out->caps = caps_apply(out->caps,
-					       &cs->capabilities->drop, false);
-			out->caps =
-			    caps_apply(out->caps, &cs->capabilities->add, true);
-		}
+	resolve_caps(cs, o->uid, o);
+	if (proc_nofile_initial(&cur, &max)) {
+		o->nofile = true;
+		o->nofile_cur = cur;
+		o->nofile_max = max;
 	}
-	out->no_new_privs = cs && cs->allow_privilege_escalation.set &&
-			    !cs->allow_privilege_escalation.v;
-	out->any = out->identity || out->caps_set || out->no_new_privs;
+	o->no_new_privs = cs && cs->allow_privilege_escalation.set &&
+			  !cs->allow_privilege_escalation.v;
+	out->any = o->ids || o->caps || o->no_new_privs || o->nofile;
 	return 0;
 }
 
 void
 secspec_encode(const struct secspec *s, char *buf, size_t len)
 {
+	const struct proc_sec *o = &s->p;
 	size_t n = 0, i;
 
 #define PUT(...)                                                               \
@@ -196,67 +258,87 @@ secspec_encode(const struct secspec *s, char *buf, size_t len)
 			n += (size_t)k;                                        \
 	} while (0)
 	buf[0] = '\0';
-	if (s->identity) {
-		PUT("u=%lld;g=%lld;G=", s->uid, s->gid);
-		for (i = 0; i < s->ngroups; i++)
-			PUT("%s%lu", i ? "," : "", (unsigned long)s->groups[i]);
+	if (o->nofile)
+		PUT("l=%llu,%llu;", (unsigned long long)o->nofile_cur,
+		    (unsigned long long)o->nofile_max);
+	if (o->ids) {
+		PUT("u=%lld;g=%lld;G=", o->uid, o->gid);
+		for (i = 0; i < o->ngroups; i++)
+			PUT("%s%lu", i ? "," : "", (unsigned long)o->groups[i]);
 		PUT(";");
 	}
-	if (s->caps_set)
-		PUT("c=%llx;", (unsigned long long)s->caps);
-	if (s->no_new_privs)
+	if (o->caps && o->bounding_set)
+		PUT("b=%llx;", (unsigned long long)o->bounding);
+	if (o->caps)
+		PUT("c=%llx;", (unsigned long long)o->permitted);
+	if (o->no_new_privs)
 		PUT("n;");
-	if (s->report)
-		PUT("r;");
 #undef PUT
 }
 
 /* ---- the helper ---- */
 
-static bool report;
-
 static int
-fail(const char *what)
+fail(int e, const char *what)
 {
-	int e = errno;
-
-	dprintf(report ? PROC_HELPER_FD : 2, "%d %s: %s\n", e, what,
-		strerror(e));
+	dprintf(2, "drover __exec: %s: %s\n", what, strerror(e));
 	return 127;
 }
 
+/* A list of numbers "1,2,3" up to ';', into v (at most max). */
 static int
-decode(const char *spec, struct secspec *s)
+decode_list(const char *p, char **end, unsigned long long *v, size_t max,
+	    size_t *n)
 {
+	*n = 0;
+	*end = (char *)p;
+	while (**end && **end != ';') {
+		if (*n == max)
+			return -1;
+		v[(*n)++] = strtoull(*end, end, 10);
+		if (**end == ',')
+			(*end)++;
+		else if (**end != ';')
+			return -1;
+	}
+	return 0;
+}
+
+static int
+decode(const char *spec, struct proc_sec *s)
+{
+	unsigned long long v[PROC_MAX_GROUPS];
 	const char *p = spec;
 	char *end;
+	size_t i, n;
 
 	memset(s, 0, sizeof(*s));
 	while (*p) {
-		if (!strncmp(p, "u=", 2)) {
-			s->identity = true;
+		if (!strncmp(p, "l=", 2)) {
+			if (decode_list(p + 2, &end, v, 2, &n) || n != 2)
+				return -1;
+			s->nofile = true;
+			s->nofile_cur = v[0];
+			s->nofile_max = v[1];
+		} else if (!strncmp(p, "u=", 2)) {
+			s->ids = true;
 			s->uid = strtoll(p + 2, &end, 10);
 		} else if (!strncmp(p, "g=", 2)) {
 			s->gid = strtoll(p + 2, &end, 10);
 		} else if (!strncmp(p, "G=", 2)) {
-			end = (char *)p + 2;
-			while (*end && *end != ';' &&
-			       s->ngroups < SECSPEC_MAX_GROUPS) {
-				s->groups[s->ngroups++] =
-				    (gid_t)strtoul(end, &end, 10);
-				if (*end == ',')
-					end++;
-				else if (*end != ';')
-					return -1;
-			}
+			if (decode_list(p + 2, &end, v, PROC_MAX_GROUPS, &n))
+				return -1;
+			for (i = 0; i < n; i++)
+				s->groups[i] = (gid_t)v[i];
+			s->ngroups = n;
+		} else if (!strncmp(p, "b=", 2)) {
+			s->bounding_set = true;
+			s->bounding = strtoull(p + 2, &end, 16);
 		} else if (!strncmp(p, "c=", 2)) {
-			s->caps_set = true;
-			s->caps = strtoull(p + 2, &end, 16);
+			s->caps = true;
+			s->permitted = strtoull(p + 2, &end, 16);
 		} else if (*p == 'n') {
 			s->no_new_privs = true;
-			end = (char *)p + 1;
-		} else if (*p == 'r') {
-			s->report = true;
 			end = (char *)p + 1;
 		} else {
 			return -1;
@@ -268,90 +350,22 @@ decode(const char *spec, struct secspec *s)
 	return 0;
 }
 
-static int
-set_caps(uint64_t m)
-{
-	cap_t c = cap_init();
-	int i, n = (int)cap_max_bits(), r;
-
-	if (c == NULL)
-		return -1;
-	for (i = 0; i < n && i < 64; i++) {
-		cap_value_t v = (cap_value_t)i;
-
-		if (!(m & ((uint64_t)1 << i)))
-			continue;
-		cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
-		cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
-		cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
-	}
-	r = cap_set_proc(c);
-	cap_free(c);
-	return r;
-}
-
 int
 secexec_main(int argc, char **argv)
 {
-	struct secspec s;
+	struct proc_sec s;
+	const char *step = "";
 	char what[80];
-	int i, n = (int)cap_max_bits();
+	int e;
 
-	if (argc < 5) {
-		errno = EINVAL;
-		return fail("usage: drover __exec SPEC PATH ARGV...");
-	}
-	if (decode(argv[2], &s)) {
-		errno = EINVAL;
-		return fail("bad security spec");
-	}
-	report = s.report;
-	/* The bounding set first, while we may (a daemon that is not root
-	 * cannot narrow it; its processes hold nothing anyway). */
-	if (s.caps_set && have_effective(CAP_SETPCAP))
-		for (i = 0; i < n && i < 64; i++)
-			if (!(s.caps & ((uint64_t)1 << i)) &&
-			    cap_get_bound((cap_value_t)i) == 1 &&
-			    cap_drop_bound((cap_value_t)i)) {
-				snprintf(what, sizeof(what),
-					 "dropping capability %d", i);
-				return fail(what);
-			}
-	if (s.identity) {
-		if (s.caps_set && s.uid != 0 &&
-		    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
-			return fail("keeping capabilities");
-		if (setgroups(s.ngroups, s.groups))
-			return fail("setgroups");
-		if (setresgid((gid_t)s.gid, (gid_t)s.gid, (gid_t)s.gid)) {
-			snprintf(what, sizeof(what), "setgid %lld", s.gid);
-			return fail(what);
-		}
-		if (setresuid((uid_t)s.uid, (uid_t)s.uid, (uid_t)s.uid)) {
-			snprintf(what, sizeof(what), "setuid %lld", s.uid);
-			return fail(what);
-		}
-	}
-	if (s.caps_set) {
-		if (set_caps(s.caps))
-			return fail("setting capabilities");
-		/* A user other than root loses its capabilities at the
-		 * exec unless they are ambient. */
-		if (geteuid() != 0)
-			for (i = 0; i < n && i < 64; i++)
-				if ((s.caps & ((uint64_t)1 << i)) &&
-				    cap_set_ambient((cap_value_t)i, CAP_SET)) {
-					snprintf(
-					    what, sizeof(what),
-					    "raising ambient capability %d", i);
-					return fail(what);
-				}
-	}
-	if (s.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return fail("no_new_privs");
-	if (report && fcntl(PROC_HELPER_FD, F_SETFD, FD_CLOEXEC))
-		return fail("report descriptor");
+	if (argc < 5)
+		return fail(EINVAL, "usage: drover __exec SPEC PATH ARGV...");
+	if (decode(argv[2], &s))
+		return fail(EINVAL, "bad security spec");
+	if ((e = proc_sec_apply(&s, &step)))
+		return fail(e, step);
 	execvpe(argv[3], argv + 4, environ);
+	e = errno;
 	snprintf(what, sizeof(what), "exec %.60s", argv[3]);
-	return fail(what);
+	return fail(e, what);
 }

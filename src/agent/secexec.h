@@ -1,19 +1,32 @@
 /* secexec.h - a container's process runs with the rights its
  * securityContext asks for (pod-level fields, overridden by the
- * container's, as in Kubernetes).
+ * container's, as in Kubernetes), and never more.
  *
- * posix_spawn cannot change users, groups or capabilities, so a container
- * that asks for any of them is started through drover itself: the
- * runtime spawns `drover __exec SPEC PATH ARGV...` (proc.h, helper), which
- * applies SPEC and execs PATH. The spawn keeps its benefits (the daemon's
- * memory is not copied, an exec failure is the call's result); the cost
- * is one more exec, paid only by containers that ask for something.
+ * secspec_resolve turns a pod and container into a struct proc_sec
+ * (proc.h), which the runtime's spawn applies in the child before its
+ * exec. An exec probe is started by libuv instead, so it goes through
+ * drover itself: `drover __exec SPEC PATH ARGV...` applies SPEC and execs
+ * PATH (one more exec, paid only by exec probes).
  *
- * What is applied, in runc's order: the capability bounding set, then
- * setgroups/setgid/setuid (keeping the capabilities asked for: for a user
- * other than root they are made ambient, so that the program holds them
- * after its exec), then the permitted/effective/inheritable sets, then
- * no_new_privs (allowPrivilegeEscalation: false). */
+ * Capabilities are containerd's and runc's for a Kubernetes container
+ * (the daemon running as root):
+ *
+ *   S = the runtime's default list (CHOWN, DAC_OVERRIDE, FSETID, FOWNER,
+ *       MKNOD, NET_RAW, SETGID, SETUID, SETFCAP, SETPCAP,
+ *       NET_BIND_SERVICE, SYS_CHROOT, KILL, AUDIT_WRITE);
+ *       privileged, or add: [ALL]: every capability; drop: [ALL]: none;
+ *       then each capability added is added, then each dropped is
+ *       dropped (so drop wins over add for the same name);
+ *   bounding = S; permitted = effective = S for uid 0, none for another
+ *   user; inheritable and ambient are always empty.
+ *
+ * So `runAsUser: 65534` with `add: [NET_BIND_SERVICE]` holds nothing
+ * (CapEff 0) and can gain only NET_BIND_SERVICE, from a file that
+ * carries it (setcap), unless allowPrivilegeEscalation is false, which
+ * sets no_new_privs. Nothing is ever more than the daemon holds: a daemon
+ * that is not root gives no capabilities, and cannot narrow the bounding
+ * set. Every process also gets the open-files limit the daemon started
+ * with (the daemon raises its own). */
 #ifndef DROVER_AGENT_SECEXEC_H
 #define DROVER_AGENT_SECEXEC_H
 
@@ -23,21 +36,11 @@
 #include <sys/types.h>
 
 #include "model.h"
-
-#define SECSPEC_MAX_GROUPS 64
+#include "proc.h"
 
 struct secspec {
-	bool any;           /* something to apply: start through the helper */
-	bool identity;      /* set groups, gid and uid */
-	long long uid, gid; /* the resolved ids (identity) */
-	gid_t groups[SECSPEC_MAX_GROUPS];
-	size_t ngroups;
-	bool no_new_privs;
-	bool caps_set; /* the capability sets become `caps` */
-	uint64_t caps; /* bit n: capability n */
-	/* The helper reports a failure on PROC_HELPER_FD (proc.h), else on
-	 * stderr. */
-	bool report;
+	bool any;          /* something to apply */
+	struct proc_sec p; /* what */
 };
 
 /* The daemon's defaults for pods that name no user (--default-user);
@@ -57,8 +60,8 @@ int secspec_resolve(const struct pod *p, const struct container *c,
 void secspec_encode(const struct secspec *s, char *buf, size_t len);
 /* `drover __exec SPEC PATH ARGV...`: applies SPEC and execs PATH (looked
  * up in the PATH of the environment it got, if it has no slash) with ARGV
- * and that environment. Returns only on failure (127), after reporting
- * it. */
+ * and that environment. Returns only on failure (127), after saying why
+ * on stderr. */
 int secexec_main(int argc, char **argv);
 
 #endif

@@ -1,5 +1,5 @@
-/* proc.c - posix_spawn of services, /proc/PID/stat start times and
- * pidfds. */
+/* proc.c - starting services (posix_spawn, or a clone that applies their
+ * rights first), /proc/PID/stat start times and pidfds. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include <dirent.h>
 #include <errno.h>
@@ -8,8 +8,12 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,61 +98,16 @@ resolve(const char *file, char *const *env, char *buf, size_t len)
 	return err;
 }
 
-/* The helper's report: nothing (EOF) once it exec'd the program, else
- * "ERRNO message". Returns 0 or that errno. */
+/* posix_spawn's attributes: a new session, an empty signal mask, default
+ * dispositions, stdin from /dev/null, stdout and stderr to out_fd. */
 static int
-helper_result(int fd, const struct proc_spawn *o)
-{
-	char buf[512];
-	ssize_t n, got = 0;
-	char *end;
-	long e;
-
-	while ((n = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
-	       (n < 0 && errno == EINTR))
-		if (n > 0 && (got += n) >= (ssize_t)sizeof(buf) - 1)
-			break;
-	if (got == 0)
-		return 0;
-	buf[got] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	e = strtol(buf, &end, 10);
-	if (o->err)
-		snprintf(o->err, o->errlen, "%s", *end == ' ' ? end + 1 : buf);
-	return e > 0 ? (int)e : EPERM;
-}
-
-int
-proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
+spawn_plain(const struct proc_spawn *o, const char *path, pid_t *pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
-	char path[4096];
-	char **hargv = NULL;
-	char *const *argv = o->argv;
-	int r, rep[2] = {-1, -1};
-	size_t n;
+	int r;
 
-	if (o->err && o->errlen)
-		o->err[0] = '\0';
-	if ((r = resolve(o->file, o->env, path, sizeof(path))))
-		return r;
-	if (o->helper) {
-		for (n = 0; o->argv[n]; n++)
-			;
-		hargv = calloc(n + 5, sizeof(*hargv));
-		if (hargv == NULL || pipe2(rep, O_CLOEXEC)) {
-			free(hargv);
-			return errno;
-		}
-		hargv[0] = (char *)"drover";
-		hargv[1] = (char *)PROC_HELPER_VERB;
-		hargv[2] = (char *)o->helper_arg;
-		hargv[3] = path;
-		memcpy(hargv + 4, o->argv, n * sizeof(*hargv));
-		argv = hargv;
-	}
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawnattr_init(&at);
@@ -163,19 +122,137 @@ proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
 	posix_spawn_file_actions_adddup2(&fa, o->out_fd, 2);
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-	if (o->helper) /* dup2 clears close-on-exec on the copy */
-		posix_spawn_file_actions_adddup2(&fa, rep[1], PROC_HELPER_FD);
-	r = posix_spawn(pid, o->helper ? o->helper : path, &fa, &at, argv,
-			o->env);
+	r = posix_spawn(pid, path, &fa, &at, o->argv, o->env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
-	free(hargv);
-	if (o->helper) {
-		close(rep[1]);
-		if (r == 0 && (r = helper_result(rep[0], o)) != 0)
-			waitpid(*pid, NULL, 0);
-		close(rep[0]);
+	return r;
+}
+
+/* ---- the same with rights applied (proc_sec) ----
+ *
+ * posix_spawn cannot change users or capabilities, so this is its own
+ * small posix_spawn: clone(CLONE_VM | CLONE_VFORK) runs child_main on a
+ * stack of its own while the calling thread waits for the exec (or the
+ * exit). The child shares the caller's memory: it makes raw system
+ * calls only, and says what failed in `struct child`, which the caller
+ * reads once it resumes. It is not instrumented by AddressSanitizer,
+ * whose shadow of a stack that is unmapped afterwards would stay
+ * poisoned. All signals are blocked around the clone, so that no handler
+ * of the daemon runs in the child before its dispositions are reset. */
+
+#define CHILD_STACK (64 * 1024)
+
+struct child {
+	const struct proc_spawn *o;
+	const char *path;
+	int err;
+	const char *step;
+};
+
+/* The kernel's struct sigaction, for rt_sigaction without glibc. */
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+__attribute__((no_sanitize_address)) static int
+move_fd(int from, int to)
+{
+	if (from == to) /* keep it across the exec */
+		return syscall(SYS_fcntl, to, F_SETFD, 0) < 0 ? -1 : 0;
+	return syscall(SYS_dup3, from, to, 0) < 0 ? -1 : 0;
+}
+
+__attribute__((no_sanitize_address)) static int
+child_fail(struct child *c, const char *step)
+{
+	c->err = errno ? errno : EPERM;
+	c->step = step;
+	syscall(SYS_exit, 127);
+	return 127;
+}
+
+__attribute__((no_sanitize_address)) static int
+child_main(void *arg)
+{
+	struct child *c = arg;
+	const struct proc_spawn *o = c->o;
+	struct ksigaction dfl = {SIG_DFL, 0, NULL, 0};
+	uint64_t none = 0;
+	const char *step = NULL;
+	long fd;
+	int sig, err;
+
+	for (sig = 1; sig < 65; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, 8) < 0)
+		return child_fail(c, "signal mask");
+	if (syscall(SYS_setsid) < 0)
+		return child_fail(c, "setsid");
+	fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	if (fd < 0 || move_fd((int)fd, 0) ||
+	    (fd != 0 && syscall(SYS_close, fd) < 0))
+		return child_fail(c, "/dev/null");
+	if (move_fd(o->out_fd, 1) || move_fd(o->out_fd, 2))
+		return child_fail(c, "the log");
+	if (o->cwd && syscall(SYS_chdir, o->cwd) < 0)
+		return child_fail(c, "chdir");
+	if ((err = proc_sec_apply(o->sec, &step))) {
+		errno = err;
+		return child_fail(c, step);
 	}
+	syscall(SYS_execve, c->path, o->argv, o->env);
+	return child_fail(c, "exec");
+}
+
+static int
+spawn_sec(const struct proc_spawn *o, const char *path, pid_t *pid)
+{
+	struct child c = {o, path, 0, NULL};
+	sigset_t all, old;
+	char *stack;
+	int r = 0, st;
+
+	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return errno;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	*pid = clone(child_main, stack + CHILD_STACK,
+		     CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	if (*pid < 0)
+		r = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, CHILD_STACK);
+	if (r)
+		return r;
+	if (c.err) {
+		/* the child has exited: collect it */
+		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (o->err)
+			snprintf(o->err, o->errlen, "%s: %s", c.step,
+				 strerror(c.err));
+		return c.err;
+	}
+	return 0;
+}
+
+int
+proc_spawn(const struct proc_spawn *o, pid_t *pid, int *pidfd)
+{
+	char path[4096];
+	int r;
+
+	if (o->err && o->errlen)
+		o->err[0] = '\0';
+	if ((r = resolve(o->file, o->env, path, sizeof(path))))
+		return r;
+	r = o->sec ? spawn_sec(o, path, pid) : spawn_plain(o, path, pid);
 	if (r)
 		return r;
 	/* Not reaped until proc_reap(), so the pid is still this child. */
