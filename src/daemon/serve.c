@@ -30,6 +30,7 @@
 #include "metrics.h"
 #include "metrics_process.h"
 #include "portalloc.h"
+#include "proc.h"
 #include "queue.h"
 #include "recorder.h"
 #include "rand.h"
@@ -550,18 +551,15 @@ limit_arg(const char *flag, const char *v)
 
 /* Every connection is a file descriptor: the soft limit (often 1024) is
  * raised to the hard one, so that idle connections cannot use them up
- * before they are closed. */
+ * before they are closed. The pods' processes get the limits the daemon
+ * started with (proc_nofile_initial). */
 static void
 raise_nofile(void)
 {
-	struct rlimit rl;
+	int e = proc_nofile_raise();
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			log_info("cannot raise the open files limit: %s",
-				 strerror(errno));
-	}
+	if (e)
+		log_info("cannot raise the open files limit: %s", strerror(e));
 }
 
 /* --default-user: a user name, or a uid (its group from the password
