@@ -1,7 +1,9 @@
 """test_security_context.py - pods run with the rights they ask for
 (real processes, the daemon running as root): runAsUser, runAsGroup,
 supplementalGroups, allowPrivilegeEscalation: false (no_new_privs),
-capabilities drop/add and privileged, as /proc/PID/status shows them;
+capabilities drop/add and privileged (containerd's sets, every
+combination), file capabilities, the open-files limit, as /proc/PID
+shows them;
 runAsNonRoot refused with the kubelet's message; --default-user; the
 log file belongs to the pod's user, mode 0600, and is read through the
 API."""
@@ -164,33 +166,162 @@ def test_run_as_non_root_is_refused_with_the_kubelets_message(daemons):
 
 
 NET_BIND_SERVICE = 1 << 10
+NET_RAW = 1 << 13
+# containerd's default list: CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL,
+# SETGID, SETUID, SETPCAP, NET_BIND_SERVICE, NET_RAW, SYS_CHROOT, MKNOD,
+# AUDIT_WRITE, SETFCAP
+DEFAULT_CAPS = sum(1 << n for n in (0, 1, 3, 4, 5, 6, 7, 8, 10, 13, 18, 27,
+                                    29, 31))
 
 
-def test_capabilities_drop_add_and_privileged(daemons):
+def all_caps():
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        return (1 << (int(f.read()) + 1)) - 1
+
+
+def expected_bounding(add, drop, privileged):
+    """containerd's WithCapabilities over its default list: add ALL, drop
+    ALL, then each add, then each drop (drop wins)."""
+    if privileged:
+        return all_caps()
+    s = DEFAULT_CAPS
+    if "ALL" in add:
+        s = all_caps()
+    if "ALL" in drop:
+        s = 0
+    for c in add:
+        if c != "ALL":
+            s |= 1 << CAP_NUMBERS[c]
+    for c in drop:
+        if c != "ALL":
+            s &= ~(1 << CAP_NUMBERS[c])
+    return s
+
+
+CAP_NUMBERS = {"NET_BIND_SERVICE": 10, "NET_RAW": 13}
+
+
+def test_capabilities_every_combination(daemons):
+    """Every combination of user, add, drop and allowPrivilegeEscalation,
+    and privileged: the process holds the bounding set containerd gives,
+    the permitted and effective sets only as root, never an inheritable
+    or ambient capability, and no_new_privs exactly when escalation is
+    refused."""
     dm = daemons()
-    bounding = caps(os.getpid(), "CapBnd")
-    assert dm.req("POST", CORE + "/pods", sleeper("root-nbs", sc={
-        "capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}})).status_code == 201
-    assert dm.req("POST", CORE + "/pods", sleeper("nobody-nbs", sc={
-        "runAsUser": NOBODY,
-        "capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}})).status_code == 201
-    assert dm.req("POST", CORE + "/pods", sleeper("no-raw", sc={
-        "capabilities": {"drop": ["NET_RAW"]}})).status_code == 201
-    assert dm.req("POST", CORE + "/pods", sleeper("priv", sc={
-        "privileged": True})).status_code == 201
-    pid = running_pid(dm, "root-nbs")
+    daemon_bounding = caps(os.getpid(), "CapBnd")
+    cases = []
+    for uid in (0, NOBODY):
+        for add in ([], ["NET_BIND_SERVICE"], ["ALL"]):
+            for drop in ([], ["NET_RAW"], ["ALL"]):
+                for ape in (None, False):
+                    cases.append((uid, add, drop, ape, False))
+        cases.append((uid, [], [], None, True))
+    for i, (uid, add, drop, ape, priv) in enumerate(cases):
+        sc = {"runAsUser": uid}
+        if add or drop:
+            sc["capabilities"] = {}
+            if add:
+                sc["capabilities"]["add"] = add
+            if drop:
+                sc["capabilities"]["drop"] = drop
+        if ape is not None:
+            sc["allowPrivilegeEscalation"] = ape
+        if priv:
+            sc["privileged"] = True
+        assert dm.req("POST", CORE + "/pods",
+                      sleeper("c%d" % i, sc=sc)).status_code == 201
+    for i, (uid, add, drop, ape, priv) in enumerate(cases):
+        pid = running_pid(dm, "c%d" % i)
+        st = status(pid)
+        want = expected_bounding(add, drop, priv) & daemon_bounding
+        got = {k: int(st[k][0], 16) for k in
+               ("CapBnd", "CapPrm", "CapEff", "CapInh", "CapAmb")}
+        what = "user %d add %s drop %s allowPrivilegeEscalation %s " \
+            "privileged %s: %s" % (uid, add, drop, ape, priv, got)
+        assert st["Uid"] == [str(uid)] * 4, what
+        assert got["CapBnd"] == want, what
+        assert got["CapPrm"] == (want if uid == 0 else 0), what
+        assert got["CapEff"] == (want if uid == 0 else 0), what
+        assert got["CapInh"] == 0 and got["CapAmb"] == 0, what
+        assert st["NoNewPrivs"] == (["1"] if ape is False else ["0"]), what
+
+
+def test_a_plain_pod_gets_the_default_set(daemons):
+    """A pod that asks for nothing from a root daemon holds containerd's
+    default list, not the daemon's capabilities."""
+    dm = daemons()
+    assert dm.req("POST", CORE + "/pods", sleeper("plain")).status_code == 201
+    pid = running_pid(dm, "plain")
+    want = DEFAULT_CAPS & caps(os.getpid(), "CapBnd")
+    assert caps(pid, "CapEff") == want and caps(pid, "CapBnd") == want
+    assert caps(pid, "CapAmb") == 0 and caps(pid, "CapInh") == 0
+    # the token, the CA key and the store are out of its reach as nobody
+    assert dm.req("POST", CORE + "/pods", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "reader"},
+        "spec": {"terminationGracePeriodSeconds": 1, "containers": [{
+            "name": "app", "image": "sh", "securityContext": {
+                "runAsUser": NOBODY,
+                "capabilities": {"add": ["NET_BIND_SERVICE"]}},
+            "command": ["/bin/sh", "-c",
+                        "cat %s/state.db >/dev/null 2>&1 && echo read "
+                        "|| echo refused; exec sleep 300" % dm.dir]}]}
+    }).status_code == 201
+    running_pid(dm, "reader")
+    wait_for(lambda: dm.req("GET", CORE + "/pods/reader/log").text ==
+             "refused\n", what="the read of state.db to be refused")
+
+
+def test_file_capabilities_and_no_new_privs(daemons):
+    """A user other than root holds a capability only through a file that
+    carries it (setcap), within the bounding set, and not with
+    allowPrivilegeEscalation: false."""
+    d = tempfile.TemporaryDirectory(dir="/tmp")  # nobody can reach it
+    os.chmod(d.name, 0o755)
+    prog = os.path.join(d.name, "sleep")
+    with open("/bin/sleep", "rb") as src, open(prog, "wb") as dst:
+        dst.write(src.read())
+    os.chmod(prog, 0o755)
+    subprocess.run(["setcap", "cap_net_bind_service+ep", prog], check=True)
+    dm = daemons()
+    for name, ape in (("filecap", None), ("filecap-nnp", False)):
+        sc = {"runAsUser": NOBODY, "capabilities": {
+            "drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}}
+        if ape is not None:
+            sc["allowPrivilegeEscalation"] = ape
+        pod = sleeper(name, sc=sc)
+        pod["spec"]["containers"][0]["command"] = [prog, "300"]
+        assert dm.req("POST", CORE + "/pods", pod).status_code == 201
+    pid = running_pid(dm, "filecap")
     assert caps(pid, "CapEff") == NET_BIND_SERVICE
     assert caps(pid, "CapBnd") == NET_BIND_SERVICE
-    # a user other than root holds them too (ambient)
-    pid = running_pid(dm, "nobody-nbs")
-    assert status(pid)["Uid"][0] == str(NOBODY)
-    assert caps(pid, "CapEff") == NET_BIND_SERVICE
-    assert caps(pid, "CapBnd") == NET_BIND_SERVICE
-    pid = running_pid(dm, "no-raw")
-    assert caps(pid, "CapBnd") == bounding & ~(1 << 13)
-    assert caps(pid, "CapEff") == bounding & ~(1 << 13)
-    pid = running_pid(dm, "priv")
-    assert caps(pid, "CapEff") == bounding
+    pid = running_pid(dm, "filecap-nnp")
+    assert caps(pid, "CapEff") == 0 and caps(pid, "CapPrm") == 0
+    d.cleanup()
+
+
+def test_open_files_limit_is_the_daemons_initial_one(daemons):
+    """The daemon raises its own soft open-files limit; its pods start
+    with the limits it was started with."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= hard:
+        soft = min(1024, hard)
+    old = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        dm = daemons()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, old)
+    for name, sc in (("as-root", None), ("as-nobody", {"runAsUser": NOBODY})):
+        assert dm.req("POST", CORE + "/pods",
+                      sleeper(name, sc=sc)).status_code == 201
+        pid = running_pid(dm, name)
+        with open("/proc/%d/limits" % pid) as f:
+            line = [x for x in f if x.startswith("Max open files")][0]
+        assert line.split()[3:5] == [str(soft), str(hard)], line
+    with open("/proc/%d/limits" % dm.proc.pid) as f:
+        line = [x for x in f if x.startswith("Max open files")][0]
+    assert line.split()[3] == str(hard), line
 
 
 def test_default_user(daemons):
@@ -203,6 +334,7 @@ def test_default_user(daemons):
     st = status(running_pid(dm, "d"))
     assert st["Uid"] == [str(NOBODY)] * 4
     assert caps(running_pid(dm, "d"), "CapEff") == 0
+    assert caps(running_pid(dm, "d"), "CapAmb") == 0
     s = os.stat(log_path(dm, "d"))
     assert s.st_uid == NOBODY and stat.S_IMODE(s.st_mode) == 0o600
     # a pod that names a user runs as that user
