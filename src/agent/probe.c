@@ -1,12 +1,19 @@
-/* probe.c - tcpSocket, httpGet and exec checks on the loop. */
+/* probe.c - tcpSocket, httpGet and exec checks on the loop. An exec check
+ * is started by proc_spawn with the container's rights (t->sec) and
+ * waited for on a pidfd; its output goes to /dev/null. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <http_parser.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "probe.h"
+#include "proc.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -19,7 +26,9 @@ struct check {
 	uv_tcp_t tcp;
 	uv_connect_t conn;
 	uv_write_t wr;
-	uv_process_t proc;
+	uv_poll_t exited; /* the exec check's pidfd */
+	pid_t pid;
+	int pidfd;
 	struct strbuf req;
 	http_parser parser;
 	http_parser_settings settings;
@@ -34,6 +43,8 @@ on_close(uv_handle_t *h)
 {
 	struct check *c = h->data;
 
+	if (h == (uv_handle_t *)&c->exited)
+		close(c->pidfd);
 	if (--c->handles == 0) {
 		strbuf_release(&c->req);
 		free(c);
@@ -51,9 +62,10 @@ finish(struct check *c, bool ok, const char *why)
 	uv_close((uv_handle_t *)&c->timer, on_close);
 	if (c->tcp_open && !uv_is_closing((uv_handle_t *)&c->tcp))
 		uv_close((uv_handle_t *)&c->tcp, on_close);
-	if (c->proc_open && !uv_is_closing((uv_handle_t *)&c->proc)) {
-		uv_process_kill(&c->proc, SIGKILL);
-		/* closed from its exit callback */
+	if (c->proc_open && !uv_is_closing((uv_handle_t *)&c->exited)) {
+		/* the command and what it started: its session */
+		kill(-c->pid, SIGKILL);
+		/* closed once it has exited (on_exited) */
 	}
 }
 
@@ -140,15 +152,64 @@ on_connect(uv_connect_t *req, int status)
 }
 
 static void
-on_exit_cb(uv_process_t *p, int64_t status, int sig)
+on_exited(uv_poll_t *w, int status, int events)
 {
-	struct check *c = p->data;
+	struct check *c = w->data;
 	char why[64];
+	int code = 0, sig = 0, r;
 
-	snprintf(why, sizeof(why), "exit status %lld%s", (long long)status,
-		 sig ? " (killed)" : "");
-	finish(c, status == 0 && sig == 0, why);
-	uv_close((uv_handle_t *)p, on_close);
+	(void)status;
+	(void)events;
+	/* readable: it has exited, so this does not wait */
+	r = proc_reap(c->pidfd, &code, &sig);
+	if (r)
+		snprintf(why, sizeof(why), "wait: %s", strerror(r));
+	else
+		snprintf(why, sizeof(why), "exit status %d%s", code,
+			 sig ? " (killed)" : "");
+	finish(c, r == 0 && code == 0 && sig == 0, why);
+	uv_close((uv_handle_t *)w, on_close);
+}
+
+/* Starts the exec check; false (with c finished) if it could not. */
+static bool
+start_exec(struct check *c, const struct probe_target *t)
+{
+	struct proc_spawn o = {0};
+	char err[256];
+	int r, out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (out < 0) {
+		finish(c, false, strerror(errno));
+		return false;
+	}
+	o.file = t->argv[0];
+	o.argv = t->argv;
+	o.env = t->env;
+	o.cwd = t->cwd;
+	o.out_fd = out;
+	o.sec = t->sec;
+	o.err = err;
+	o.errlen = sizeof(err);
+	r = proc_spawn(&o, &c->pid, &c->pidfd);
+	close(out);
+	if (r) {
+		finish(c, false, *err ? err : strerror(r));
+		return false;
+	}
+	uv_poll_init(c->loop, &c->exited, c->pidfd);
+	c->exited.data = c;
+	c->handles++;
+	c->proc_open = true;
+	if ((r = uv_poll_start(&c->exited, UV_READABLE, on_exited))) {
+		/* unseen exit: kill it and wait here */
+		kill(-c->pid, SIGKILL);
+		finish(c, false, uv_strerror(r));
+		waitpid(c->pid, NULL, 0);
+		uv_close((uv_handle_t *)&c->exited, on_close);
+		return false;
+	}
+	return true;
 }
 
 void
@@ -170,26 +231,7 @@ probe_check(uv_loop_t *loop, enum probe_type type, const struct probe_target *t,
 	uv_timer_start(&c->timer, on_timeout, timeout_ms ? timeout_ms : 1000,
 		       0);
 	if (type == PROBE_EXEC) {
-		uv_process_options_t o = {0};
-		uv_stdio_container_t io[3] = {
-		    {UV_IGNORE}, {UV_IGNORE}, {UV_IGNORE}};
-
-		o.file = t->file ? t->file : t->argv[0];
-		o.args = (char **)t->argv;
-		o.env = (char **)t->env;
-		o.cwd = t->cwd;
-		o.exit_cb = on_exit_cb;
-		o.stdio = io;
-		o.stdio_count = 3;
-		c->proc.data = c;
-		r = uv_spawn(loop, &c->proc, &o);
-		c->handles++;
-		c->proc_open = true;
-		if (r) {
-			uv_close((uv_handle_t *)&c->proc, on_close);
-			c->proc_open = false;
-			finish(c, false, uv_strerror(r));
-		}
+		start_exec(c, t);
 		return;
 	}
 	if (uv_ip4_addr(t->host && *t->host ? t->host : "127.0.0.1", t->port,

@@ -11,16 +11,19 @@
 #include <stdbool.h>
 #include <uv.h>
 
+struct proc_sec;
+
 typedef void (*probe_cb)(void *arg, bool ok, const char *why);
 
 struct probe_target {
 	const char *host;  /* default 127.0.0.1 */
 	int port;          /* tcpSocket, httpGet: the host port */
 	const char *path;  /* httpGet */
-	const char *file;  /* exec: the program; NULL: argv[0] */
-	char *const *argv; /* exec: NULL-terminated */
+	char *const *argv; /* exec: NULL-terminated; argv[0] the program */
 	char *const *env;  /* exec */
 	const char *cwd;   /* exec */
+	/* exec: the rights it runs with (the container's), or NULL */
+	const struct proc_sec *sec;
 };
 
 enum probe_type { PROBE_TCP, PROBE_HTTP, PROBE_EXEC };

@@ -56,10 +56,10 @@ on_probe_tick(uv_timer_t *t)
 	const struct probe *sp = p->spec;
 	struct probe_target tg = {0};
 	struct strmap vars = {0};
-	char **env = NULL, **argv = NULL, spec[2048], err[512];
+	char **env = NULL, **argv = NULL, err[512];
 	struct secspec sec;
 	enum probe_type type;
-	size_t i, k = 0;
+	size_t i;
 
 	if (p->inflight || !ctr_runs(c->m.state))
 		return; /* the previous check is still running */
@@ -71,18 +71,11 @@ on_probe_tick(uv_timer_t *t)
 				    &sec, err, sizeof(err)))
 			return;
 		env = rt_build_env(c, &vars);
-		/* the helper's four words, the command, NULL */
-		argv = xcalloc(sp->exec->command.n + 5, sizeof(*argv));
-		if (sec.any) {
-			secspec_encode(&sec, spec, sizeof(spec));
-			argv[k++] = "drover";
-			argv[k++] = PROC_HELPER_VERB;
-			argv[k++] = spec;
-			argv[k++] = sp->exec->command.v[0];
-			tg.file = "/proc/self/exe";
-		}
+		argv = xcalloc(sp->exec->command.n + 1, sizeof(*argv));
 		for (i = 0; i < sp->exec->command.n; i++)
-			argv[k++] = sp->exec->command.v[i];
+			argv[i] = sp->exec->command.v[i];
+		if (sec.any)
+			tg.sec = &sec.p;
 		tg.argv = argv;
 		tg.env = env;
 		tg.cwd = c->spec->working_dir && *c->spec->working_dir

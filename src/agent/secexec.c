@@ -1,6 +1,5 @@
-/* secexec.c - the security settings of a container's process: resolving
- * them from the pod, and the exec helper that applies them (see
- * secexec.h). */
+/* secexec.c - the security settings of a container's process, resolved
+ * from its pod and container (see secexec.h). */
 #define _GNU_SOURCE /* getgrouplist */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +15,6 @@
 #include "proc.h"
 #include "secexec.h"
 #include "validate.h"
-
-extern char **environ;
 
 static void
 add_group(struct proc_sec *s, long long g)
@@ -243,129 +240,4 @@ secspec_resolve(const struct pod *p, const struct container *c,
 			  !cs->allow_privilege_escalation.v;
 	out->any = o->ids || o->caps || o->no_new_privs || o->nofile;
 	return 0;
-}
-
-void
-secspec_encode(const struct secspec *s, char *buf, size_t len)
-{
-	const struct proc_sec *o = &s->p;
-	size_t n = 0, i;
-
-#define PUT(...)                                                               \
-	do {                                                                   \
-		int k = snprintf(buf + n, len - n, __VA_ARGS__);               \
-		if (k > 0 && (size_t)k < len - n)                              \
-			n += (size_t)k;                                        \
-	} while (0)
-	buf[0] = '\0';
-	if (o->nofile)
-		PUT("l=%llu,%llu;", (unsigned long long)o->nofile_cur,
-		    (unsigned long long)o->nofile_max);
-	if (o->ids) {
-		PUT("u=%lld;g=%lld;G=", o->uid, o->gid);
-		for (i = 0; i < o->ngroups; i++)
-			PUT("%s%lu", i ? "," : "", (unsigned long)o->groups[i]);
-		PUT(";");
-	}
-	if (o->caps && o->bounding_set)
-		PUT("b=%llx;", (unsigned long long)o->bounding);
-	if (o->caps)
-		PUT("c=%llx;", (unsigned long long)o->permitted);
-	if (o->no_new_privs)
-		PUT("n;");
-#undef PUT
-}
-
-/* ---- the helper ---- */
-
-static int
-fail(int e, const char *what)
-{
-	dprintf(2, "drover __exec: %s: %s\n", what, strerror(e));
-	return 127;
-}
-
-/* A list of numbers "1,2,3" up to ';', into v (at most max). */
-static int
-decode_list(const char *p, char **end, unsigned long long *v, size_t max,
-	    size_t *n)
-{
-	*n = 0;
-	*end = (char *)p;
-	while (**end && **end != ';') {
-		if (*n == max)
-			return -1;
-		v[(*n)++] = strtoull(*end, end, 10);
-		if (**end == ',')
-			(*end)++;
-		else if (**end != ';')
-			return -1;
-	}
-	return 0;
-}
-
-static int
-decode(const char *spec, struct proc_sec *s)
-{
-	unsigned long long v[PROC_MAX_GROUPS];
-	const char *p = spec;
-	char *end;
-	size_t i, n;
-
-	memset(s, 0, sizeof(*s));
-	while (*p) {
-		if (!strncmp(p, "l=", 2)) {
-			if (decode_list(p + 2, &end, v, 2, &n) || n != 2)
-				return -1;
-			s->nofile = true;
-			s->nofile_cur = v[0];
-			s->nofile_max = v[1];
-		} else if (!strncmp(p, "u=", 2)) {
-			s->ids = true;
-			s->uid = strtoll(p + 2, &end, 10);
-		} else if (!strncmp(p, "g=", 2)) {
-			s->gid = strtoll(p + 2, &end, 10);
-		} else if (!strncmp(p, "G=", 2)) {
-			if (decode_list(p + 2, &end, v, PROC_MAX_GROUPS, &n))
-				return -1;
-			for (i = 0; i < n; i++)
-				s->groups[i] = (gid_t)v[i];
-			s->ngroups = n;
-		} else if (!strncmp(p, "b=", 2)) {
-			s->bounding_set = true;
-			s->bounding = strtoull(p + 2, &end, 16);
-		} else if (!strncmp(p, "c=", 2)) {
-			s->caps = true;
-			s->permitted = strtoull(p + 2, &end, 16);
-		} else if (*p == 'n') {
-			s->no_new_privs = true;
-			end = (char *)p + 1;
-		} else {
-			return -1;
-		}
-		if (*end != ';')
-			return -1;
-		p = end + 1;
-	}
-	return 0;
-}
-
-int
-secexec_main(int argc, char **argv)
-{
-	struct proc_sec s;
-	const char *step = "";
-	char what[80];
-	int e;
-
-	if (argc < 5)
-		return fail(EINVAL, "usage: drover __exec SPEC PATH ARGV...");
-	if (decode(argv[2], &s))
-		return fail(EINVAL, "bad security spec");
-	if ((e = proc_sec_apply(&s, &step)))
-		return fail(e, step);
-	execvpe(argv[3], argv + 4, environ);
-	e = errno;
-	snprintf(what, sizeof(what), "exec %.60s", argv[3]);
-	return fail(e, what);
 }

@@ -3,10 +3,8 @@
  * container's, as in Kubernetes), and never more.
  *
  * secspec_resolve turns a pod and container into a struct proc_sec
- * (proc.h), which the runtime's spawn applies in the child before its
- * exec. An exec probe is started by libuv instead, so it goes through
- * drover itself: `drover __exec SPEC PATH ARGV...` applies SPEC and execs
- * PATH (one more exec, paid only by exec probes).
+ * (proc.h), which proc_spawn applies in the child before its exec, for
+ * the container's process and for its exec probes.
  *
  * Capabilities are containerd's and runc's for a Kubernetes container
  * (the daemon running as root):
@@ -56,12 +54,4 @@ struct secdefaults {
 int secspec_resolve(const struct pod *p, const struct container *c,
 		    const struct secdefaults *d, struct secspec *out, char *err,
 		    size_t errlen);
-/* The spec as one argv word for the helper. */
-void secspec_encode(const struct secspec *s, char *buf, size_t len);
-/* `drover __exec SPEC PATH ARGV...`: applies SPEC and execs PATH (looked
- * up in the PATH of the environment it got, if it has no slash) with ARGV
- * and that environment. Returns only on failure (127), after saying why
- * on stderr. */
-int secexec_main(int argc, char **argv);
-
 #endif

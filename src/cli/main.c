@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "proc.h"
 #include "proxyd.h"
 #include "serve.h"
 
@@ -44,9 +43,6 @@ main(int argc, char **argv)
 {
 	size_t i;
 
-	/* The agent's exec helper (secexec.h): not a command of users. */
-	if (argc >= 2 && !strcmp(argv[1], PROC_HELPER_VERB))
-		return serve_exec_helper(argc, argv);
 	/* The node agent's proxy process (proxyd.h): not one either. */
 	if (argc >= 2 && !strcmp(argv[1], PROXYD_VERB))
 		return proxyd_main(argc, argv);

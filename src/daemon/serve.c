@@ -35,7 +35,6 @@
 #include "recorder.h"
 #include "rand.h"
 #include "dtime.h"
-#include "secexec.h"
 #include "serve.h"
 #include "serve_tls.h"
 #include "server.h"
@@ -594,12 +593,6 @@ static bool
 can_become(long long uid)
 {
 	return geteuid() == 0 || (uid_t)uid == geteuid();
-}
-
-int
-serve_exec_helper(int argc, char **argv)
-{
-	return secexec_main(argc, argv);
 }
 
 /* The metrics collector of the proxy: what the running agent has. */

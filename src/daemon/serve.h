@@ -15,9 +15,4 @@ void serve_default_socket(char *buf, size_t len);
 
 int serve_main(int argc, char **argv);
 
-/* `drover __exec SPEC PATH ARGV...`: the agent's exec helper, which
- * applies a container's securityContext and execs its program
- * (secexec.h). */
-int serve_exec_helper(int argc, char **argv);
-
 #endif

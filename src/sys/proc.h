@@ -38,7 +38,7 @@ struct proc_sec {
 
 /* Applies s to the calling process. Only raw system calls: it runs in
  * the child of proc_spawn, which shares the caller's memory until its
- * exec, and in `drover __exec`. Returns 0, or an errno with *step naming
+ * exec. Returns 0, or an errno with *step naming
  * what failed ("setuid", ...). */
 int proc_sec_apply(const struct proc_sec *s, const char **step);
 
@@ -61,10 +61,6 @@ struct proc_spawn {
 	char *err;
 	size_t errlen;
 };
-
-/* The verb of drover's exec helper (argv[1]): `drover __exec SPEC PATH
- * ARGV...` applies a proc_sec and execs PATH (secexec.h). */
-#define PROC_HELPER_VERB "__exec"
 
 /* Starts a process in a new session with default signal dispositions and
  * an empty signal mask. The call returns once the exec has happened

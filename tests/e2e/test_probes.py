@@ -73,6 +73,40 @@ def test_readiness_gates_ready(rt):
     assert not ready(rt, "exf")
 
 
+def probe_sleepers(arg):
+    """Pids of processes running `sleep ARG` (an exec probe's command)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if f.read().split(b"\0")[:2] == [b"sleep", arg.encode()]:
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def test_exec_probe_timeout_ends_the_command(rt):
+    """An exec probe that outlives timeoutSeconds fails and its command is
+    killed: one check at a time, none left once the pod is gone."""
+    arg = "31.%d" % os.getpid()  # no other test runs this command
+    assert rt.req("POST", CORE + "/pods", pod("hang", readinessProbe={
+        "exec": {"command": ["sleep", arg]}, "periodSeconds": 1,
+        "timeoutSeconds": 1})).status_code == 201
+    wait_for(lambda: probe_sleepers(arg), timeout=10, what="the first check")
+    first = probe_sleepers(arg)[0]
+    wait_for(lambda: probe_sleepers(arg) and probe_sleepers(arg)[0] != first,
+             timeout=10, what="the second check, after the first's timeout")
+    assert not alive(first)
+    assert len(probe_sleepers(arg)) <= 1
+    assert not ready(rt, "hang")
+    assert rt.req("DELETE", CORE + "/pods/hang").status_code == 200
+    wait_for(lambda: not probe_sleepers(arg), timeout=10,
+             what="the last check to be ended")
+
+
 def test_liveness_restarts(rt):
     assert rt.req("POST", CORE + "/pods", pod(
         "live", env={"FAIL_LIVENESS_AFTER_MS": "300"},

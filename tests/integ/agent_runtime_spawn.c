@@ -33,7 +33,6 @@
 #include "object.h"
 #include "proc.h"
 #include "runtime.h"
-#include "secexec.h"
 
 static char dir[64];
 static uv_loop_t loop;
@@ -409,7 +408,7 @@ test_probe_delay_counts_from_the_start(void **state)
 }
 
 int
-main(int argc, char **argv)
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_status_follows_the_outcome),
@@ -419,10 +418,5 @@ main(int argc, char **argv)
 	    cmocka_unit_test(test_exits_beside_starts),
 	};
 
-	/* A start through the exec helper runs /proc/self/exe: this
-	 * program must then be the helper, as drover is, and not the tests
-	 * again. */
-	if (argc > 1 && !strcmp(argv[1], PROC_HELPER_VERB))
-		return secexec_main(argc, argv);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,7 @@
 /* agent_secexec.c - what a container's process runs as: the container's
  * securityContext over the pod's, the default user, runAsNonRoot with the
  * kubelet's messages, capability sets (containerd's rule, within what
- * this test process holds), and the helper's spec text. */
+ * this test process holds). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,7 +54,7 @@ test_nothing_asked_nothing_applied(void **state)
 	struct pod p;
 	struct container c;
 	struct secspec s;
-	char err[256], spec[256];
+	char err[256];
 
 	(void)state;
 	init(&p, &c);
@@ -65,9 +65,6 @@ test_nothing_asked_nothing_applied(void **state)
 	/* a daemon with capabilities still narrows them to the default */
 	assert_true(s.any == s.p.caps);
 	assert_true(s.p.caps == (geteuid() == 0));
-	secspec_encode(&s, spec, sizeof(spec));
-	if (!s.p.caps)
-		assert_string_equal(spec, "");
 }
 
 static void
@@ -78,7 +75,7 @@ test_container_overrides_pod(void **state)
 	struct pod_security_context ps = {0};
 	struct security_context cs = {0};
 	struct secspec s;
-	char err[256], spec[256];
+	char err[256];
 
 	(void)state;
 	init(&p, &c);
@@ -99,9 +96,6 @@ test_container_overrides_pod(void **state)
 	assert_int_equal(s.p.groups[1], 2001);
 	/* another user than root holds no capability */
 	assert_true(s.p.permitted == 0);
-	s.p.caps = false;
-	secspec_encode(&s, spec, sizeof(spec));
-	assert_string_equal(spec, "u=4242;g=1000;G=1000,2001;n;");
 	free(ps.supplemental_groups.v);
 }
 
@@ -258,34 +252,6 @@ test_capabilities(void **state)
 	}
 }
 
-/* The helper's text carries every field, and reads back the same. */
-static void
-test_spec_text(void **state)
-{
-	struct secspec s = {0};
-	char spec[512];
-
-	(void)state;
-	s.any = true;
-	s.p.nofile = true;
-	s.p.nofile_cur = 1024;
-	s.p.nofile_max = 524288;
-	s.p.ids = true;
-	s.p.uid = 65534;
-	s.p.gid = 65534;
-	s.p.groups[0] = 65534;
-	s.p.groups[1] = 7;
-	s.p.ngroups = 2;
-	s.p.caps = true;
-	s.p.bounding_set = true;
-	s.p.bounding = NET_BIND_SERVICE;
-	s.p.permitted = 0;
-	s.p.no_new_privs = true;
-	secspec_encode(&s, spec, sizeof(spec));
-	assert_string_equal(
-	    spec, "l=1024,524288;u=65534;g=65534;G=65534,7;b=400;c=0;n;");
-}
-
 int
 main(void)
 {
@@ -295,7 +261,6 @@ main(void)
 	    cmocka_unit_test(test_default_user),
 	    cmocka_unit_test(test_run_as_non_root),
 	    cmocka_unit_test(test_capabilities),
-	    cmocka_unit_test(test_spec_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
