@@ -1066,9 +1066,13 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 		struct MHD_OptionItem tls[] = {
 		    {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)s->cfg.tls_key},
 		    {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)s->cfg.tls_cert},
+		    {MHD_OPTION_HTTPS_PRIORITIES, 0,
+		     (void *)s->cfg.tls_priorities},
 		    {MHD_OPTION_END, 0, NULL},
 		};
 
+		if (s->cfg.tls_priorities == NULL)
+			tls[2].option = MHD_OPTION_END;
 		if (s->cfg.tls_cert)
 			flags |= MHD_USE_TLS;
 		else

@@ -51,6 +51,9 @@ struct http_server_config {
 	 * only with drover serve --insecure-http); copied by MHD. */
 	const char *tls_cert;
 	const char *tls_key;
+	/* GnuTLS priority string of the TLS listener (versions and cipher
+	 * suites); NULL: libmicrohttpd's default. */
+	const char *tls_priorities;
 	unsigned max_connections;
 	/* 0 for each: the default below. */
 	size_t watch_buffer;

@@ -39,7 +39,42 @@ static struct {
 	CURLMcode (*multi_socket_action)(CURLM *, curl_socket_t, int, int *);
 	CURLMcode (*multi_assign)(CURLM *, curl_socket_t, void *);
 	CURLMsg *(*multi_info_read)(CURLM *, int *);
+	/* The TLS 1.2 cipher suites in the syntax of libcurl's TLS backend
+	 * (NULL: an unknown backend, its own defaults above the floor). */
+	const char *ciphers;
 } lc;
+
+/* The outgoing TLS of drover's client, as client-go's: TLS 1.2 at least,
+ * and for 1.2 only ECDHE with an AEAD cipher, the server's own list
+ * (serve_tls.h), in OpenSSL's and in GnuTLS' words. */
+#define TLS12_CIPHERS_OPENSSL                                                \
+	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"         \
+	"ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"         \
+	"ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+#define TLS12_CIPHERS_GNUTLS                                                 \
+	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:" \
+	"+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:" \
+	"+ECDHE-RSA"
+
+/* Which cipher list fits the TLS library libcurl was built with. */
+static const char *
+tls_ciphers(void *h)
+{
+	curl_version_info_data *(*version_info)(CURLversion);
+	const curl_version_info_data *v;
+
+	*(void **)&version_info = dlsym(h, "curl_version_info");
+	if (version_info == NULL)
+		return NULL;
+	v = version_info(CURLVERSION_NOW);
+	if (v == NULL || v->ssl_version == NULL)
+		return NULL;
+	if (!strncasecmp(v->ssl_version, "OpenSSL", 7))
+		return TLS12_CIPHERS_OPENSSL;
+	if (!strncasecmp(v->ssl_version, "GnuTLS", 6))
+		return TLS12_CIPHERS_GNUTLS;
+	return NULL;
+}
 
 static int
 load_curl(void)
@@ -86,6 +121,7 @@ load_curl(void)
 			 "libcurl.so.4 lacks a function drover needs");
 		return -1;
 	}
+	lc.ciphers = tls_ciphers(h);
 	lc.loaded = true;
 	return 0;
 }
@@ -174,6 +210,9 @@ setup(struct http *h, CURL *c, const char *method, const char *path,
 		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->unix_path);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	if (lc.ciphers)
+		curl_easy_setopt(c, CURLOPT_SSL_CIPHER_LIST, lc.ciphers);
 	if (h->ca) {
 		/* libcurl copies the blob */
 		struct curl_blob b = {h->ca, h->ca_len, CURL_BLOB_COPY};

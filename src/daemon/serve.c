@@ -921,6 +921,7 @@ serve_main(int argc, char **argv)
 		}
 		hc.tls_cert = tls.cert;
 		hc.tls_key = tls.key;
+		hc.tls_priorities = SERVE_TLS_PRIORITIES;
 	}
 	if (http_server_start(&hc, &s.http, err, sizeof(err))) {
 		fprintf(stderr, "error: %s\n", err);
