@@ -95,6 +95,7 @@ struct http_server {
 	int nls;
 	int tcp_port;
 	char *unix_path;
+	struct stat unix_st; /* the socket file bound: unlinked only if so */
 	struct conn *watches;
 	size_t lag_total; /* of every watch stream */
 	struct sock *unauth_head, *unauth_tail;
@@ -1137,6 +1138,8 @@ http_server_start(const struct http_server_config *cfg,
 			return -1;
 		}
 		s->unix_path = xstrdup(cfg->unix_path);
+		if (lstat(s->unix_path, &s->unix_st))
+			memset(&s->unix_st, 0, sizeof(s->unix_st));
 		s->nls++;
 	}
 	if (cfg->tcp_host) {
@@ -1222,8 +1225,15 @@ http_server_stop(struct http_server *s)
 		MHD_run(s->ls[i].d);
 		MHD_stop_daemon(s->ls[i].d);
 	}
-	if (s->unix_path)
-		unlink(s->unix_path);
+	if (s->unix_path) {
+		struct stat st;
+
+		/* Only the file bound: not one another server put there. */
+		if (lstat(s->unix_path, &st) == 0 &&
+		    st.st_ino == s->unix_st.st_ino &&
+		    st.st_dev == s->unix_st.st_dev)
+			unlink(s->unix_path);
+	}
 	s->closing = 0;
 	for (i = 0; i < s->nls; i++) {
 		s->ls[i].poll.data = s;

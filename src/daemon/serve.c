@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <arpa/inet.h>
@@ -180,17 +181,17 @@ mkdir_p(const char *path)
 	return 0;
 }
 
-/* Locks DIR for this process's life (DIR/lock, flock; the descriptor is
- * kept open and not inherited): -1 with the message printed if another
- * drover serve holds it, before anything of the other's is touched. */
+/* Locks the file path for this process's life (flock; the descriptor is
+ * kept open and not inherited) and writes the pid in it: the lock of
+ * what (a "data directory" or a "socket") name. -1 with the message
+ * printed if another drover serve holds it. */
 static int
-lock_data_dir(const char *dir)
+lock_file(const char *path, const char *what, const char *name)
 {
-	char path[600], pid[32];
+	char pid[32];
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
@@ -216,9 +217,9 @@ lock_data_dir(const char *dir)
 		}
 		if (e == EWOULDBLOCK)
 			fprintf(stderr,
-				"drover serve: data directory %s is in use by "
-				"another drover serve (pid %s)\n",
-				dir, *pid ? pid : "unknown");
+				"drover serve: %s %s is in use by another "
+				"drover serve (pid %s)\n",
+				what, name, *pid ? pid : "unknown");
 		else
 			fprintf(stderr, "error: %s: %s\n", path, strerror(e));
 		close(fd);
@@ -231,6 +232,85 @@ locked:
 		/* the lock holds all the same */
 	}
 	return fd;
+}
+
+/* Locks DIR for this process's life (DIR/lock): -1 with the message
+ * printed if another drover serve holds it, before anything of the
+ * other's is touched. */
+static int
+lock_data_dir(const char *dir)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	return lock_file(path, "data directory", dir);
+}
+
+/* Whether something listens on the unix socket path: 1 if a connect
+ * succeeds (or would, given time), 0 if nothing is there or no one
+ * accepts (a socket its server left behind), -1 if path is there but is
+ * not a socket (errno ENOTSOCK). */
+static int
+socket_answers(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st))
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		errno = ENOTSOCK;
+		return -1;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return 0; /* the listener says it is too long */
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	/* EAGAIN: a listener whose backlog is full, busy, not gone. */
+	rc = rc == 0 || errno == EAGAIN;
+	close(fd);
+	return rc;
+}
+
+/* Claims the API socket path for this process's life, as the data
+ * directory is claimed: a lock on PATH.lock, held by a drover serve on
+ * another data directory given the same --socket; then a socket that
+ * answers is another server's (another program, or a drover serve
+ * without the lock) and is left alone; what is left at path is a socket
+ * no one serves, which the listener replaces. The lock's descriptor, or
+ * -1 with the message printed. */
+static int
+claim_socket(const char *path)
+{
+	char lock[600];
+	int fd, rc;
+
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >=
+	    sizeof(lock)) {
+		fprintf(stderr, "error: %s: socket path too long\n", path);
+		return -1;
+	}
+	fd = lock_file(lock, "socket", path);
+	if (fd < 0)
+		return -1;
+	rc = socket_answers(path);
+	if (rc == 0)
+		return fd;
+	if (rc > 0)
+		fprintf(stderr,
+			"drover serve: socket %s answers: another server "
+			"listens on it\n",
+			path);
+	else
+		fprintf(stderr,
+			"drover serve: %s is there and is not a socket\n",
+			path);
+	close(fd);
+	return -1;
 }
 
 /* Reads DIR/token, creating it (0600) with a random token if missing. */
@@ -639,7 +719,7 @@ serve_main(int argc, char **argv)
 	const char *node_name = NULL, *runtime = "process";
 	char pod_dir[600], proxy_sock[600], proxy_log[600];
 	char hostname[256];
-	int c, port = 0, optidx = 0, lock_fd;
+	int c, port = 0, optidx = 0, lock_fd, sock_lock_fd;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
 	/* About 200 pod updates (Kubernetes' watch cache keeps 100 events
 	 * a resource); the bound keeps large objects from growing it. */
@@ -843,10 +923,16 @@ serve_main(int argc, char **argv)
 	lock_fd = lock_data_dir(dir);
 	if (lock_fd < 0)
 		return 1;
+	sock_lock_fd = claim_socket(sock);
+	if (sock_lock_fd < 0) {
+		close(lock_fd);
+		return 1;
+	}
 	snprintf(db, sizeof(db), "%s/state.db", dir);
 	s.store = store_sqlite_open(db, (size_t)history, err, sizeof(err));
 	if (s.store == NULL) {
 		fprintf(stderr, "error: %s\n", err);
+		close(sock_lock_fd);
 		close(lock_fd);
 		return 1;
 	}
@@ -1008,6 +1094,7 @@ serve_main(int argc, char **argv)
 	log_info("drover serve: stopped");
 	strmap_release(&allocatable);
 	serve_tls_release(&tls);
+	close(sock_lock_fd);
 	close(lock_fd);
 	return s.exit_code;
 }
