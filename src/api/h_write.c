@@ -871,10 +871,42 @@ delete_body(const struct api_req *req, struct api_resp *resp)
 	return body;
 }
 
+/* The deletion fields of an object as stored, before a DELETE. */
+struct deletion_was {
+	dtime ts;
+	struct opt_int grace;
+	size_t nfin;
+};
+
+/* Marks m, which finalizers hold, as being deleted without grace, as
+ * Kubernetes does (markAsDeleting; BeforeDelete cutting a pending grace
+ * period to 0): deletionGracePeriodSeconds 0, deletionTimestamp now, or
+ * moved back to the start of a grace period cut short, or kept. True if
+ * that changes nothing stored: the object then stays still (Kubernetes'
+ * update of identical data writes nothing), so a client that deletes it
+ * again at each of its events (the agent finishing a deletion) does not
+ * write it in a loop. */
+static bool
+hold_for_finalizers(struct object_meta *m, dtime now,
+		    const struct deletion_was *was)
+{
+	if (m->deletion_timestamp == 0)
+		m->deletion_timestamp = now;
+	else if (m->deletion_grace_period_seconds.set &&
+		 m->deletion_grace_period_seconds.v > 0)
+		m->deletion_timestamp -=
+		    DTIME_SEC(m->deletion_grace_period_seconds.v);
+	m->deletion_grace_period_seconds.set = true;
+	m->deletion_grace_period_seconds.v = 0;
+	return was->ts == m->deletion_timestamp && was->grace.set &&
+	       was->grace.v == 0 && was->nfin == m->finalizers.n;
+}
+
 void
 h_delete(struct api *a, struct route *rt, const struct query *q,
 	 const struct api_req *req, struct api_resp *resp)
 {
+	struct deletion_was was;
 	struct delete_opts d = {.policy = "Background", .grace = -1};
 	struct store_item it;
 	struct object o = {0};
@@ -956,6 +988,9 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		return;
 	}
 	m = object_meta(&o);
+	was.ts = m->deletion_timestamp;
+	was.grace = m->deletion_grace_period_seconds;
+	was.nfin = m->finalizers.n;
 	if (d.pre_uid && strcmp(d.pre_uid, m->uid ? m->uid : "")) {
 		snprintf(msg, sizeof(msg),
 			 "Precondition failed: UID in precondition: %s, UID in "
@@ -991,14 +1026,19 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 			}
 		}
 	}
-	m->deletion_grace_period_seconds.set = false;
 	if (!strcmp(d.policy, "Foreground") &&
 	    !has_finalizer(m, "foregroundDeletion"))
 		strlist_push(&m->finalizers, "foregroundDeletion");
 	if (!strcmp(d.policy, "Orphan") && !has_finalizer(m, "orphan"))
 		strlist_push(&m->finalizers, "orphan");
-	if (m->deletion_timestamp == 0)
-		m->deletion_timestamp = now;
+	if (m->finalizers.n == 0) {
+		m->deletion_grace_period_seconds.set = false;
+		if (m->deletion_timestamp == 0)
+			m->deletion_timestamp = now;
+	} else if (hold_for_finalizers(m, now, &was)) {
+		resp_json(resp, 200, served_object(&it));
+		goto out;
+	}
 	commit(a, rt, &o, &it, resp);
 out:
 	json_decref(body);
