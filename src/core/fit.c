@@ -1,4 +1,5 @@
-/* fit.c - NodeResourcesFit's arithmetic (see fit.h).
+/* fit.c - NodeResourcesFit's arithmetic and NodePorts' conflict test
+ * (see fit.h).
  *
  * Worked example: a node with allocatable {cpu: 2, memory: 1Gi, pods:
  * 110} and two pods bound to it requesting cpu 1 each (used: 2000m, 0
@@ -13,11 +14,13 @@
  * (deleted and gone, or Succeeded/Failed) 1000m is free and it fits.
  * A pod that requests nothing (no resources at all) still needs a pod
  * slot: on that node the 111th pod gets "Too many pods". */
+#include <stdio.h>
 #include <string.h>
 
 #include "fit.h"
 #include "quantity.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 /* value of key in m at scale, 0 if absent or not a quantity: cpu "500m"
  * at QTY_MILLI is 500, memory "1Gi" at QTY_UNIT 1073741824, "abc" 0 */
@@ -132,6 +135,73 @@ fit_add(struct res_amount *used, const struct res_amount *req, int sign)
 	used->milli_cpu = sat_add(used->milli_cpu, sign * req->milli_cpu);
 	used->memory = sat_add(used->memory, sign * req->memory);
 	used->pods = sat_add(used->pods, sign * req->pods);
+}
+
+/* getContainerPorts + HostPortInfo.Add (nodeports.go, types.go): only
+ * ports with a hostPort count; an empty protocol is TCP, an empty hostIP
+ * is 0.0.0.0. Example: ports [{containerPort: 8080}, {containerPort: 80,
+ * hostPort: 8000}, {containerPort: 53, hostPort: 53, protocol: UDP,
+ * hostIP: 127.0.0.1}] give {8000 TCP 0.0.0.0} and {53 UDP 127.0.0.1}. */
+size_t
+fit_pod_host_ports(const struct pod_spec *spec, struct host_port **out)
+{
+	struct host_port *v = NULL;
+	size_t n = 0, i, j;
+
+	for (i = 0; i < spec->containers.n; i++) {
+		const struct container_port_list *l =
+		    &spec->containers.v[i].ports;
+
+		for (j = 0; j < l->n; j++) {
+			const struct container_port *cp = &l->v[j];
+			struct host_port *h;
+
+			if (cp->host_port <= 0 || cp->host_port > 65535)
+				continue;
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			h = &v[n++];
+			memset(h, 0, sizeof(*h));
+			h->port = (int)cp->host_port;
+			snprintf(h->protocol, sizeof(h->protocol), "%s",
+				 cp->protocol && *cp->protocol ? cp->protocol
+							       : "TCP");
+			snprintf(h->ip, sizeof(h->ip), "%s",
+				 cp->host_ip && *cp->host_ip ? cp->host_ip
+							     : "0.0.0.0");
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static bool
+wildcard(const char *ip)
+{
+	return !strcmp(ip, "0.0.0.0") || !strcmp(ip, "::");
+}
+
+/* Example: used {8000 TCP 127.0.0.1}. Wanting {8000 TCP 0.0.0.0}
+ * conflicts (every address includes 127.0.0.1), {8000 TCP 127.0.0.2}
+ * does not, {8000 UDP 127.0.0.1} does not (another protocol), and with
+ * used {8000 TCP 0.0.0.0} every address of TCP 8000 conflicts. */
+bool
+fit_ports_conflict(const struct host_port *want, size_t nwant,
+		   const struct host_port *used, size_t nused)
+{
+	size_t i, j;
+
+	for (i = 0; i < nwant; i++)
+		for (j = 0; j < nused; j++) {
+			const struct host_port *a = &want[i], *b = &used[j];
+
+			if (a->port != b->port ||
+			    strcmp(a->protocol, b->protocol))
+				continue;
+			if (wildcard(a->ip) || wildcard(b->ip) ||
+			    !strcmp(a->ip, b->ip))
+				return true;
+		}
+	return false;
 }
 
 /* One name=value of the flag. "pods=1.5" is refused: a count of pods is

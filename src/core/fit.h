@@ -1,5 +1,6 @@
 /* fit.h - kube-scheduler's NodeResourcesFit filter: does a pod's request
- * fit what is left of a node's allocatable? Pure.
+ * fit what is left of a node's allocatable? And its NodePorts filter: are
+ * the host ports the pod declares free on the node? Pure.
  *
  * A pod's request is the sum of its containers' resources.requests (cpu
  * in millicores, memory in bytes; Kubernetes takes the larger of that
@@ -53,5 +54,23 @@ int fit_parse_allocatable(const char *s, struct strmap *out,
 			  struct strbuf *err);
 /* used += sign * req */
 void fit_add(struct res_amount *used, const struct res_amount *req, int sign);
+
+/* NodePorts. A host port a pod declares (containers[].ports[] with a
+ * hostPort), as kube-scheduler's HostPortInfo keys it: protocol "TCP"
+ * when unset, hostIP "0.0.0.0" (every address) when unset. */
+struct host_port {
+	int port;         /* 1..65535 */
+	char protocol[8]; /* "TCP", "UDP", "SCTP" */
+	char ip[48];      /* an IP literal, or "0.0.0.0" */
+};
+
+/* The host ports the pod declares, in an array the caller frees (*out;
+ * NULL when there are none). Returns how many. */
+size_t fit_pod_host_ports(const struct pod_spec *spec, struct host_port **out);
+/* HostPortInfo.CheckConflict for each of want: true if one of them has
+ * the protocol and port of one of used, at the same address or where
+ * either address is 0.0.0.0. */
+bool fit_ports_conflict(const struct host_port *want, size_t nwant,
+			const struct host_port *used, size_t nused);
 
 #endif

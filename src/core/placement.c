@@ -20,6 +20,12 @@
  *   0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s)
  *   had untolerated taint {dedicated: db}.
  *
+ * With in->ports, a node that passes those filters must also have the
+ * host ports the pod declares free (NodePorts): a pod declaring
+ * hostPort 8000 on one node where another pod holds TCP 8000 stays
+ * Pending with "0/1 nodes are available: 1 node(s) didn't have free
+ * ports for the requested pod ports.".
+ *
  * With in->used, a node that passes those filters must also have room
  * for the pod's requests (fit.c): two Ready nodes with allocatable cpu 2,
  * each with 2 cpu already requested, leave a pod requesting 500m Pending
@@ -27,12 +33,13 @@
  * both cpu and memory counts under both reasons, as in kube-scheduler.
  *
  * Differences from kube-scheduler: the reasons come in a fixed order
- * (not ready, unschedulable, selector, taint,
+ * (not ready, unschedulable, selector, taint, ports,
  * cpu, memory, pods) rather than sorted by
  * text; all untolerated-taint nodes are counted under the first such
  * taint seen; a node that is not Ready is its own reason (Kubernetes
  * expresses it as the node.kubernetes.io/not-ready taint); node
  * affinity rules (spec.affinity) are kept but not evaluated. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "labels.h"
@@ -103,7 +110,8 @@ enum why {
 	WHY_UNSCHEDULABLE,
 	WHY_SELECTOR,
 	WHY_TAINT,
-	WHY_CPU, /* NodeResourcesFit: a node may have all three */
+	WHY_PORTS, /* NodePorts */
+	WHY_CPU,   /* NodeResourcesFit: a node may have all three */
 	WHY_MEMORY,
 	WHY_PODS,
 	WHY_N,
@@ -130,6 +138,9 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 	size_t counts[WHY_N] = {0}, i, j;
 	const struct taint *first_taint = NULL;
 	struct res_amount req;
+	struct host_port *want = NULL;
+	size_t nwant =
+	    in->ports ? fit_pod_host_ports(&in->pod->spec, &want) : 0;
 
 	fit_pod_request(&in->pod->spec, &req);
 	for (i = 0; i < in->nnodes; i++) {
@@ -170,6 +181,11 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 				first_taint = bad;
 			continue;
 		}
+		if (nwant && fit_ports_conflict(want, nwant, in->ports[i].v,
+						in->ports[i].n)) {
+			counts[WHY_PORTS]++;
+			continue;
+		}
 		if (in->used) {
 			struct res_amount alloc;
 			unsigned r;
@@ -194,6 +210,7 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 			best_pods = pods;
 		}
 	}
+	free(want);
 	if (best || why == NULL)
 		return best;
 	strbuf_addf(why, "0/%zu nodes are available", in->nnodes);
@@ -221,6 +238,11 @@ sched_pick(const struct sched_in *in, struct strbuf *why)
 			    "%s %zu node(s) had untolerated taint {%s: %s}",
 			    j++ ? "," : "", counts[WHY_TAINT],
 			    s0(first_taint->key), s0(first_taint->value));
+	if (counts[WHY_PORTS])
+		strbuf_addf(why,
+			    "%s %zu node(s) didn't have free ports for the "
+			    "requested pod ports",
+			    j++ ? "," : "", counts[WHY_PORTS]);
 	if (counts[WHY_CPU])
 		strbuf_addf(why, "%s %zu Insufficient cpu", j++ ? "," : "",
 			    counts[WHY_CPU]);

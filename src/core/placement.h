@@ -4,6 +4,7 @@
  * Filters: the node is Ready, not unschedulable (unless the pod tolerates
  * node.kubernetes.io/unschedulable), its labels match the pod's
  * nodeSelector, every NoSchedule / NoExecute taint is tolerated, and the
+ * host ports the pod declares are free there (NodePorts, fit.h), and the
  * pod's resources.requests fit what is left of its allocatable
  * (NodeResourcesFit, fit.h).
  * Scores: fewer untolerated PreferNoSchedule taints, then fewer pods
@@ -14,6 +15,12 @@
 #include "fit.h"
 #include "model.h"
 #include "strbuf.h"
+
+/* The host ports held on one node (fit.h); the caller owns the array. */
+struct host_port_set {
+	const struct host_port *v;
+	size_t n;
+};
 
 struct sched_in {
 	const struct pod *pod;
@@ -26,6 +33,9 @@ struct sched_in {
 	/* What the pods bound to each node request (parallel to nodes),
 	 * for NodeResourcesFit; NULL: resources are not looked at. */
 	const struct res_amount *used;
+	/* The host ports the pods bound to each node hold (parallel to
+	 * nodes), for NodePorts; NULL: ports are not looked at. */
+	const struct host_port_set *ports;
 };
 
 /* Returns the chosen node, or NULL with kube-scheduler's reason in why

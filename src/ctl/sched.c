@@ -16,7 +16,11 @@
  * not Succeeded or Failed; being deleted still counts). A pod the
  * scheduler has just bound is "assumed" on its node, as kube-scheduler's
  * cache does, until the watch shows the binding: otherwise the next pass
- * could give its room to another pod. */
+ * could give its room to another pod.
+ *
+ * NodePorts (fit.h) the same way: each node keeps the host ports its
+ * pods declare (a multiset: a pod bound elsewhere by hand may declare
+ * one twice), taken and given back with the pod's request. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,8 @@ struct tracked {
 	 * and what it requests there */
 	char *fit_node;
 	struct res_amount req;
+	struct host_port *ports; /* the pod's declared host ports */
+	size_t nports;
 	bool assumed; /* bound by us, the watch has not shown it yet */
 	/* waiting to be placed: in ctl_sched.pending or .aside */
 	enum { NOWHERE, PENDING, ASIDE } where;
@@ -54,6 +60,8 @@ struct node_count {
 	char *name;
 	int64_t n;
 	struct res_amount used;
+	struct host_port *ports; /* held by its pods */
+	size_t nports, aports;
 	UT_hash_handle hh;
 };
 
@@ -88,10 +96,12 @@ node_get(struct ctl_sched *c, const char *node)
 static void
 node_put(struct ctl_sched *c, struct node_count *nc)
 {
-	if (nc->n || nc->used.pods || nc->used.milli_cpu || nc->used.memory)
+	if (nc->n || nc->used.pods || nc->used.milli_cpu || nc->used.memory ||
+	    nc->nports)
 		return;
 	HASH_DEL(c->on_node, nc);
 	free(nc->name);
+	free(nc->ports);
 	free(nc);
 }
 
@@ -104,8 +114,29 @@ count(struct ctl_sched *c, const char *node, int64_t d)
 	node_put(c, nc);
 }
 
-/* Moves t's request to node (NULL: nowhere). Returns true if a node got
- * room back. */
+/* The node's held ports gain (sign 1) or lose (-1) t's ports. */
+static void
+hold_ports(struct node_count *nc, const struct tracked *t, int sign)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->nports; i++) {
+		if (sign > 0) {
+			ALLOC_GROW(nc->ports, nc->nports + 1, nc->aports);
+			nc->ports[nc->nports++] = t->ports[i];
+			continue;
+		}
+		for (j = 0; j < nc->nports; j++)
+			if (!memcmp(&nc->ports[j], &t->ports[i],
+				    sizeof(t->ports[i]))) {
+				nc->ports[j] = nc->ports[--nc->nports];
+				break;
+			}
+	}
+}
+
+/* Moves t's request and host ports to node (NULL: nowhere). Returns
+ * true if a node got room back. */
 static bool
 hold(struct ctl_sched *c, struct tracked *t, const char *node,
      const struct pod *p)
@@ -118,6 +149,7 @@ hold(struct ctl_sched *c, struct tracked *t, const char *node,
 	if (t->fit_node) {
 		nc = node_get(c, t->fit_node);
 		fit_add(&nc->used, &t->req, -1);
+		hold_ports(nc, t, -1);
 		node_put(c, nc);
 		free(t->fit_node);
 		t->fit_node = NULL;
@@ -125,8 +157,12 @@ hold(struct ctl_sched *c, struct tracked *t, const char *node,
 	}
 	if (node) {
 		fit_pod_request(&p->spec, &t->req);
+		free(t->ports);
+		t->nports = fit_pod_host_ports(&p->spec, &t->ports);
 		t->fit_node = xstrdup(node);
-		fit_add(&node_get(c, node)->used, &t->req, 1);
+		nc = node_get(c, node);
+		fit_add(&nc->used, &t->req, 1);
+		hold_ports(nc, t, 1);
 	}
 	return freed;
 }
@@ -198,6 +234,7 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 	if (p == NULL) {
 		HASH_DEL(c->pods, t);
 		free(t->key);
+		free(t->ports);
 		free(t);
 	}
 	return pend;
@@ -301,6 +338,33 @@ bind_pod(struct ctl_sched *c, const struct pod *p, const struct node *n)
 	return r;
 }
 
+/* The host ports held on each of the nn nodes np, for NodePorts; NULL
+ * when pod p declares none (the filter is skipped). Read again for each
+ * pod: a bind of the same pass adds to them (and may move the arrays).
+ * The caller frees the result. */
+static struct host_port_set *
+ports_on(struct ctl_sched *c, const struct pod *p, const struct node **np,
+	 size_t nn)
+{
+	struct host_port_set *ps;
+	struct node_count *nc;
+	struct host_port *want;
+	size_t i;
+
+	if (fit_pod_host_ports(&p->spec, &want) == 0)
+		return NULL;
+	free(want);
+	ps = xcalloc(nn + 1, sizeof(*ps));
+	for (i = 0; i < nn; i++) {
+		HASH_FIND_STR(c->on_node,
+			      np[i]->metadata.name ? np[i]->metadata.name : "",
+			      nc);
+		if (nc)
+			ps[i] = (struct host_port_set){nc->ports, nc->nports};
+	}
+	return ps;
+}
+
 /* Binds the pending pods in their order, until the budget is spent. */
 static int
 sync_locked(struct ctl_sched *c, bool *more)
@@ -334,6 +398,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 		const struct pod *p;
 		struct strbuf why = STRBUF_INIT;
 		const struct node *chosen;
+		struct host_port_set *ps;
 
 		if (ctl_overtime(started)) {
 			*more = true;
@@ -345,8 +410,10 @@ sync_locked(struct ctl_sched *c, bool *more)
 		    (o = informer_find(c->cfg.pods, ns, name)) == NULL ||
 		    !is_pending(p = o->obj))
 			continue;
-		chosen =
-		    sched_pick(&(struct sched_in){p, np, nn, on, used}, &why);
+		ps = ports_on(c, p, np, nn);
+		chosen = sched_pick(&(struct sched_in){p, np, nn, on, used, ps},
+				    &why);
+		free(ps);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
 			hold(c, t, chosen->metadata.name, p);
 			t->assumed = true;
@@ -438,12 +505,14 @@ ctl_sched_stop(struct ctl_sched *c)
 		free(t->key);
 		free(t->node);
 		free(t->fit_node);
+		free(t->ports);
 		free(t);
 	}
 	HASH_ITER(hh, c->on_node, nc, nt)
 	{
 		HASH_DEL(c->on_node, nc);
 		free(nc->name);
+		free(nc->ports);
 		free(nc);
 	}
 	free(c);

@@ -247,6 +247,124 @@ test_third_pod_pending(void **state)
 	free_node(n);
 }
 
+static void
+add_port(struct container *c, int64_t host, const char *proto, const char *ip)
+{
+	struct container_port *p =
+	    anylist_push((struct anylist *)&c->ports, sizeof(*p));
+
+	p->container_port = 8080;
+	p->host_port = host;
+	p->protocol = proto ? xstrdup(proto) : NULL;
+	p->host_ip = ip ? xstrdup(ip) : NULL;
+}
+
+/* NodePorts: the declared host ports with their defaults, and the
+ * conflict rule of HostPortInfo.CheckConflict as a table. */
+static void
+test_host_ports_and_conflicts(void **state)
+{
+	static const struct {
+		const char *name;
+		struct host_port want, used;
+		bool conflict;
+	} cases[] = {
+	    {"same port, both everywhere",
+	     {8000, "TCP", "0.0.0.0"},
+	     {8000, "TCP", "0.0.0.0"},
+	     true},
+	    {"everywhere against one address",
+	     {8000, "TCP", "0.0.0.0"},
+	     {8000, "TCP", "127.0.0.1"},
+	     true},
+	    {"one address against everywhere",
+	     {8000, "TCP", "127.0.0.1"},
+	     {8000, "TCP", "0.0.0.0"},
+	     true},
+	    {"same address",
+	     {8000, "TCP", "127.0.0.1"},
+	     {8000, "TCP", "127.0.0.1"},
+	     true},
+	    {"other addresses",
+	     {8000, "TCP", "127.0.0.1"},
+	     {8000, "TCP", "127.0.0.2"},
+	     false},
+	    {"other protocol",
+	     {8000, "UDP", "0.0.0.0"},
+	     {8000, "TCP", "0.0.0.0"},
+	     false},
+	    {"other port",
+	     {8001, "TCP", "0.0.0.0"},
+	     {8000, "TCP", "0.0.0.0"},
+	     false},
+	};
+	struct pod p = {0};
+	struct container *c;
+	struct host_port *hp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (fit_ports_conflict(&cases[i].want, 1, &cases[i].used, 1) !=
+		    cases[i].conflict)
+			fail_msg("case %s", cases[i].name);
+	}
+	assert_false(fit_ports_conflict(NULL, 0, &cases[0].used, 1));
+	c = add_container(&p.spec, NULL, NULL);
+	add_port(c, 0, NULL, NULL); /* no hostPort: not a host port */
+	assert_int_equal(fit_pod_host_ports(&p.spec, &hp), 0);
+	assert_null(hp);
+	add_port(c, 8000, NULL, NULL);
+	add_port(c, 53, "UDP", "127.0.0.1");
+	assert_int_equal(fit_pod_host_ports(&p.spec, &hp), 2);
+	assert_int_equal(hp[0].port, 8000);
+	assert_string_equal(hp[0].protocol, "TCP");
+	assert_string_equal(hp[0].ip, "0.0.0.0");
+	assert_int_equal(hp[1].port, 53);
+	assert_string_equal(hp[1].protocol, "UDP");
+	assert_string_equal(hp[1].ip, "127.0.0.1");
+	free(hp);
+	schema_release(&schema_pod, &p);
+}
+
+/* Two pods declaring hostPort 8000 and one node: the second stays
+ * Pending with kube-scheduler's NodePorts message; on a second node it
+ * fits there; a pod without host ports is not filtered. */
+static void
+test_node_ports_filter(void **state)
+{
+	struct pod p = {0}, plain = {0};
+	struct node *a = mknode("a", NULL, NULL, "110");
+	struct node *b = mknode("b", NULL, NULL, "110");
+	const struct node *one[] = {a}, *two[] = {a, b};
+	struct host_port held = {8000, "TCP", "0.0.0.0"};
+	struct host_port_set on_a[] = {{&held, 1}, {NULL, 0}};
+	struct strbuf why = STRBUF_INIT;
+	struct sched_in in = {
+	    .pod = &p, .nodes = one, .nnodes = 1, .ports = on_a};
+
+	(void)state;
+	add_port(add_container(&p.spec, NULL, NULL), 8000, NULL, NULL);
+	add_container(&plain.spec, NULL, NULL);
+	assert_null(sched_pick(&in, &why));
+	assert_string_equal(why.buf,
+			    "0/1 nodes are available: 1 node(s) didn't have "
+			    "free ports for the requested pod ports.");
+	in.nodes = two;
+	in.nnodes = 2;
+	assert_ptr_equal(sched_pick(&in, NULL), b);
+	in.pod = &plain; /* no host port: a (the smaller name) fits */
+	assert_ptr_equal(sched_pick(&in, NULL), a);
+	in.pod = &p;
+	in.ports = NULL; /* ports not looked at */
+	assert_ptr_equal(sched_pick(&in, NULL), a);
+	strbuf_release(&why);
+	schema_release(&schema_pod, &p);
+	schema_release(&schema_pod, &plain);
+	free_node(a);
+	free_node(b);
+}
+
 int
 main(void)
 {
@@ -257,6 +375,8 @@ main(void)
 	    cmocka_unit_test(test_node_allocatable),
 	    cmocka_unit_test(test_pick_with_use),
 	    cmocka_unit_test(test_third_pod_pending),
+	    cmocka_unit_test(test_host_ports_and_conflicts),
+	    cmocka_unit_test(test_node_ports_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
