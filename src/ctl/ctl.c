@@ -1,9 +1,12 @@
-/* ctl.c - starts and stops the controllers together. */
+/* ctl.c - starts and stops the controllers together, each writing
+ * through a hot-write guard of its own (src/client/guard.h) named as its
+ * Events' component. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
+#include "guard.h"
 #include "informer.h"
 #include "kube.h"
 #include "queue.h"
@@ -20,6 +23,9 @@ struct controllers {
 	struct ctl_endpoints *endpoints;
 	struct ctl_event_ttl *event_ttl; /* NULL: events never expire */
 	uv_timer_t *resync;              /* NULL: no periodic resync */
+	/* Each controller's client: a guard over cfg.client (owned). */
+	struct client *guards[CTL_NGUARDS];
+	size_t nguards;
 };
 
 bool
@@ -119,10 +125,25 @@ free_handle(uv_handle_t *h)
 	free(h);
 }
 
+/* The shared config with a client of its own for the controller named
+ * component: its writes counted by a hot-write guard. */
+static const struct ctl_config *
+guarded(struct controllers *c, struct ctl_config *buf, const char *component)
+{
+	struct client *g =
+	    client_guard_new(c->cfg.client, component, c->cfg.now);
+
+	c->guards[c->nguards++] = g;
+	*buf = c->cfg;
+	buf->client = g;
+	return buf;
+}
+
 struct controllers *
 ctl_start(const struct ctl_config *cfg)
 {
 	struct controllers *c = xcalloc(1, sizeof(*c));
+	struct ctl_config g;
 
 	c->cfg = *cfg;
 	c->cfg.deploys = informer_new(cfg->client, cfg->loop, KIND_DEPLOYMENT);
@@ -152,13 +173,14 @@ ctl_start(const struct ctl_config *cfg)
 	 * deleted, and when the ReplicaSet controller's batch was split over
 	 * two loop turns, a client listing pods in between saw 5 old and 2
 	 * new: 7, past the 6 that maxSurge allows. */
-	c->rs = ctl_rs_start(&c->cfg);
-	c->rc = ctl_rc_start(&c->cfg);
-	c->deploy = ctl_deploy_start(&c->cfg);
-	c->gc = ctl_gc_start(&c->cfg);
-	c->sched = ctl_sched_start(&c->cfg);
-	c->endpoints = ctl_endpoints_start(&c->cfg);
-	c->event_ttl = ctl_event_ttl_start(&c->cfg);
+	c->rs = ctl_rs_start(guarded(c, &g, "replicaset-controller"));
+	c->rc = ctl_rc_start(guarded(c, &g, "replication-controller"));
+	c->deploy = ctl_deploy_start(guarded(c, &g, "deployment-controller"));
+	c->gc = ctl_gc_start(guarded(c, &g, "garbage-collector"));
+	c->sched = ctl_sched_start(guarded(c, &g, "default-scheduler"));
+	c->endpoints =
+	    ctl_endpoints_start(guarded(c, &g, "endpoint-controller"));
+	c->event_ttl = ctl_event_ttl_start(guarded(c, &g, "event-ttl"));
 	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched ||
 	    !c->endpoints || (c->cfg.event_ttl_ms > 0 && !c->event_ttl)) {
 		ctl_stop(c);
@@ -222,5 +244,10 @@ ctl_stop(struct controllers *c)
 	informer_free(c->cfg.slices);
 	informer_free(c->cfg.endpoints);
 	informer_free(c->cfg.rcs);
+	while (c->nguards > 0) {
+		struct client *g = c->guards[--c->nguards];
+
+		g->ops->free(g);
+	}
 	free(c);
 }

@@ -20,6 +20,12 @@ struct controllers;
 
 struct informer;
 
+/* The controllers ctl_start starts, each with a client of its own: the
+ * hot-write guard (src/client/guard.h) of the component names
+ * replicaset-controller, replication-controller, deployment-controller,
+ * garbage-collector, default-scheduler, endpoint-controller, event-ttl. */
+#define CTL_NGUARDS 7
+
 struct ctl_config {
 	uv_loop_t *loop;
 	struct client *client;

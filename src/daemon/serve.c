@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "ctl.h"
 #include "fit.h"
+#include "guard.h"
 #include "log.h"
 #include "logs.h"
 #include "metrics.h"
@@ -99,6 +100,7 @@ struct serve {
 	struct api *api;
 	struct http_server *http;
 	struct client *client;
+	struct client *agent_client; /* the agent's: a guard over client */
 	struct controllers *ctl;
 	struct agent *agent;
 	struct event_broadcaster *events; /* the Events of ctl and agent */
@@ -984,6 +986,8 @@ serve_main(int argc, char **argv)
 	metrics_register(s.metrics, "apiserver", api_metrics_collect, s.api);
 	metrics_register(s.metrics, "store", api_store_metrics_collect, s.api);
 	metrics_register(s.metrics, "workqueue", queue_metrics_collect, NULL);
+	metrics_register(s.metrics, "hotwrites", client_guard_metrics_collect,
+			 NULL);
 	metrics_register(s.metrics, "process", metrics_process_collect, NULL);
 	/* The proxy's counters, through the agent of the moment (it is
 	 * started again after a store rollback). */
@@ -1040,7 +1044,10 @@ serve_main(int argc, char **argv)
 		node_name = hostname;
 	}
 	s.agc.loop = s.loop;
-	s.agc.client = s.client;
+	/* The agent's writes go through a hot-write guard as the
+	 * controllers' do (ctl.c), named as its Events' component. */
+	s.agent_client = client_guard_new(s.client, "kubelet", now_plain);
+	s.agc.client = s.agent_client;
 	s.agc.node_name = node_name;
 	s.agc.now = now_plain;
 
@@ -1086,6 +1093,7 @@ serve_main(int argc, char **argv)
 	event_broadcaster_free(s.events);
 	uv_walk(s.loop, on_close_walk, NULL);
 	uv_run(s.loop, UV_RUN_DEFAULT);
+	s.agent_client->ops->free(s.agent_client);
 	s.client->ops->free(s.client);
 	api_free(s.api);
 	metrics_free(s.metrics);

@@ -44,8 +44,13 @@ def hot_writes(d):
         text = c.getresponse().read().decode()
     finally:
         c.close()
-    return sum(float(v) for v in re.findall(
-        r"^drover_controller_hot_writes_total\{[^}]*\} (\S+)$", text, re.M))
+    found = dict(re.findall(
+        r'^drover_controller_hot_writes_total\{controller="([^"]*)"\} (\S+)$',
+        text, re.M))
+    # The agent's guard and every controller's are there.
+    assert {"kubelet", "garbage-collector", "replicaset-controller"} \
+        <= set(found), text
+    return sum(float(v) for v in found.values())
 
 
 def test_a_held_pod_stays_still_until_its_finalizer_goes(drover):
