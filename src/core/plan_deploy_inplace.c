@@ -42,21 +42,32 @@
  * unavailable, counting those that already are. Let U be the pods short
  * of available (replicas - available, where a pod whose update has begun
  * counts as unavailable even while still Ready) and H the unavailable
- * candidates (ranks 0-3). Updating an unavailable pod does not raise U;
- * updating an available one raises it by 1. So
- *   unhealthy picks = min(H, mu - (U - H))   (each in-flight update holds
- *                                             one slot of mu)
+ * candidates (ranks 0-3). Updating an unavailable pod does not raise U,
+ * so it costs nothing of the budget and holds no slot of it: every one
+ * is updated at once, as the in-place seed updates unhealthy pods
+ * first. Updating an available one raises U by 1. So
+ *   unhealthy picks = H
  *   healthy picks   = mu - U                 (never below 0)
+ * A pod whose update cannot complete (say it fits on no node) stays
+ * unavailable, as it was; it blocks no other unhealthy pod, and the
+ * available ones only as any unavailable pod does, by the budget. When
+ * that leaves nothing to do, the rollout makes no progress and its
+ * deadline says so (ProgressDeadlineExceeded).
  * Worked examples:
  *   - 5 replicas, mu 1, all available: U 0, H 0: one healthy pod; while
  *     it restarts U is 1 and nothing else moves: one at a time.
  *   - 10 replicas, 25% -> 2: two pods per wave.
- *   - 5 replicas, mu 1, one old pod not Ready: U 1, H 1: it is picked
- *     (1 - 0 = 1 slot) and no healthy one (1 - 1 = 0): it counts
- *     against the budget and goes first.
- *   - 5 replicas, mu 1, three old pods Pending: U 3, H 3: one of them
- *     (1 - 0), the oldest; the world is already past the budget, so no
- *     available pod is touched until they recover.
+ *   - 5 replicas, mu 1, one old pod not Ready: U 1, H 1: it is picked,
+ *     and no healthy one (1 - 1 = 0).
+ *   - 5 replicas, mu 1, three old pods Pending: U 3, H 3: all three; the
+ *     world is already past the budget, so no available pod is touched
+ *     until they recover.
+ *   - 4 replicas, mu 1, one Pending (fits nowhere) and one not Ready: U
+ *     2, H 2: both at once. The not-Ready one becomes Ready on the new
+ *     spec (U 1), the Pending one never does: 3 of 4 are available, the
+ *     budget is spent, the two old available pods wait, and the
+ *     deadline ends the rollout. Holding a slot per unhealthy update
+ *     would have updated the Pending pod alone and waited for ever.
  *
  * Scaling while updating (inplace_scale_decision, called by scale() on a
  * scaling event): more replicas go to the new RS (new pods start on the
@@ -168,9 +179,7 @@ inplace_pick(const struct deployment *d, const struct replicaset *new_rs,
 	u = deploy_replicas(d) - avail;
 	if (u < 0)
 		u = 0;
-	nh = mu - (u - h);
-	if (nh > h)
-		nh = h;
+	nh = h;
 	nr = mu - u;
 	xqsort(c, nc, sizeof(*c), cand_cmp);
 	for (i = 0; i < nc; i++) {

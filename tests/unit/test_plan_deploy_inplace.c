@@ -218,23 +218,12 @@ test_pending_first(void **state)
 					 AVAIL};
 	char *s = picks(5, "3", 5, st);
 
-	/* U 3, H 3: three unhealthy slots, Failed, Pending, not Ready. */
+	/* U 3, H 3: every unhealthy pod, Failed, Pending, not Ready. */
 	assert_string_equal(s, "web-v1-d web-v1-c web-v1-b");
 	free(s);
+	/* they cost no availability: the budget does not hold them back */
 	s = picks(5, "1", 5, st);
-	assert_string_equal(s, "web-v1-d");
-	free(s);
-}
-
-static void
-test_two_unhealthy_budget_two(void **state)
-{
-	static const enum pstate st[] = {AVAIL, AVAIL, NOT_READY, AVAIL,
-					 AVAIL, AVAIL, AVAIL,     AVAIL};
-	/* 8 replicas, mu 2, one unready: it plus one available pod. */
-	char *s = picks(8, "2", 8, st);
-
-	assert_string_equal(s, "web-v1-c web-v1-a");
+	assert_string_equal(s, "web-v1-d web-v1-c web-v1-b");
 	free(s);
 }
 
@@ -325,6 +314,103 @@ test_intent_in_flight(void **state)
 			    "web-v2");
 	plan_deploy_out_release(&o);
 	fx_world_release(&w);
+}
+
+static void
+set_ready(struct pod *p)
+{
+	struct condition c = {.type = "Ready",
+			      .status = "True",
+			      .last_transition_time = T0 + DTIME_SEC(50)};
+
+	free(p->status.phase);
+	p->status.phase = xstrdup("Running");
+	condition_append(&p->status.conditions, &c);
+}
+
+/* 4 replicas, mu 1, one old pod Pending for good (it fits on no node)
+ * and one not Ready: both are updated at once; the Pending one never
+ * becomes Ready on the new spec, and holds no slot: the not-Ready one
+ * completes. Then 3 of 4 are available, the budget is spent, the two
+ * available old pods wait, and the rollout times out at its deadline
+ * (ProgressDeadlineExceeded). Holding a slot per unhealthy update, the
+ * planner picked the Pending pod alone and waited for ever without a
+ * deadline to say so, since nothing was left to try. */
+static void
+test_unhealthy_update_holds_no_slot(void **state)
+{
+	static const enum pstate st[] = {AVAIL, AVAIL, PENDING, NOT_READY};
+	struct fx_world w;
+	struct plan_deploy_out o;
+	const struct condition *c;
+	char err[256];
+	char *s;
+
+	world(&w, 4, "1", 4, st);
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, "web-v1-c web-v1-d");
+	free(s);
+	plan_deploy_out_release(&o);
+
+	/* both applied; d runs the new spec and is Ready, c stays Pending */
+	w.rs[w.nrs++] = fx_rs(w.d, "web-v2", "web:v2", 0, 0, 2, 10);
+	assert_int_equal(
+	    inplace_apply(w.pods[2], w.rs[0], w.rs[1], err, sizeof(err)),
+	    INPLACE_OK);
+	assert_int_equal(
+	    inplace_apply(w.pods[3], w.rs[0], w.rs[1], err, sizeof(err)),
+	    INPLACE_OK);
+	report_run(w.pods[3], "web:v2");
+	set_ready(w.pods[3]);
+	assert_true(inplace_pending(w.pods[2], w.rs[1]));
+	assert_false(inplace_pending(w.pods[3], w.rs[1]));
+	w.rs[0]->status.replicas = w.rs[0]->status.ready_replicas =
+	    w.rs[0]->status.available_replicas = 2;
+	w.rs[1]->status.replicas = 2;
+	w.rs[1]->status.ready_replicas = w.rs[1]->status.available_replicas = 1;
+	w.now = T0 + DTIME_SEC(100);
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, ""); /* 3 of 4 available: the budget is spent */
+	free(s);
+	c = condition_get(&o.d.status.conditions, "Progressing");
+	assert_non_null(c);
+	assert_string_equal(c->status, "True");
+	/* the controller writes that status; nothing changes afterwards */
+	schema_release(kind_status_schema(kind_by_id(KIND_DEPLOYMENT)),
+		       &w.d->status);
+	w.d->status = o.d.status;
+	memset(&o.d.status, 0, sizeof(o.d.status));
+	plan_deploy_out_release(&o);
+	w.now = T0 + DTIME_SEC(100 + 600);
+	fx_plan(&w, &o);
+	c = condition_get(&o.d.status.conditions, "Progressing");
+	assert_string_equal(c->status, "True"); /* not past it, strictly */
+	plan_deploy_out_release(&o);
+	w.now = T0 + DTIME_SEC(100 + 601);
+	fx_plan(&w, &o);
+	s = inplace_names(&o);
+	assert_string_equal(s, "");
+	free(s);
+	c = condition_get(&o.d.status.conditions, "Progressing");
+	assert_non_null(c);
+	assert_string_equal(c->status, "False");
+	assert_string_equal(c->reason, "ProgressDeadlineExceeded");
+	plan_deploy_out_release(&o);
+	fx_world_release(&w);
+}
+
+static void
+test_two_unhealthy_budget_two(void **state)
+{
+	static const enum pstate st[] = {AVAIL, AVAIL, NOT_READY, AVAIL,
+					 AVAIL, AVAIL, AVAIL,     AVAIL};
+	/* 8 replicas, mu 2, one unready: it plus one available pod. */
+	char *s = picks(8, "2", 8, st);
+
+	assert_string_equal(s, "web-v1-c web-v1-a");
+	free(s);
 }
 
 /* The transaction is refused, nothing changed, for a pod of another RS
@@ -791,6 +877,7 @@ main(void)
 	    cmocka_unit_test(test_25_percent_of_10),
 	    cmocka_unit_test(test_unready_counts_and_goes_first),
 	    cmocka_unit_test(test_pending_first),
+	    cmocka_unit_test(test_unhealthy_update_holds_no_slot),
 	    cmocka_unit_test(test_two_unhealthy_budget_two),
 	    cmocka_unit_test(test_intent_in_flight),
 	    cmocka_unit_test(test_apply_refused),
