@@ -884,6 +884,8 @@ agent_start(const struct agent_config *cfg)
 		    .revision = pod_revision,
 		    .changed = on_drain_changed,
 		    .arg = a,
+		    .rec = event_broadcaster_recorder(cfg->events, "kube-proxy",
+						      a->node),
 		};
 
 		a->svc = agent_services_start(&sc);

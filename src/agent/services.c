@@ -62,7 +62,11 @@ struct agent_services {
 	struct strbuf in;
 	char *published; /* the annotation this node has now, as written */
 	char *metrics;   /* the proxy's counters, as it last sent them */
-	char *errors;    /* its listeners' errors, as last logged */
+	/* Its listeners' state, by name ("listening" or the error), as the
+	 * proxy last said it, and as this node's annotation has it. */
+	json_t *listeners;
+	char *listeners_published;
+	bool listeners_known; /* listeners_published read or written */
 	struct left *left;
 	int closing;
 };
@@ -427,24 +431,136 @@ publish(struct agent_services *s, int64_t observed, json_t *busy)
 	json_decref(patch);
 }
 
-/* Logs the proxy's listener errors when they change (a Service whose
- * port is taken by another program, or below 1024 without the right). */
-static void
-log_errors(struct agent_services *s, json_t *errors)
-{
-	char *text = errors ? json_dumps(errors, JSON_COMPACT | JSON_SORT_KEYS)
-			    : xstrdup("{}");
-	const char *name;
-	json_t *v;
+/* ---- listeners: Events and the Node annotation ---- */
 
-	if (text == NULL || (s->errors && !strcmp(text, s->errors))) {
-		free(text);
+static bool
+same_text(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b && !strcmp(a, b);
+}
+
+/* Sets this node's listeners annotation to text (NULL: removes it) if it
+ * differs from what this agent wrote, or, before it wrote any, from
+ * what the Node has. */
+static void
+publish_listeners(struct agent_services *s, const char *text)
+{
+	const struct object *nd =
+	    s->listeners_known ? NULL
+			       : informer_find(s->nodes, NULL, s->cfg.node);
+	json_t *patch;
+	struct client_resp r;
+	char path[600];
+
+	if (!s->listeners_known) {
+		const char *cur = nd ? strmap_get(&object_meta(nd)->annotations,
+						  LISTENERS_ANNOTATION)
+				     : NULL;
+
+		free(s->listeners_published);
+		s->listeners_published = cur ? xstrdup(cur) : NULL;
+		s->listeners_known = true;
+	}
+	if (same_text(text, s->listeners_published))
+		return;
+	patch = json_pack("{s{s{so}}}", "metadata", "annotations",
+			  LISTENERS_ANNOTATION,
+			  text ? json_string(text) : json_null());
+	kube_path(path, sizeof(path), KIND_NODE, NULL, s->cfg.node, NULL);
+	client_request(s->cfg.client, "PATCH", path, NULL,
+		       "application/merge-patch+json", patch, &r);
+	if (r.status == 200) {
+		free(s->listeners_published);
+		s->listeners_published = text ? xstrdup(text) : NULL;
+	} else {
+		log_warn("agent: node %s: the listeners annotation: HTTP %d",
+			 s->cfg.node, r.status);
+	}
+	client_resp_release(&r);
+	json_decref(patch);
+}
+
+/* The Service a listener stands for: its name is "ns/name" or
+ * "ns/name:port-name". NULL if the cache has none. */
+static const struct object *
+service_of(struct agent_services *s, const char *listener)
+{
+	char ns[256], name[256];
+	const char *slash = strchr(listener, '/'), *colon;
+	size_t n;
+
+	if (slash == NULL || (size_t)(slash - listener) >= sizeof(ns))
+		return NULL;
+	memcpy(ns, listener, (size_t)(slash - listener));
+	ns[slash - listener] = '\0';
+	colon = strchr(slash + 1, ':');
+	n = colon ? (size_t)(colon - slash - 1) : strlen(slash + 1);
+	if (n >= sizeof(name))
+		return NULL;
+	memcpy(name, slash + 1, n);
+	name[n] = '\0';
+	return informer_find(s->svcs, ns, name);
+}
+
+/* A listener's state went from was (NULL: not known yet) to now: an
+ * Event on its Service when it failed (or failed otherwise), and when it
+ * opened after a failure. */
+static void
+listener_changed(struct agent_services *s, const char *name, const char *was,
+		 const char *now)
+{
+	const struct object *svc = service_of(s, name);
+	bool up = !strcmp(now, "listening");
+
+	if (was && !strcmp(was, now))
+		return;
+	if (up && (was == NULL || !strcmp(was, "listening")))
+		return; /* listening from the start: nothing to say */
+	if (up) {
+		log_info("agent: Service %s: listening again", name);
+		if (svc)
+			event_record_object(s->cfg.rec, svc, NULL, "Normal",
+					    "Listening",
+					    "Listening again (node %s), after: "
+					    "%s",
+					    s->cfg.node, was);
 		return;
 	}
-	json_object_foreach(errors, name, v)
-	    log_warn("agent: Service %s: %s", name, json_string_value(v));
-	free(s->errors);
-	s->errors = text;
+	log_warn("agent: Service %s: %s; trying again every %d ms at most",
+		 name, now, PROXY_RELISTEN_MAX_MS);
+	if (svc)
+		event_record_object(
+		    s->cfg.rec, svc, NULL, "Warning", "FailedToListen",
+		    "%s (node %s); trying again with back-off "
+		    "up to every %d s",
+		    now, s->cfg.node, PROXY_RELISTEN_MAX_MS / 1000);
+}
+
+/* The listeners' state of a busy message ("listening": names, "errors":
+ * name -> error): Events for what changed, and the annotation. */
+static void
+take_listeners(struct agent_services *s, json_t *msg)
+{
+	json_t *ok = json_object_get(msg, "listening");
+	json_t *errs = json_object_get(msg, "errors");
+	json_t *now = json_object(), *v;
+	const char *name;
+	size_t i;
+	char *text;
+
+	json_array_foreach(ok, i, v) if (json_is_string(v)) json_object_set_new(
+	    now, json_string_value(v), json_string("listening"));
+	json_object_foreach(errs, name, v) if (json_is_string(v))
+	    json_object_set(now, name, v);
+	json_object_foreach(now, name, v) listener_changed(
+	    s, name, json_string_value(json_object_get(s->listeners, name)),
+	    json_string_value(v));
+	json_decref(s->listeners);
+	s->listeners = now;
+	text = json_dumps(now, JSON_COMPACT | JSON_SORT_KEYS);
+	if (text)
+		publish_listeners(s, text);
+	free(text);
 }
 
 static void
@@ -469,7 +585,7 @@ on_busy(struct agent_services *s, json_t *msg)
 	for (i = 0; i < GENS; i++)
 		if (s->sent[i].gen == gen)
 			rv = s->sent[i].rv;
-	log_errors(s, json_object_get(msg, "errors"));
+	take_listeners(s, msg);
 	if (rv < 0)
 		return; /* older than what is remembered: a newer one comes */
 	publish(s, rv, busy);
@@ -504,6 +620,9 @@ on_rebuild(uv_check_t *h)
 		/* No Service left: the proxy process ends; nothing routes. */
 		free(s->table_msg);
 		s->table_msg = NULL;
+		publish_listeners(s, NULL);
+		json_decref(s->listeners);
+		s->listeners = NULL;
 		send_text(s, "{\"op\":\"exit\"}");
 		if (s->connected)
 			drop_link(s);
@@ -757,7 +876,8 @@ agent_services_stop(struct agent_services *s)
 	free(s->table_msg);
 	free(s->published);
 	free(s->metrics);
-	free(s->errors);
+	json_decref(s->listeners);
+	free(s->listeners_published);
 	strbuf_release(&s->in);
 	s->closing = 2 + (s->conn != NULL) + (s->proc != NULL);
 	if (s->proc) {

@@ -19,6 +19,16 @@
  * one that runs (its socket) and sends its table; it starts one only
  * when none answers, and tells it to exit once no Service is left.
  *
+ * Listeners. A Service port that cannot be bound (another program or a
+ * pod holds it) is tried again by the proxy with back-off until it
+ * binds. Each time a listener's state changes, the agent records an
+ * Event on the Service (Warning FailedToListen with the address and the
+ * error; Normal Listening once it opens after a failure) and publishes
+ * the state of every listener of this node in the Node annotation
+ * LISTENERS_ANNOTATION, {"default/web": "listening", "default/db":
+ * "cannot listen on 127.0.0.1:8000: address already in use"}, which
+ * `drover describe svc` shows.
+ *
  * Ownership: agent_services_start() returns an object the caller ends
  * with agent_services_stop(); it borrows the loop and the client. */
 #ifndef DROVER_AGENT_SERVICES_H
@@ -29,6 +39,9 @@
 
 #include "client.h"
 #include "model.h"
+#include "recorder.h"
+
+#define LISTENERS_ANNOTATION "proxy.drover.io/listeners"
 
 struct agent_services_config {
 	uv_loop_t *loop;
@@ -44,6 +57,10 @@ struct agent_services_config {
 	 * agent_services_drained() again. */
 	void (*changed)(void *arg);
 	void *arg;
+	/* Where the Events about Services go (a listener that cannot open,
+	 * and opens again): the "kube-proxy" recorder of this node; NULL:
+	 * none. Borrowed. */
+	struct recorder *rec;
 };
 
 struct agent_services;

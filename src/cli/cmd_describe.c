@@ -370,16 +370,90 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 	cli_describe_events(c, kind_by_id(KIND_POD), &p->metadata, sb);
 }
 
+/* The Node annotation in which each node's agent publishes the state of
+ * its proxy's listeners (agent/services.h: LISTENERS_ANNOTATION). */
+#define LISTENERS_ANNOTATION "proxy.drover.io/listeners"
+
+/* The nodes' listener states, {node: {listener: state}}; NULL if the
+ * nodes cannot be listed. */
+static json_t *
+listener_states(struct client *c)
+{
+	struct client_resp r;
+	json_t *out = NULL, *items, *n;
+	char path[256];
+	size_t i;
+
+	cli_path(path, sizeof(path), kind_by_id(KIND_NODE), NULL, NULL, NULL);
+	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	items = json_object_get(r.body, "items");
+	if (r.status == 200 && json_is_array(items)) {
+		out = json_object();
+		json_array_foreach(items, i, n)
+		{
+			json_t *md = json_object_get(n, "metadata");
+			const char *name =
+			    json_string_value(json_object_get(md, "name"));
+			const char *text = json_string_value(
+			    json_object_get(json_object_get(md, "annotations"),
+					    LISTENERS_ANNOTATION));
+			json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+
+			if (name && json_is_object(v))
+				json_object_set(out, name, v);
+			json_decref(v);
+		}
+	}
+	client_resp_release(&r);
+	return out;
+}
+
+/* One line per node that runs a proxy: "NODE: listening", or why the
+ * listener of Service port p cannot open ("<none>": no node has said
+ * yet). The listener is named as the agent names it: "ns/name", or
+ * "ns/name:port" when the Service has several ports. */
+static void
+add_listeners(const struct service *s, const struct service_port *p,
+	      json_t *states, struct strbuf *sb)
+{
+	const char *node;
+	json_t *v;
+	char name[600];
+	int n = 0;
+
+	if (s->spec.ports.n > 1 && p->name)
+		snprintf(name, sizeof(name), "%s/%s:%s", s->metadata.namespace,
+			 s->metadata.name, p->name);
+	else
+		snprintf(name, sizeof(name), "%s/%s", s->metadata.namespace,
+			 s->metadata.name);
+	strbuf_addstr(sb, "Listener:\t");
+	json_object_foreach(states, node, v)
+	{
+		const char *st = json_string_value(json_object_get(v, name));
+
+		if (st == NULL)
+			continue;
+		strbuf_addf(sb, "%s%s: %s%s", n++ ? ", " : "", node, st,
+			    strcmp(st, "listening") ? " (trying again)" : "");
+	}
+	if (n == 0)
+		strbuf_addstr(sb, "<none>");
+	strbuf_addch(sb, '\n');
+}
+
 /* kubectl's describeService: the selector, type, and per port its
  * number, target port and endpoints (the Endpoints object's ready
- * addresses for that port; "<none>" when the Service has none). */
+ * addresses for that port; "<none>" when the Service has none); and
+ * drover's own line, the state of each node's listener for the port
+ * (listening, or why not). */
 static void
 describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 {
 	const struct object_meta *m = &s->metadata;
 	struct object eo = {0};
 	const struct endpoints *e = NULL;
-	json_t *j = NULL;
+	json_t *j = NULL, *states = listener_states(c);
 	struct client_resp r;
 	char path[1024];
 	size_t i;
@@ -415,10 +489,12 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 		else
 			strbuf_addstr(sb, "<none>");
 		strbuf_addch(sb, '\n');
+		add_listeners(s, p, states, sb);
 	}
 	cli_describe_events(c, kind_by_id(KIND_SERVICE), m, sb);
 	object_release(&eo);
 	json_decref(j);
+	json_decref(states);
 }
 
 static int

@@ -69,6 +69,12 @@ struct proxyd {
 	struct proxy_table *table; /* the last table given (owned) */
 	int64_t table_pgen;        /* its proxy generation */
 	int64_t table_agen;        /* and the agent's */
+	/* The table came from the agent now connected: only then does its
+	 * generation mean anything to that agent. A busy message naming a
+	 * previous agent's generation could be taken by a new agent for one
+	 * of its own tables, and acknowledge a drain its proxy has not
+	 * applied. */
+	bool table_ours;
 	struct departed *departed;
 	char *last_sent; /* the last busy message, to send changes only */
 	bool stopping;
@@ -97,6 +103,16 @@ on_idle(void *arg, const char *service, const char *key)
 	on_wake_from_proxy(arg);
 }
 
+/* A listener opened or failed: the agent hears of it in the next busy
+ * message. */
+static void
+on_listen(void *arg, const char *service, int error)
+{
+	(void)service;
+	(void)error;
+	on_wake_from_proxy(arg);
+}
+
 static void close_client(struct proxyd *d);
 
 static void
@@ -117,27 +133,31 @@ has_key(json_t *keys, const char *key)
 	return false;
 }
 
-/* The listeners of the last applied table that could not open, by
- * service name: {"default/web": "cannot listen on 127.0.0.1:80: ..."}. */
-static json_t *
-listen_errors(struct proxyd *d)
+/* The listeners of the last applied table: into *errs those that could
+ * not open, by service name ({"default/web": "cannot listen on
+ * 127.0.0.1:80: ..."}), into *ok the names of those that listen. */
+static void
+listen_state(struct proxyd *d, json_t **errs, json_t **ok)
 {
-	json_t *errs = json_object();
 	size_t i;
 
+	*errs = json_object();
+	*ok = json_array();
 	for (i = 0; i < d->table->n_services; i++) {
 		const struct proxy_service *s = &d->table->services[i];
 		struct proxy_service_stats st;
 
-		if (proxy_service_stats(d->proxy, s->name, &st) == 0 &&
-		    st.listen_error)
+		if (proxy_service_stats(d->proxy, s->name, &st))
+			continue;
+		if (st.listen_error)
 			json_object_set_new(
-			    errs, s->name,
+			    *errs, s->name,
 			    json_sprintf("cannot listen on %s:%d: %s",
 					 s->address, s->port,
 					 uv_strerror(st.listen_error)));
+		else
+			json_array_append_new(*ok, json_string(s->name));
 	}
-	return errs;
 }
 
 /* The busy message of the last applied table, sent when it differs from
@@ -145,12 +165,13 @@ listen_errors(struct proxyd *d)
 static void
 report(struct proxyd *d, bool force)
 {
-	json_t *busy = json_array(), *msg;
+	json_t *busy = json_array(), *msg, *errs, *ok;
 	struct departed **pp = &d->departed, *x;
 	char *text;
 	size_t i, j;
 
-	if (d->table == NULL || proxy_applied(d->proxy) < d->table_pgen)
+	if (d->table == NULL || proxy_applied(d->proxy) < d->table_pgen ||
+	    !d->table_ours)
 		goto out; /* not applied yet: on_applied wakes us again */
 	for (i = 0; i < d->table->n_services; i++) {
 		const struct proxy_service *s = &d->table->services[i];
@@ -177,9 +198,10 @@ report(struct proxyd *d, bool force)
 			json_array_append_new(busy, json_string(x->key));
 		pp = &x->next;
 	}
-	msg = json_pack("{ss sI sO so}", "op", "busy", "gen",
-			(json_int_t)d->table_agen, "busy", busy, "errors",
-			listen_errors(d));
+	listen_state(d, &errs, &ok);
+	msg = json_pack("{ss sI sO so so}", "op", "busy", "gen",
+			(json_int_t)d->table_agen, "busy", busy, "errors", errs,
+			"listening", ok);
 	text = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
 	if (text &&
@@ -262,6 +284,31 @@ note_departed(struct proxyd *d, const struct proxy_table *old,
 
 static void stop_all(struct proxyd *d);
 
+/* The first table of an agent that connected, and any table that leaves
+ * a service with no ready endpoint, are logged with their generation and
+ * counts (each request answered 503 for want of an endpoint is logged by
+ * the proxy with the generation of the table in force). */
+static void
+log_table(struct proxyd *d, const struct proxy_table *t, int64_t agen)
+{
+	size_t i, j, ready, total = 0, nready = 0, empty = 0;
+
+	for (i = 0; i < t->n_services; i++) {
+		for (j = ready = 0; j < t->services[i].n_endpoints; j++)
+			ready +=
+			    t->services[i].endpoints[j].state == PROXY_EP_READY;
+		total += t->services[i].n_endpoints;
+		nready += ready;
+		empty += ready == 0;
+	}
+	if (d->table_ours && empty == 0)
+		return;
+	log_info("proxy: table %lld%s: %zu services, %zu endpoints (%zu "
+		 "ready), %zu services with no ready endpoint",
+		 (long long)agen, d->table_ours ? "" : " (a new agent's first)",
+		 t->n_services, total, nready, empty);
+}
+
 static void
 handle_line(struct proxyd *d, const char *line, size_t n)
 {
@@ -280,11 +327,13 @@ handle_line(struct proxyd *d, const char *line, size_t n)
 				 strerror((int)-pgen));
 			proxy_wire_table_free(t);
 		} else {
+			log_table(d, t, agen);
 			note_departed(d, d->table, t);
 			proxy_wire_table_free(d->table);
 			d->table = t;
 			d->table_pgen = pgen;
 			d->table_agen = agen;
+			d->table_ours = true;
 			report(d, true);
 		}
 	} else if (op && !strcmp(op, "exit")) {
@@ -363,6 +412,8 @@ on_connection(uv_stream_t *l, int status)
 		return;
 	}
 	close_client(d); /* a new agent replaces the old one */
+	log_info("proxy: an agent connected");
+	d->table_ours = false;
 	d->client = c;
 	c->data = d;
 	free(d->last_sent);
@@ -461,6 +512,7 @@ proxyd_main(int argc, char **argv)
 	uv_timer_start(&d.metrics, on_metrics, METRICS_MS, METRICS_MS);
 	cfg.on_idle = on_idle;
 	cfg.on_applied = on_applied;
+	cfg.on_listen = on_listen;
 	cfg.arg = &d;
 	d.proxy = proxy_start(&cfg);
 	if (d.proxy == NULL) {

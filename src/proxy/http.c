@@ -887,6 +887,7 @@ feed(struct hsess *s, const char *data, size_t len)
 
 	if (s->no_ep) {
 		s->no_ep = false;
+		px_no_endpoint(s->svc);
 		sess_end(s, resp_503, sizeof(resp_503) - 1);
 		return;
 	}

@@ -37,6 +37,7 @@ on_async(uv_async_t *a)
 			l->kill(l);
 		}
 		uv_close((uv_handle_t *)&p->async, NULL);
+		uv_close((uv_handle_t *)&p->relisten, NULL);
 	}
 }
 
@@ -60,6 +61,7 @@ proxy_start(const struct proxy_config *cfg)
 	if (cfg) {
 		p->on_idle = cfg->on_idle;
 		p->on_applied = cfg->on_applied;
+		p->on_listen = cfg->on_listen;
 		p->arg = cfg->arg;
 	}
 	p->conns.next = p->conns.prev = &p->conns;
@@ -70,6 +72,8 @@ proxy_start(const struct proxy_config *cfg)
 	p->loop.data = p;
 	uv_async_init(&p->loop, &p->async, on_async);
 	p->async.data = p;
+	uv_timer_init(&p->loop, &p->relisten);
+	p->relisten.data = p;
 	uv_mutex_init(&p->mu);
 	uv_mutex_init(&p->qmu);
 	/* The thread starts with every signal blocked: the process's
@@ -83,6 +87,7 @@ proxy_start(const struct proxy_config *cfg)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc < 0) {
 		uv_close((uv_handle_t *)&p->async, NULL);
+		uv_close((uv_handle_t *)&p->relisten, NULL);
 		uv_run(&p->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&p->loop);
 		uv_mutex_destroy(&p->mu);

@@ -73,6 +73,9 @@ struct proxy_service {
 struct proxy_table {
 	const struct proxy_service *services;
 	size_t n_services;
+	/* The caller's own number of this table (the agent's generation),
+	 * named in the proxy's log lines; 0 if none. */
+	int64_t generation;
 };
 
 /* Called on the proxy's thread when an endpoint that is draining or gone
@@ -88,9 +91,15 @@ typedef void (*proxy_idle_cb)(void *arg, const char *service, const char *key);
  * proxy_idle_cb. */
 typedef void (*proxy_applied_cb)(void *arg, int64_t gen);
 
+/* Called on the proxy's thread when a service's listener opened or
+ * failed to (proxy_service_stats' listen_error changed: 0, or the
+ * negative errno), under the same rules as proxy_idle_cb. */
+typedef void (*proxy_listen_cb)(void *arg, const char *service, int error);
+
 struct proxy_config {
 	proxy_idle_cb on_idle;       /* may be NULL */
 	proxy_applied_cb on_applied; /* may be NULL */
+	proxy_listen_cb on_listen;   /* may be NULL */
 	void *arg;
 };
 
@@ -108,8 +117,11 @@ void proxy_stop(struct proxy *p);
  * address that is not an IP literal, a port out of range, a name or key
  * given twice), -ENOMEM. The table is applied on the proxy's loop soon
  * after: proxy_applied() says when. A port that cannot be bound is not an
- * error here: proxy_service_stats() reports it, and the next table that
- * still has the service tries again. */
+ * error here: proxy_service_stats() reports it, and the proxy tries again
+ * with back-off (PROXY_RELISTEN_MIN_MS doubling to PROXY_RELISTEN_MAX_MS,
+ * and at every table that still has the service) until it binds. */
+#define PROXY_RELISTEN_MIN_MS 100
+#define PROXY_RELISTEN_MAX_MS 2000
 int64_t proxy_set_table(struct proxy *p, const struct proxy_table *t);
 
 /* The generation of the last table applied (0: none yet). */

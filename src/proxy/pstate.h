@@ -82,6 +82,19 @@ struct psvc {
 			       new one may open while an old one closes */
 	bool listening;
 	_Atomic int listen_error;
+	/* A listener that could not open: tried again at retry_at (the
+	 * loop's uv_now), after retry_ms, which doubles up to
+	 * PROXY_RELISTEN_MAX_MS; 0 while listening. */
+	unsigned retry_ms;
+	uint64_t retry_at;
+	bool seen_listen; /* a first outcome was logged */
+	bool tell_listen; /* a change the caller is yet to be told of */
+	/* Requests or connections no endpoint could take (503 / closed),
+	 * logged at most once a second and at each new table: how many
+	 * since the last line, and when and under which table it was. */
+	uint64_t unlogged;
+	uint64_t logged_at;
+	int64_t logged_gen;
 	bool removed;
 	uint64_t seen;    /* the last apply that had it (p->applies) */
 	unsigned refs;    /* connections, and the listener while it is open */
@@ -118,7 +131,10 @@ struct proxy {
 	uv_async_t async;
 	proxy_idle_cb on_idle;
 	proxy_applied_cb on_applied;
+	proxy_listen_cb on_listen;
 	void *arg;
+	uv_timer_t relisten; /* the next try of a listener that failed */
+	int64_t generation;  /* the caller's number of the applied table */
 
 	uv_mutex_t mu; /* the structure readers walk (see above) */
 	struct psvc *svcs;
@@ -146,6 +162,10 @@ void px_svc_unref(struct psvc *s);
 int px_parse_addr(const char *addr, int port, struct sockaddr_storage *out);
 struct tcopy *px_copy_table(const struct proxy_table *t, int *err);
 void px_free_copy(struct tcopy *c);
+/* A request (HTTP: answered 503) or connection (TCP: closed) of s that
+ * no endpoint could take: logged with the table's generation and its
+ * endpoints, rate-limited. */
+void px_no_endpoint(struct psvc *s);
 
 /* io.c */
 void px_link(struct proxy *p, struct plink *l, void (*kill)(struct plink *));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "pstate.h"
 
 #define DEFAULT_IDLE_MS    300000u
@@ -79,6 +80,7 @@ px_copy_table(const struct proxy_table *t, int *err)
 	c->svc_sa = calloc(n ? n : 1, sizeof(*c->svc_sa));
 	c->ep_sa = calloc(n ? n : 1, sizeof(*c->ep_sa));
 	c->t.services = svcs;
+	c->t.generation = t->generation;
 	if (svcs == NULL || c->svc_sa == NULL || c->ep_sa == NULL)
 		goto fail;
 	c->t.n_services = n;
@@ -244,6 +246,77 @@ on_accept(uv_stream_t *server, int status)
 		px_tcp_accept(s);
 }
 
+static void on_relisten(uv_timer_t *t);
+
+/* Arms the relisten timer for the earliest listener due. */
+static void
+arm_relisten(struct proxy *p)
+{
+	struct psvc *s, *tmp;
+	uint64_t at = 0, now = uv_now(&p->loop);
+
+	HASH_ITER(hh, p->svcs, s, tmp)
+	{
+		if (!s->listening && s->retry_ms &&
+		    (at == 0 || s->retry_at < at))
+			at = s->retry_at;
+	}
+	if (at == 0)
+		uv_timer_stop(&p->relisten);
+	else
+		uv_timer_start(&p->relisten, on_relisten,
+			       at > now ? at - now : 0, 0);
+}
+
+/* The outcome of a listen: the state is kept (and told when it
+ * changed); a failure is tried again after the back-off. */
+static void
+listen_outcome(struct psvc *s, int rc)
+{
+	struct proxy *p = s->p;
+	int was = atomic_exchange(&s->listen_error, rc);
+
+	if (rc == 0) {
+		s->retry_ms = 0;
+	} else {
+		s->retry_ms =
+		    s->retry_ms ? s->retry_ms * 2 : PROXY_RELISTEN_MIN_MS;
+		if (s->retry_ms > PROXY_RELISTEN_MAX_MS)
+			s->retry_ms = PROXY_RELISTEN_MAX_MS;
+		s->retry_at = uv_now(&p->loop) + s->retry_ms;
+	}
+	if (was != rc || !s->seen_listen) {
+		if (rc)
+			log_warn("proxy: %s: cannot listen on %s:%d: %s (again "
+				 "in %u ms, up to every %d ms)",
+				 s->name, s->address, s->port, uv_strerror(rc),
+				 s->retry_ms, PROXY_RELISTEN_MAX_MS);
+		else if (was)
+			log_info("proxy: %s: listening on %s:%d", s->name,
+				 s->address, s->port);
+		s->tell_listen = true; /* by tell_listen(), unlocked */
+	}
+	s->seen_listen = true;
+}
+
+/* Tells the caller of the listeners whose state changed (p->mu not
+ * held: the callback may read the counters). */
+static void
+tell_listen(struct proxy *p)
+{
+	struct psvc *s, *tmp;
+
+	HASH_ITER(hh, p->svcs, s, tmp)
+	{
+		if (!s->tell_listen)
+			continue;
+		s->tell_listen = false;
+		if (p->on_listen && !p->stopped)
+			p->on_listen(p->arg, s->name,
+				     atomic_load(&s->listen_error));
+	}
+}
+
 static void
 svc_listen(struct psvc *s)
 {
@@ -251,7 +324,7 @@ svc_listen(struct psvc *s)
 	int rc;
 
 	if (l == NULL) {
-		atomic_store(&s->listen_error, UV_ENOMEM);
+		listen_outcome(s, UV_ENOMEM);
 		return;
 	}
 	uv_tcp_init(&s->p->loop, l);
@@ -260,13 +333,56 @@ svc_listen(struct psvc *s)
 	rc = uv_tcp_bind(l, (struct sockaddr *)&s->sa, 0);
 	if (rc == 0)
 		rc = uv_listen((uv_stream_t *)l, 1024, on_accept);
-	atomic_store(&s->listen_error, rc);
 	if (rc == 0) {
 		s->listener = l;
 		s->listening = true;
-		return;
+	} else {
+		uv_close((uv_handle_t *)l, on_listener_closed);
 	}
-	uv_close((uv_handle_t *)l, on_listener_closed);
+	listen_outcome(s, rc);
+}
+
+/* The listeners due for another try (the relisten timer). */
+static void
+on_relisten(uv_timer_t *t)
+{
+	struct proxy *p = t->data;
+	struct psvc *s, *tmp;
+	uint64_t now = uv_now(&p->loop);
+
+	if (p->stopped)
+		return;
+	HASH_ITER(hh, p->svcs, s, tmp)
+	{
+		if (!s->listening && s->retry_ms && s->retry_at <= now)
+			svc_listen(s);
+	}
+	arm_relisten(p);
+	tell_listen(p);
+}
+
+void
+px_no_endpoint(struct psvc *s)
+{
+	struct proxy *p = s->p;
+	uint64_t now = uv_now(&p->loop);
+	size_t i, ready = 0;
+
+	s->unlogged++;
+	if (s->logged_gen == p->generation && s->logged_at &&
+	    now - s->logged_at < 1000)
+		return;
+	for (i = 0; i < s->n_eps; i++)
+		ready += s->eps[i]->state == PROXY_EP_READY;
+	log_warn("proxy: %s: %llu %s no endpoint could take (table %lld: %zu "
+		 "endpoints, %zu ready)",
+		 s->name, (unsigned long long)s->unlogged,
+		 s->mode == PROXY_HTTP ? "request(s) answered 503 that"
+				       : "connection(s) closed that",
+		 (long long)p->generation, s->n_eps, ready);
+	s->unlogged = 0;
+	s->logged_at = now;
+	s->logged_gen = p->generation;
 }
 
 static void
@@ -450,7 +566,10 @@ px_apply(struct proxy *p, struct tcopy *t)
 			gone[n_gone++] = s;
 		}
 	}
+	p->generation = t->t.generation;
 	uv_mutex_unlock(&p->mu);
+	arm_relisten(p);
+	tell_listen(p);
 	for (i = 0; i < n_settle; i++)
 		ep_settle(settle[i]);
 	if (n_gone > 0) {

@@ -239,6 +239,7 @@ tc_connect_next(struct tconn *c)
 		e = px_pick(c->svc, c->tried, c->ntried);
 	if (e == NULL) {
 		CNT_ADD(c->svc->rejected, 1);
+		px_no_endpoint(c->svc);
 		tc_close(c);
 		return;
 	}

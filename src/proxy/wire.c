@@ -252,7 +252,7 @@ proxy_wire_parse_table(const json_t *msg, int64_t *gen,
 			return -1;
 		}
 	}
-	*gen = json_integer_value(g);
+	*gen = t->generation = json_integer_value(g);
 	*out = t;
 	return 0;
 }

@@ -7,11 +7,15 @@ terminating or goes, and its replacement appears; a second Service on the
 same port is refused (422, spec.ports[0].port) and nothing is stored, and
 so is a targetPort name that none of the selected pods declares;
 `drover get svc`, `describe svc` and `get ep` print what they should;
-deleting the Service deletes its slices and its Endpoints. Everything is
+deleting the Service deletes its slices and its Endpoints. A Service
+whose port another program holds says so (an Event, `describe svc`,
+/metrics) and listens within the proxy's back-off once it is free. Everything is
 deleted before the daemon stops, and no process is left behind."""
 import os
+import re
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -338,3 +342,68 @@ def test_service_endpoints_follow_pods(dm):
     wait_for(lambda: not slices(dm), what="the slices to go")
     wait_for(lambda: dm.req("GET", CORE + "/endpoints/web").status_code == 404,
              what="the Endpoints object to go")
+
+
+def service_events(dm, reason):
+    """The Events recorded on the Service web with this reason."""
+    return [e for e in dm.req("GET", CORE + "/events").json()["items"]
+            if e["involvedObject"].get("kind") == "Service" and
+            e["involvedObject"].get("name") == "web" and e["reason"] == reason]
+
+
+def answers_200(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), 0.5) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            return s.recv(64).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
+def test_service_port_held_elsewhere_listens_once_freed(dm):
+    """A Service whose port another program holds is accepted, says why it
+    does not listen (a Warning Event on the Service, `describe svc`,
+    drover_proxy_listener_up 0), and listens within the proxy's back-off
+    (at most 2 s) once the port is free: traffic flows."""
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        assert dm.req("POST", APPS + "/deployments", web(1)).status_code == 201
+        assert dm.req("POST", CORE + "/services",
+                      service(port=port)).status_code == 201
+        wait_for(lambda: ready_on_status_ports(dm, 1), timeout=30,
+                 what="a ready endpoint")
+        ev = wait_for(lambda: service_events(dm, "FailedToListen"), timeout=10,
+                      what="a FailedToListen Event on the Service")[0]
+        assert ev["type"] == "Warning"
+        assert ("cannot listen on 127.0.0.1:%d: address already in use" % port
+                in ev["message"]), ev["message"]
+        out = cli(dm, "describe", "svc", "web")
+        assert ("Listener:" in out.stdout and "cannot listen on 127.0.0.1:%d: "
+                "address already in use (trying again)" % port in out.stdout), \
+            out.stdout
+        wait_for(lambda: re.search(
+            r'drover_proxy_listener_up\{service="default/web"\} 0\n',
+            dm.req("GET", "/metrics").text), what="listener_up 0 on /metrics")
+        # the proxy keeps trying: several back-offs pass, nothing else
+        # is recorded while the reason stays the same
+        time.sleep(2.5)
+        assert len(service_events(dm, "FailedToListen")) == 1
+        assert not answers_200(port)
+    finally:
+        holder.close()
+    t0 = time.monotonic()
+    wait_for(lambda: answers_200(port), timeout=5,
+             what="the Service to listen once its port is free")
+    took = time.monotonic() - t0
+    print("the freed Service port listened after %.2f s" % took)
+    assert took < 3.0, took  # the back-off's ceiling, 2 s, and slack
+    ev = wait_for(lambda: service_events(dm, "Listening"), timeout=10,
+                  what="a Listening Event")[0]
+    assert ev["type"] == "Normal"
+    wait_for(lambda: re.search(r"Listener:\s+\S+: listening",
+                               cli(dm, "describe", "svc", "web").stdout),
+             what="describe svc to say listening")

@@ -25,7 +25,7 @@ test_round_trip(void **state)
 	    {"default/db", "127.0.0.1", 8001, PROXY_TCP, PROXY_ROUND_ROBIN, 0,
 	     0, NULL, 0},
 	};
-	const struct proxy_table t = {svcs, 2};
+	const struct proxy_table t = {svcs, 2, 7};
 	json_t *msg = proxy_wire_table(7, &t), *back;
 	char *text = json_dumps(msg, JSON_COMPACT);
 	struct proxy_table *got;
