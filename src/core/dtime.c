@@ -97,10 +97,11 @@ days_in_month(int y, int m)
  * 2026-01-02T01:04:05Z. Fraction digits past the third are read and
  * dropped (truncation, not rounding): ".1239" is 123 ms, ".5" is 500 ms.
  * *out is written only on success. */
-int
-dtime_parse(const char *s, dtime *out)
+static int
+parse(const char *s, bool up, dtime *out)
 {
 	int y, mo, d, h, mi, sec, ms = 0, nfrac = 0, oh, om;
+	bool rest = false; /* a nonzero digit past the millisecond */
 	int64_t secs;
 	const char *p;
 
@@ -122,6 +123,8 @@ dtime_parse(const char *s, dtime *out)
 		while (*p >= '0' && *p <= '9') {
 			if (nfrac < 3)
 				ms = ms * 10 + (*p - '0');
+			else if (*p != '0')
+				rest = true;
 			nfrac++;
 			p++;
 		}
@@ -146,8 +149,33 @@ dtime_parse(const char *s, dtime *out)
 	} else {
 		return -1;
 	}
-	*out = secs * 1000 + ms;
+	*out = secs * 1000 + ms + (up && rest);
 	return 0;
+}
+
+int
+dtime_parse(const char *s, dtime *out)
+{
+	return parse(s, false, out);
+}
+
+/* Why up: every comparison of the core with the current time is strict,
+ * t < now or t + d < now, with t whole milliseconds, and for such t,
+ * t < x exactly when t < ceil(x). Truncating would make them wrong by a
+ * fraction of a millisecond: now 18:49:59.000000001 against a deadline
+ * at 18:50:00 is 0.999999999 s away, under a second (requeue at once, as
+ * requeueStuckDeployment does), not the full second that 18:49:59.000
+ * gives. */
+int
+dtime_parse_now(const char *s, dtime *out)
+{
+	return parse(s, true, out);
+}
+
+dtime
+dtime_from_timespec(int64_t sec, long nsec)
+{
+	return (dtime)sec * 1000 + nsec / 1000000 + (nsec % 1000000 != 0);
 }
 
 /* Always UTC with "Z". Whole seconds print as "2026-01-02T03:04:05Z"

@@ -18,6 +18,13 @@ typedef int64_t dtime;
  * Returns 0 on success, -1 if the text is not RFC 3339. */
 int dtime_parse(const char *s, dtime *out);
 
+/* dtime_parse for the current time (`drover plan --now`): a fraction of
+ * a millisecond is rounded up instead, which keeps the core's strict
+ * comparisons with now exact (see dtime.c). */
+int dtime_parse_now(const char *s, dtime *out);
+/* The same rounding of a clock reading (seconds and nanoseconds). */
+dtime dtime_from_timespec(int64_t sec, long nsec);
+
 /* Formats t as RFC 3339 UTC into buf (at least 32 bytes). Whole seconds are
  * printed without a fraction, as Kubernetes does; otherwise milliseconds. */
 void dtime_format(dtime t, char *buf);

@@ -9,7 +9,8 @@ clock_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (dtime)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	/* rounded up, as the core's comparisons need (dtime.h) */
+	return dtime_from_timespec(ts.tv_sec, ts.tv_nsec);
 }
 
 int64_t

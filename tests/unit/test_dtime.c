@@ -1,6 +1,7 @@
 /* test_dtime.c - Go-style durations (--resync-period): what parses, to
  * how many milliseconds, and what is refused, including the forms strtod
- * alone would take (a sign, hex, an exponent, nan, inf). */
+ * alone would take (a sign, hex, an exponent, nan, inf); the current time
+ * rounded up to the millisecond, a stored time truncated. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -49,11 +50,50 @@ test_parse_duration(void **state)
 	}
 }
 
+static void
+test_parse_now_rounds_up(void **state)
+{
+	static const struct {
+		const char *in;
+		int64_t stored, now; /* ms past 2017-02-15T18:49:59Z */
+	} cases[] = {
+	    {"2017-02-15T18:49:59Z", 0, 0},
+	    {"2017-02-15T18:49:59.000000001Z", 0, 1},
+	    {"2017-02-15T18:49:59.000000000Z", 0, 0},
+	    {"2017-02-15T18:49:59.001Z", 1, 1},
+	    {"2017-02-15T18:49:59.001000Z", 1, 1},
+	    {"2017-02-15T18:49:59.0015Z", 1, 2},
+	    {"2017-02-15T18:49:59.999999999Z", 999, 1000},
+	};
+	dtime base, t;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(dtime_parse("2017-02-15T18:49:59Z", &base), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(dtime_parse(cases[i].in, &t), 0);
+		if (t - base != cases[i].stored)
+			fail_msg("%s: %lld", cases[i].in,
+				 (long long)(t - base));
+		assert_int_equal(dtime_parse_now(cases[i].in, &t), 0);
+		if (t - base != cases[i].now)
+			fail_msg("%s now: %lld", cases[i].in,
+				 (long long)(t - base));
+	}
+	assert_int_equal(dtime_parse_now("2017-02-15T18:49:59.5", &t), -1);
+	assert_true(dtime_from_timespec(10, 0) == 10000);
+	assert_true(dtime_from_timespec(10, 1) == 10001);
+	assert_true(dtime_from_timespec(10, 999999) == 10001);
+	assert_true(dtime_from_timespec(10, 1000000) == 10001);
+	assert_true(dtime_from_timespec(10, 1000001) == 10002);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_duration),
+	    cmocka_unit_test(test_parse_now_rounds_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -568,6 +568,29 @@ test_requeue_for_deadline(void **state)
 			plan_deploy_out_release(&out);
 		}
 	}
+	/* now a nanosecond past 18:49:59 against a deadline at 18:50:00:
+	 * 0.999999999 s left, under a second: at once (--now keeps the
+	 * precision the comparison needs, dtime_parse_now) */
+	{
+		dtime last, now;
+
+		assert_int_equal(dtime_parse("2017-02-15T18:40:00Z", &last), 0);
+		assert_int_equal(
+		    dtime_parse_now("2017-02-15T18:49:59.000000001Z", &now), 0);
+		((struct condition *)condition_get(&w.d->status.conditions,
+						   "Progressing"))
+		    ->last_update_time = last;
+		w.now = now;
+		fx_plan(&w, &out);
+		assert_int_equal(out.requeue_after_ms, 0);
+		plan_deploy_out_release(&out);
+		assert_int_equal(dtime_parse_now("2017-02-15T18:49:59Z", &now),
+				 0);
+		w.now = now; /* a whole second: after + 1 s */
+		fx_plan(&w, &out);
+		assert_int_equal(out.requeue_after_ms, 2000);
+		plan_deploy_out_release(&out);
+	}
 	/* a lastUpdateTime with a fraction: 0.3 s left */
 	((struct condition *)condition_get(&w.d->status.conditions,
 					   "Progressing"))
