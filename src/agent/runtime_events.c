@@ -16,6 +16,11 @@
  *   BackOff    Warning  "Back-off restarting failed container web in pod
  *                       web-6d4cf56db6-x2k9p_default(<uid>)"
  *   Failed     Warning  "Error: <why the start failed>"
+ *   HostPortInUse Warning "Host port 20005 of container port 8080 (http)
+ *                       is in use by another process on the host: the
+ *                       container gets host port 20017" (drover's own:
+ *                       a port of the agent's range taken meanwhile,
+ *                       runtime_ports.c)
  *
  * drover has no images to pull, so there is no Pulling/Pulled. */
 #include <stdarg.h>
@@ -109,6 +114,32 @@ rt_events_step(struct rcont *c, const struct ctr_event *ev,
 			"Back-off restarting failed container %s in pod "
 			"%s_%s(%s)",
 			name, m->name, m->namespace, m->uid ? m->uid : "");
+}
+
+void
+rt_events_port_moved(struct rcont *c, const struct container_port *p, int was,
+		     int now)
+{
+	char port[300];
+
+	if (p->name)
+		snprintf(port, sizeof(port), "%lld (%s)",
+			 (long long)p->container_port, p->name);
+	else
+		snprintf(port, sizeof(port), "%lld",
+			 (long long)p->container_port);
+	if (now)
+		recordf(c, "Warning", "HostPortInUse",
+			"Host port %d of container port %s is in use by "
+			"another process on the host: the container gets host "
+			"port %d",
+			was, port, now);
+	else
+		recordf(c, "Warning", "HostPortInUse",
+			"Host port %d of container port %s is in use by "
+			"another process on the host, and no other is free "
+			"yet",
+			was, port);
 }
 
 void

@@ -198,6 +198,10 @@ void rt_events_step(struct rcont *c, const struct ctr_event *ev,
  * Unhealthy, as the kubelet records every failed probe. */
 void rt_events_probe_failed(struct rcont *c, enum probe_kind kind,
 			    const char *why);
+/* Host port `was` of container port p, taken on the host by another
+ * process, was replaced by `now` (0: none free yet): HostPortInUse. */
+void rt_events_port_moved(struct rcont *c, const struct container_port *p,
+			  int was, int now);
 
 /* ---- runtime_probe.c: probes ---- */
 
@@ -216,8 +220,10 @@ void rt_on_pool_result(void *arg, uint64_t id, bool ok, const char *why);
 /* The host ports of a new container: its hostPorts, those prev reports,
  * else from the agent's range. */
 void ports_alloc(struct rcont *c, const struct container_status *prev);
-/* Fills the ports still missing; false (and NO_PORT fed) if the range
- * has none left. */
+/* Before each start: a port of the range that another process on the
+ * host now listens on is replaced (an Event says so); then fills the
+ * ports still missing; false (and NO_PORT fed) if the range has none
+ * left. */
 bool ports_ready(struct rcont *c);
 /* The host port behind a probe's port. */
 int ports_host(const struct rcont *c, const struct intstr *port);

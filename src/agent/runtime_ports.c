@@ -116,14 +116,55 @@ ports_text(const struct rcont *c, struct strbuf *sb)
 			    (long long)c->ports.v[i].host_port);
 }
 
-/* Host ports first: with the range exhausted the container waits (and
- * tries again) instead of starting on a port someone else holds. */
+/* Ports of the range that another process on the host listens on now.
+ * This runs before every start, when no process of this container runs
+ * (a first start, a restart after an exit or a failed start, a container
+ * whose process died while the agent was away): a listener on one of
+ * its ports is someone else's. So it was taken between the check of
+ * portalloc_get and the bind of this container's process (a second
+ * agent given the same --host-port-range handed it out too and its
+ * process bound first; this one exited on EADDRINUSE), or since. The
+ * port is left to its holder (released, and quarantined like any
+ * other) and another one is picked, which the status and the Endpoints
+ * then report; the Event says so. A declared hostPort is kept: the
+ * scheduler keeps two pods that declare it apart (NodePorts), and a
+ * program holding it makes the start fail, as with Kubernetes. */
+static void
+repick_taken(struct rcont *c)
+{
+	struct runtime *rt = c->pod->rt;
+	size_t i;
+
+	for (i = 0; i < c->ports.n && i < c->spec->ports.n; i++) {
+		struct container_port *p = &c->ports.v[i];
+		int was = (int)p->host_port;
+
+		if (c->spec->ports.v[i].host_port || was == 0 ||
+		    !port_busy(NULL, was))
+			continue;
+		portalloc_put(&rt->ports, was, rt->cfg.now());
+		p->host_port =
+		    portalloc_get(&rt->ports, rt->cfg.now(), port_busy, NULL);
+		log_warn("agent: %s/%s container %s: host port %d is in use by "
+			 "another process: %s %lld",
+			 c->pod->pod.metadata.namespace,
+			 c->pod->pod.metadata.name, c->spec->name, was,
+			 p->host_port ? "now" : "none free yet, was",
+			 (long long)(p->host_port ? p->host_port : was));
+		rt_events_port_moved(c, p, was, (int)p->host_port);
+	}
+}
+
+/* Host ports first: a port someone else took is replaced; with the range
+ * exhausted the container waits (and tries again) instead of starting on
+ * a port someone else holds. */
 bool
 ports_ready(struct rcont *c)
 {
 	struct runtime *rt = c->pod->rt;
 	char msg[300];
 
+	repick_taken(c);
 	if (fill_ports(c))
 		return true;
 	snprintf(msg, sizeof(msg),

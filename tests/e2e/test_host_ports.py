@@ -4,13 +4,18 @@ readiness probe on the port: a pod whose service could not bind its port
 never does), a port in use on the host is skipped, an exhausted range
 makes the container wait with a message, and the allocation table is
 rebuilt from the pods when the daemon comes back after a SIGKILL (the
-pods keep their ports, new pods do not get them). Every process is gone
-at the end."""
+pods keep their ports, new pods do not get them). A port another process
+took before the container bound it is replaced at the restart (an Event
+says so), so two agents given one range end with every pod Ready on a
+port of its own; two pods declaring one hostPort are not bound to the
+same node (the second stays Pending with kube-scheduler's message).
+Every process is gone at the end."""
 import os
 import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
@@ -229,5 +234,132 @@ def test_released_port_held_back_across_a_restart(before):
             wait_for(lambda: any(ready(p) for p in pods(dm)), timeout=15,
                      what="b ready")
             assert host_port(pods(dm)[0]) != LO
+        finally:
+            cleanup(dm)
+
+
+def pod_events(dm, name, reason):
+    return [e for e in dm.req("GET", CORE + "/events").json()["items"]
+            if e["involvedObject"].get("name") == name and e["reason"] == reason]
+
+
+def test_port_taken_before_bind_is_picked_again(before):
+    """A port of the range that another process binds between its
+    allocation and the container's bind: the container exits (the bind
+    fails), and its restart gets another port, with a Warning Event,
+    instead of crash-looping on the taken one for ever."""
+    with tempfile.TemporaryDirectory() as d:
+        dm = start(d, "--host-port-range", "%d-%d" % (LO, LO + 9))
+        other = socket.socket()
+        try:
+            # the process binds 1.5 s after it starts: time for the test
+            # to take its port first, as a second agent's process would
+            # (an HTTP probe: the test's socket would pass a TCP one)
+            p = pod("late")
+            p["spec"]["containers"][0].update(
+                command=["/bin/sh", "-c", "sleep 1.5; exec %s --port $PORT"
+                         % PROGRAM],
+                readinessProbe={"httpGet": {"path": "/healthz", "port": "http"},
+                                "periodSeconds": 1})
+            assert dm.req("POST", CORE + "/pods", p).status_code == 201
+            first = wait_for(lambda: host_port(dm.req("GET", CORE + "/pods/late").json()),
+                             timeout=10, what="late's host port")
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            other.bind(("127.0.0.1", first))
+            other.listen(1)
+            got = wait_for(lambda: ready(dm.req("GET", CORE + "/pods/late").json()) and
+                           dm.req("GET", CORE + "/pods/late").json(),
+                           timeout=20, what="late ready on another port")
+            now = host_port(got)
+            assert now != first and LO <= now <= LO + 9, (first, now)
+            assert now in listening()
+            ev = wait_for(lambda: pod_events(dm, "late", "HostPortInUse"),
+                          what="a HostPortInUse Event")[0]
+            assert ev["type"] == "Warning"
+            assert ("Host port %d of container port 8080 (http) is in use by "
+                    "another process on the host: the container gets host "
+                    "port %d" % (first, now)) == ev["message"], ev["message"]
+        finally:
+            other.close()
+            cleanup(dm)
+
+
+def test_two_agents_with_one_range_give_each_port_once(before):
+    """Two daemons given the same --host-port-range start 20 pods each at
+    once: they hand out the same ports in the same order, and the process
+    that loses a port's race picks another at its restart; every pod ends
+    Ready on a port of its own."""
+    n, hi = 20, LO + 59
+    with tempfile.TemporaryDirectory() as d1, tempfile.TemporaryDirectory() as d2:
+        rng = ["--host-port-range", "%d-%d" % (LO, hi)]
+        dms = [start(d1, *rng)]
+        try:
+            dms.append(start(d2, *rng))
+            # both bursts at the same moment, as the race needs
+            codes = []
+            posts = [threading.Thread(target=lambda dm=dm: codes.append(
+                dm.req("POST", APPS + "/deployments", deployment(n)).status_code))
+                for dm in dms]
+            for t in posts:
+                t.start()
+            for t in posts:
+                t.join()
+            assert codes == [201, 201]
+
+            def all_ready():
+                return all(sum(ready(p) for p in pods(dm)) == n for dm in dms)
+            wait_for(all_ready, timeout=60, what="%d pods ready in each daemon" % n)
+            ports = [host_port(p) for dm in dms for p in pods(dm)]
+            assert len(set(ports)) == 2 * n, sorted(ports)
+            moved = sum(len(pod_events(dm, p["metadata"]["name"], "HostPortInUse"))
+                        for dm in dms for p in pods(dm))
+            print("%d of %d pods moved to another port" % (moved, 2 * n))
+        finally:
+            for dm in dms:
+                cleanup(dm)
+
+
+def hostport_pod(name, port):
+    p = pod(name)
+    c = p["spec"]["containers"][0]
+    c["ports"][0]["hostPort"] = port
+    c["command"] = [PROGRAM, "--port", "$(PORT)"]
+    return p
+
+
+def test_second_pod_on_a_taken_host_port_stays_pending(before):
+    """Two pods declaring the same hostPort on one node: the second is not
+    bound (kube-scheduler's NodePorts), says why, and is placed once the
+    first is gone."""
+    port = LO + 900
+    with tempfile.TemporaryDirectory() as d:
+        dm = start(d, "--host-port-range", "%d-%d" % (LO, LO + 9))
+        try:
+            assert dm.req("POST", CORE + "/pods", hostport_pod("a", port)).status_code == 201
+            wait_for(lambda: ready(dm.req("GET", CORE + "/pods/a").json()),
+                     timeout=15, what="a ready")
+            assert dm.req("POST", CORE + "/pods", hostport_pod("b", port)).status_code == 201
+
+            def unschedulable():
+                p = dm.req("GET", CORE + "/pods/b").json()
+                for c in p.get("status", {}).get("conditions", []):
+                    if c["type"] == "PodScheduled" and c["status"] == "False":
+                        return p, c
+            p, cond = wait_for(unschedulable, what="b Unschedulable")
+            assert cond["reason"] == "Unschedulable"
+            assert cond["message"] == ("0/1 nodes are available: 1 node(s) didn't "
+                                       "have free ports for the requested pod ports.")
+            assert not p["spec"].get("nodeName")
+            assert p["status"]["phase"] == "Pending"
+            ev = wait_for(lambda: pod_events(dm, "b", "FailedScheduling"),
+                          what="FailedScheduling")[0]
+            assert ev["message"] == cond["message"]
+            # b is not started meanwhile: the port stays a's
+            time.sleep(1)
+            assert not dm.req("GET", CORE + "/pods/b").json()["spec"].get("nodeName")
+            dm.req("DELETE", CORE + "/pods/a")
+            wait_for(lambda: ready(dm.req("GET", CORE + "/pods/b").json()),
+                     timeout=20, what="b ready once a is gone")
+            assert host_port(dm.req("GET", CORE + "/pods/b").json()) == port
         finally:
             cleanup(dm)
