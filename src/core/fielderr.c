@@ -12,8 +12,18 @@
  *   spec.template.spec.containers[0].image: Required value
  *
  * come out byte for byte as kubectl shows them. The list owns every
- * string (copied in); fielderr_list_release frees them. */
+ * string (copied in); fielderr_list_release frees them.
+ *
+ * One departure: a value longer than FIELDERR_ECHO_MAX bytes is echoed
+ * cut, its first FIELDERR_ECHO_MAX bytes (at a character boundary), then
+ * "..." and its whole size: "aaaa..."... (2949120 bytes). Kubernetes
+ * echoes the whole value, and twice (the Status message and the cause),
+ * so that a 2.9 MB label value made a 12 MB answer; every valid value of
+ * the fields drover checks is far shorter (a label value 63, a name 253
+ * bytes), so the values of real mistakes print exactly as Kubernetes'. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fielderr.h"
 #include "xalloc.h"
@@ -33,11 +43,35 @@ fielderr_list_release(struct fielderr_list *l)
 	l->n = l->alloc = 0;
 }
 
-/* value is the rendered value or NULL (printed "null" for the types that
- * show one); detail may be NULL or "" for none. */
-void
-fielderr_add(struct fielderr_list *l, enum fielderr_type type,
-	     const char *field, const char *value, const char *detail)
+/* How many of the first max bytes of s to keep so that a UTF-8
+ * character is not split. */
+static size_t
+cut_at(const char *s, size_t max)
+{
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	return max;
+}
+
+/* A rendered value as it is echoed: the first max bytes, "...", and how
+ * long it was; a value no longer than max is copied as it is. */
+static char *
+echo_value(const char *value, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+
+	if (value == NULL || (n = strlen(value)) <= max)
+		return xstrdup(value);
+	strbuf_add(&sb, value, cut_at(value, max));
+	strbuf_addf(&sb, "... (%zu bytes)", n);
+	return strbuf_detach(&sb);
+}
+
+/* Adds an error whose value is echoed cut at max bytes. */
+static void
+add_cut(struct fielderr_list *l, enum fielderr_type type, const char *field,
+	const char *value, size_t max, const char *detail)
 {
 	struct fielderr *e;
 
@@ -45,20 +79,42 @@ fielderr_add(struct fielderr_list *l, enum fielderr_type type,
 	e = &l->v[l->n++];
 	e->type = type;
 	e->field = xstrdup(field);
-	e->value = xstrdup(value);
+	e->value = echo_value(value, max);
 	e->detail = xstrdup(detail);
 }
 
+/* value is the rendered value or NULL (printed "null" for the types that
+ * show one); detail may be NULL or "" for none. A rendered value (a map
+ * as Go's %#v prints it) is cut past 4 * FIELDERR_ECHO_MAX bytes. */
+void
+fielderr_add(struct fielderr_list *l, enum fielderr_type type,
+	     const char *field, const char *value, const char *detail)
+{
+	add_cut(l, type, field, value, 4 * FIELDERR_ECHO_MAX, detail);
+}
+
 /* A string value, quoted and escaped as Go's %q prints it for plain
- * ASCII; NULL is taken as "" (Go strings have no nil). */
+ * ASCII; NULL is taken as "" (Go strings have no nil). A long one is cut
+ * before it is quoted: "aaaa"... (2949120 bytes). */
 void
 fielderr_addf_str(struct fielderr_list *l, enum fielderr_type type,
 		  const char *field, const char *value, const char *detail)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t n;
 
-	strbuf_addjsonstr(&sb, value ? value : "");
-	fielderr_add(l, type, field, sb.buf, detail);
+	value = value ? value : "";
+	n = strlen(value);
+	if (n > FIELDERR_ECHO_MAX) {
+		char *head = xstrndup(value, cut_at(value, FIELDERR_ECHO_MAX));
+
+		strbuf_addjsonstr(&sb, head);
+		strbuf_addf(&sb, "... (%zu bytes)", n);
+		free(head);
+	} else {
+		strbuf_addjsonstr(&sb, value);
+	}
+	add_cut(l, type, field, sb.buf, SIZE_MAX, detail);
 	strbuf_release(&sb);
 }
 

@@ -36,6 +36,10 @@ struct fielderr_list {
 	size_t alloc;
 };
 
+/* Values longer than this are echoed cut (fielderr.c): a string's past
+ * this many bytes, a value rendered by the caller past 4 times that. */
+#define FIELDERR_ECHO_MAX 256
+
 void fielderr_list_release(struct fielderr_list *l);
 /* Adds an error; value is the rendered value or NULL. Copies every string. */
 void fielderr_add(struct fielderr_list *l, enum fielderr_type type,
