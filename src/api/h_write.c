@@ -9,11 +9,18 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "inplace_apply.h"
 #include "json.h"
 #include "object.h"
 #include "patch.h"
 #include "strbuf.h"
 #include "xalloc.h"
+
+/* The largest object text a write stores: etcd's default request limit
+ * (--max-request-bytes, 1.5 MiB), past which kube-apiserver's writes
+ * fail. Bodies may be larger (API_MAX_BODY), and a patch may make an
+ * object larger than its body. */
+#define API_MAX_OBJECT (3 * 1024 * 1024 / 2)
 
 /* Replaces dst's field `name` with a copy of src's; nothing for a kind
  * without that field (a Service or an EndpointSlice has no status). */
@@ -617,6 +624,10 @@ do_update(struct api *a, struct route *rt, json_t *body,
 			strmap_release(&om->annotations);
 			strmap_copy(&om->annotations, &nm->annotations);
 		}
+		/* The status write that ends a pod's in-place update drops
+		 * its intent, drover.io/in-place-update-to. */
+		if (res->id == KIND_POD)
+			inplace_finish(old.obj);
 		commit(a, rt, &old, &old_it, resp);
 		goto out;
 	}

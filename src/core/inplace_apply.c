@@ -278,7 +278,8 @@ inplace_pod_done(const struct pod *p)
  * controlled by web-bbb, still reporting its v1 run: pending for
  * web-bbb (the planner counts it unavailable), not for web-aaa (the
  * annotation names another RS). Once it runs v2 and is Ready it is
- * pending for neither, though the annotation stays. */
+ * pending for neither (and the status write that says so drops the
+ * annotation: inplace_finish). */
 bool
 inplace_pending(const struct pod *p, const struct replicaset *rs)
 {
@@ -291,4 +292,23 @@ inplace_pending(const struct pod *p, const struct replicaset *rs)
 	if (ref == NULL || !owner_ref_is(ref, "ReplicaSet", &rs->metadata))
 		return false;
 	return !inplace_pod_done(p);
+}
+
+/* Example: web-aaa-x annotated drover.io/in-place-update-to=web-bbb,
+ * controlled by web-bbb; the agent's status write reports Ready and
+ * imageID drover-spec://<hash of v2>: the annotation goes in that same
+ * write. While it still reports v1, or is not Ready, or names web-aaa
+ * while web-bbb controls it, it stays. */
+bool
+inplace_finish(struct pod *p)
+{
+	const char *to =
+	    strmap_get(&p->metadata.annotations, ANN_IN_PLACE_UPDATE);
+	const struct owner_ref *ref = meta_controller_ref(&p->metadata);
+
+	if (to == NULL || ref == NULL || ref->kind == NULL ||
+	    ref->name == NULL || strcmp(ref->kind, "ReplicaSet") ||
+	    strcmp(ref->name, to) || !inplace_pod_done(p))
+		return false;
+	return strmap_del(&p->metadata.annotations, ANN_IN_PLACE_UPDATE);
 }

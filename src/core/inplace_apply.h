@@ -67,9 +67,14 @@ bool inplace_pod_done(const struct pod *p);
 
 /* p carries the intent of an update to RS rs (controls it) that is not
  * over: the planner counts it as unavailable even while its old process
- * still answers. A finished update leaves the annotation as a record of
- * the RS p was last updated to; an annotation naming another RS than
- * p's controller is an older update's and means nothing now. */
+ * still answers. An annotation naming another RS than p's controller is
+ * an older update's and means nothing now. */
 bool inplace_pending(const struct pod *p, const struct replicaset *rs);
+
+/* Drops the intent from p once its update is over: p is controlled by
+ * the RS ANN_IN_PLACE_UPDATE names and inplace_pod_done. The API calls
+ * it on each status write of a pod, so the annotation goes in the write
+ * that records the completion. True if it dropped it. */
+bool inplace_finish(struct pod *p);
 
 #endif
