@@ -25,7 +25,19 @@ The budget, at every sample of the observer (about every 50 ms):
   so also while the daemon is down.
 While a scale is in progress both bounds take the wider of the old and
 the new replica count, as Kubernetes' own guarantee does; the lower
-bound applies from the first complete rollout of a trial on."""
+bound applies from the first complete rollout of a trial on. A lower
+bound that rises (the next change after a scale-up that was not waited
+for) is in force from the first sample that reaches it: until then the
+new pods may still be starting, and the earlier bound holds. One that is
+not reached within LO_DEADLINE seconds is a violation.
+
+Traffic trials (every trial whose scenario number is a multiple of 3):
+a Deployment with maxUnavailable 0 behind a Service in HTTP mode, wrk
+sending keep-alive requests through the Service's port for the whole
+trial, and rollouts each followed by a SIGKILL of the daemon at a random
+point in the next 1.5 s (and sometimes another right after the restart).
+Every request must be answered 2xx: a non-2xx response or a socket error
+fails the trial. The counts are summed in the campaign's summary."""
 import argparse
 import os
 import random
@@ -36,6 +48,8 @@ import tempfile
 import threading
 import time
 import re
+import shutil
+import socket
 
 import requests
 
@@ -43,6 +57,7 @@ APPS = "/apis/apps/v1/namespaces/default"
 CORE = "/api/v1/namespaces/default"
 NAME = "web"
 REVISION = "deployment.kubernetes.io/revision"
+LO_DEADLINE = 60  # s: a raised lower bound must be reached by then
 
 
 class Violation(Exception):
@@ -51,7 +66,7 @@ class Violation(Exception):
 
 # ---- processes ----------------------------------------------------------
 
-def service_pids(data_dir):
+def service_pids(data_dir, with_proxy=True):
     """The service processes a daemon on data_dir started and that are
     still there: each leads its own process group and writes its standard
     output to a pod log under DIR/pods; and its proxy process (which
@@ -68,7 +83,7 @@ def service_pids(data_dir):
             if st[0] == "Z" or st[2] != e:
                 continue
             fd1 = os.readlink("/proc/%s/fd/1" % e)
-            if fd1.startswith(logs) or fd1 == proxy_log:
+            if fd1.startswith(logs) or (with_proxy and fd1 == proxy_log):
                 out.append(int(e))
         except OSError:
             continue
@@ -245,10 +260,14 @@ class Observer:
     """Samples pods (API) and ready processes (their ports) until closed;
     records every violation of the bounds in force at the sample."""
 
-    def __init__(self, dm):
+    def __init__(self, dm, lo_deadline=LO_DEADLINE):
         self.dm, self.lock = dm, threading.Lock()
         self.hi = None       # replicas + maxSurge, or None before the first write
         self.lo = None       # replicas - maxUnavailable, or None (not yet)
+        # a raised lower bound not reached yet, and since when
+        self.lo_want, self.lo_since = None, None
+        self.lo_deadline = lo_deadline
+        self.gen = 0         # bumped by each bounds() call
         self.samples = self.down_samples = 0
         self.min_ready = None
         self.max_pods = 0
@@ -259,8 +278,29 @@ class Observer:
         self.t.start()
 
     def bounds(self, hi, lo):
+        """The bounds from now on. A lower bound above the one in force
+        waits until a sample reaches it (see the module's doc)."""
         with self.lock:
-            self.hi, self.lo = hi, lo
+            self.hi = hi
+            self.gen += 1
+            if lo is None or (self.lo is not None and lo <= self.lo):
+                self.lo, self.lo_want, self.lo_since = lo, None, None
+            else:
+                self.lo_want, self.lo_since = lo, time.monotonic()
+
+    def raise_lo(self, ready):
+        """Called with the lock held: the raised bound is in force once
+        ready reaches it; past the deadline, a violation."""
+        if self.lo_want is None:
+            return
+        if ready >= self.lo_want:
+            self.lo, self.lo_want = self.lo_want, None
+        elif time.monotonic() - self.lo_since > self.lo_deadline:
+            self.violations.append(
+                "%d ready service processes, still below replicas - "
+                "maxUnavailable = %d %ds after the bound rose"
+                % (ready, self.lo_want, self.lo_deadline))
+            self.lo_want = None
 
     def run(self):
         while not self.stopped:
@@ -272,7 +312,7 @@ class Observer:
 
     def sample(self):
         with self.lock:
-            hi, lo = self.hi, self.lo
+            hi, gen = self.hi, self.gen
         pods = None
         if self.dm.up():
             try:
@@ -283,8 +323,10 @@ class Observer:
                 pods = None  # killed meanwhile
         ready = ready_processes(self.dm.dir, self.session)
         with self.lock:
-            if (hi, lo) != (self.hi, self.lo):
+            if gen != self.gen:
                 return  # the bounds changed during the sample: not judged
+            self.raise_lo(len(ready))
+            lo = self.lo
         self.samples += 1
         if pods is None:
             self.down_samples += 1
@@ -555,7 +597,7 @@ class Trial:
         def exact():
             pods = dm.req("GET", CORE + "/pods").json()["items"]
             reported = running_pids(pods)
-            procs = service_pids(dm.dir)
+            procs = service_pids(dm.dir, with_proxy=False)
             state.update(pods=len(pods), reported=reported, procs=procs)
             return (len(pods) == replicas and reported == procs and
                     len(procs) == replicas and
@@ -594,6 +636,119 @@ class Trial:
                             % (listed, p.returncode, err.strip(), want))
 
 
+class Load:
+    """wrk sending keep-alive requests through the Service's port (8
+    connections, as fast as they are answered) until result()."""
+
+    def __init__(self, port):
+        wrk = shutil.which("wrk")
+        if wrk is None:
+            raise Violation("wrk is not installed (scripts/deps.sh test)")
+        self.p = subprocess.Popen(
+            [wrk, "-t1", "-c8", "-d3600s", "--timeout", "5s",
+             "http://127.0.0.1:%d/" % port],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def result(self):
+        """(requests, non-2xx, socket errors, wrk's text)."""
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+        out = self.p.communicate(timeout=60)[0]
+        m = re.search(r"(\d+) requests in", out)
+        sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), "
+                         r"timeout (\d+)", out)
+        bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        if m is None:
+            raise Violation("wrk said: " + out[-500:])
+        return (int(m.group(1)), int(bad.group(1)) if bad else 0,
+                sum(int(x) for x in sock.groups()) if sock else 0, out)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class TrafficTrial(Trial):
+    """Requests through a Service while the daemon is killed right after
+    rollouts: a Deployment with maxUnavailable 0 (a ready endpoint is
+    always there), appProtocol http, wrk all along; every answer must be
+    2xx (issue 32, item 3)."""
+
+    requests = non2xx = sock_errors = 0
+
+    def run(self, dm, obs):
+        rng = self.rng
+        replicas = rng.randint(2, max(2, self.max_replicas))
+        delay = rng.choice([0, 300])
+        self.note("traffic: replicas %d maxSurge 1 maxUnavailable 0 startDelay %dms"
+                  % (replicas, delay))
+        image = self.new_image()
+        body = {"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": NAME},
+                "spec": {"replicas": replicas, "progressDeadlineSeconds": 600,
+                         "revisionHistoryLimit": 50,
+                         "selector": {"matchLabels": {"app": NAME}},
+                         "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                             "maxSurge": 1, "maxUnavailable": 0}},
+                         "template": template(self.example, image.split(":")[1], delay)}}
+        port = free_port()
+        svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": NAME},
+               "spec": {"selector": {"app": NAME}, "ports": [{
+                   "name": "http", "port": port, "targetPort": "http",
+                   "appProtocol": "http"}]}}
+        obs.bounds(replicas + 1, None)
+        for path, obj in ((APPS + "/deployments", body), (CORE + "/services", svc)):
+            r = dm.req("POST", path, obj)
+            if r.status_code != 201:
+                raise Violation("create %s: %d %s" % (path, r.status_code, r.text))
+        self.model_template(image)
+        self.wait_complete(dm, replicas)
+        obs.bounds(replicas + 1, replicas)
+        poll(lambda: self.answers(port), 30, "the Service to answer")
+        load = Load(port)
+        try:
+            time.sleep(0.5)  # load before the first change
+            for _ in range(self.n_actions):
+                image = self.new_image()
+                self.put(dm, lambda d, img=image: d["spec"]["template"].update(
+                    template(self.example, img.split(":")[1], delay)))
+                self.model_template(image)
+                time.sleep(rng.uniform(0, 1.5))
+                self.crash(dm, "after a rollout began, under load")
+                poll(lambda: self.observed(dm), 60,
+                     "observedGeneration to reach generation")
+                self.wait_complete(dm, replicas)
+            time.sleep(0.5)  # and after the last
+        finally:
+            n, bad, sock, text = load.result()
+        TrafficTrial.requests += n
+        TrafficTrial.non2xx += bad
+        TrafficTrial.sock_errors += sock
+        self.note("traffic: %d requests, %d non-2xx, %d socket errors" % (n, bad, sock))
+        if bad or sock:
+            raise Violation("%d of %d requests through the Service answered non-2xx, "
+                            "%d socket errors: %s" % (bad, n, sock, text.strip()[-400:]))
+        self.check_processes(dm, replicas)
+        self.check_revisions(dm)
+
+    @staticmethod
+    def answers(port):
+        try:
+            return requests.get("http://127.0.0.1:%d/" % port, timeout=2).status_code == 200
+        except requests.exceptions.RequestException:
+            return False
+
+
+def is_traffic(seed):
+    """Which scenarios are traffic trials: every third (the others' seeds
+    keep their scenarios)."""
+    return seed % 3 == 0
+
+
 # ---- the campaign -------------------------------------------------------
 
 def clean_up(dm, failures_of_trial):
@@ -602,6 +757,7 @@ def clean_up(dm, failures_of_trial):
     try:
         if not dm.up():
             dm.start()
+        dm.req("DELETE", CORE + "/services/" + NAME)  # its proxy ends with it
         dm.req("DELETE", APPS + "/deployments/" + NAME)
         for p in dm.req("GET", CORE + "/pods").json()["items"]:
             dm.req("DELETE", CORE + "/pods/" + p["metadata"]["name"])
@@ -624,7 +780,8 @@ def run_trial(seed, drover, example, actions, log, max_replicas):
     failures = []
     with tempfile.TemporaryDirectory(prefix="drover-chaos-") as d:
         dm = Daemon(drover, d)
-        trial = Trial(seed, drover, example, actions, log, max_replicas)
+        kind = TrafficTrial if is_traffic(seed) else Trial
+        trial = kind(seed, drover, example, actions, log, max_replicas)
         obs = None
         try:
             dm.start()
@@ -661,7 +818,8 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replic
             raise SystemExit("not built: " + f)
     end = time.monotonic() + seconds
     out = {"seed": seed, "trials": 0, "kills": 0, "failed": [], "samples": 0,
-           "down_samples": 0}
+           "down_samples": 0, "traffic_trials": 0}
+    TrafficTrial.requests = TrafficTrial.non2xx = TrafficTrial.sock_errors = 0
     i = 0
     while (trials is None or i < trials) and (time.monotonic() < end or i == 0):
         s = seed + i
@@ -669,11 +827,13 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replic
         failures, kills, samples = run_trial(s, drover, example, actions, log,
                                              max_replicas)
         out["trials"] += 1
+        out["traffic_trials"] += is_traffic(s)
         out["kills"] += kills
         if samples:
             out["samples"] += samples[0]
             out["down_samples"] += samples[1]
-        status = "ok" if not failures else "FAILED"
+        status = ("ok" if not failures else "FAILED") + (
+            " (traffic)" if is_traffic(s) else "")
         log("trial %d seed %d: %s, %d kills, %.1fs, %s samples (%s while down), "
             "min ready %s, max pods %s" % (
                 i, s, status, kills, time.monotonic() - t0,
@@ -684,6 +844,9 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replic
         if failures:
             out["failed"].append((s, failures))
         i += 1
+    out["requests"] = TrafficTrial.requests
+    out["non2xx"] = TrafficTrial.non2xx
+    out["sock_errors"] = TrafficTrial.sock_errors
     return out
 
 
@@ -707,6 +870,9 @@ def main():
           "%d failed, %.0fs" % (out["trials"], out["kills"], out["samples"],
                                 out["down_samples"], len(out["failed"]),
                                 time.monotonic() - t0))
+    print("%d traffic trials: %d requests through the Service, %d non-2xx, "
+          "%d socket errors" % (out["traffic_trials"], out["requests"],
+                                out["non2xx"], out["sock_errors"]))
     for s, f in out["failed"]:
         print("  failed: seed %d (replay: make chaos CHAOS_SEED=%d CHAOS_TRIALS=1): %s"
               % (s, s, f[0]))
