@@ -16,12 +16,15 @@
  *
  *   {"op":"busy","gen":7,"busy":["default/web-5d4f-abcde/9c1e..."],
  *    "errors":{"default/db":"cannot listen on 127.0.0.1:80: permission
- *    denied"}}
+ *    denied"},"listening":["default/web:http"]}
  *
  * "gen" is the agent's generation of the last table applied; "busy" the
  * keys of the endpoints, draining or gone, that still have connections;
- * "errors" the listeners of that table that could not open (the agent
- * logs them; the next table tries again).
+ * "errors" the listeners of that table that could not open (the proxy
+ * tries again with back-off; the agent records an Event on the Service),
+ * "listening" those that are open. A busy message is also sent when a
+ * listener opens or fails, and only for a table of the agent connected
+ * (a new agent has not sent one yet: nothing is sent).
  * An endpoint of that table that is not ready and not busy is drained:
  * no connection or request will reach it again. That is all the drain
  * handshake needs (agent/drain.c).
