@@ -344,6 +344,21 @@ def test_sigkill_at_each_step_of_an_update(point, monkeypatch):
                      what="the update after a crash at " + point)
             assert identity(dm) == before
             assert on_image(dm, "web:2")
+            # an update, not a crash: the new process started once, on
+            # its port (a start before a stray of the new spec had let
+            # go of the port failed, and counted a restart)
+            for p in pods(dm):
+                cs = p["status"]["containerStatuses"][0]
+                assert cs["restartCount"] == 0, cs
+                assert cs["lastState"]["terminated"]["reason"] == \
+                    "InPlaceUpdate", cs
+            if point == "inplace-after-start":
+                # the new process the dead daemon started was stopped
+                # (and gone, its port free) before the container started
+                # again, not after
+                log = open(os.path.join(d, "serve.log"),
+                           errors="replace").read()
+                assert "SIGKILL before the container starts again" in log
             # one process per container: nothing duplicated, nothing lost
             mine = sorted(set(service_pids(dm.dir)) - before_pids)
             assert mine == sorted(all_pids(dm)) and len(mine) == 2, mine
