@@ -225,6 +225,14 @@ initial_status_pod(void *o)
 	((struct pod *)o)->status.phase = xstrdup("Pending");
 }
 
+/* A Service's status is what Kubernetes gives one without a load
+ * balancer: {"loadBalancer": {}}. */
+static void
+initial_status_service(void *o)
+{
+	((struct service *)o)->status.load_balancer = xstrdup("{}");
+}
+
 /* A pod on a node is stopped by its agent, within the grace period
  * asked for, else its terminationGracePeriodSeconds, else 30 s; a pod
  * no node runs goes at once.
@@ -380,7 +388,9 @@ static const struct kind_info kinds[] = {
 	.validate = val_node,
     },
     /* A Service: a stable port on every node in front of the pods its
-     * selector picks (README "Services"); no status. */
+     * selector picks (README "Services"). Its status is Kubernetes'
+     * shape, loadBalancer {} (no load balancer is made): a client that
+     * sends one, as `kubectl expose` does, has it replaced. */
     {
 	.id = KIND_SERVICE,
 	.group = "",
@@ -394,6 +404,7 @@ static const struct kind_info kinds[] = {
 	.category_all = true,
 	.schema = &schema_service,
 	.meta_off = offsetof(struct service, metadata),
+	.initial_status = initial_status_service,
 	.field_labels = service_fields,
 	.defaults = def_service,
 	.validate = val_service,

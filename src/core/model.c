@@ -628,12 +628,16 @@ static const struct schema naddr_s = SCHEMA(node_address, naddr_f);
 
 static const struct field ninfo_f[] = {
     F(node_info, "machineID", FT_STR, machine_id, 0, NULL),
+    F(node_info, "systemUUID", FT_STR, system_uuid, 0, NULL),
     F(node_info, "bootID", FT_STR, boot_id, 0, NULL),
     F(node_info, "kernelVersion", FT_STR, kernel_version, 0, NULL),
     F(node_info, "osImage", FT_STR, os_image, 0, NULL),
+    F(node_info, "containerRuntimeVersion", FT_STR, container_runtime_version,
+      0, NULL),
+    F(node_info, "kubeletVersion", FT_STR, kubelet_version, 0, NULL),
+    F(node_info, "kubeProxyVersion", FT_STR, kube_proxy_version, 0, NULL),
     F(node_info, "operatingSystem", FT_STR, operating_system, 0, NULL),
     F(node_info, "architecture", FT_STR, architecture, 0, NULL),
-    F(node_info, "kubeletVersion", FT_STR, kubelet_version, 0, NULL),
 };
 static const struct schema ninfo_s = SCHEMA(node_info, ninfo_f);
 
@@ -681,11 +685,21 @@ static const struct field service_spec_f[] = {
 static const struct schema service_spec_s =
     SCHEMA(service_spec, service_spec_f);
 
+/* conditions merge by "type" (ServiceStatus.Conditions' patchMergeKey,
+ * listType map). */
+static const struct field service_status_f[] = {
+    F(service_status, "loadBalancer", FT_RAW, load_balancer, O, NULL),
+    FK(service_status, "conditions", conditions, O, &schema_condition, "type"),
+};
+static const struct schema service_status_s =
+    SCHEMA(service_status, service_status_f);
+
 static const struct field service_f[] = {
     F(service, "apiVersion", FT_STR, api_version, O, NULL),
     F(service, "kind", FT_STR, kind, O, NULL),
     F(service, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
     F(service, "spec", FT_STRUCT, spec, 0, &service_spec_s),
+    F(service, "status", FT_STRUCT, status, 0, &service_status_s),
 };
 const struct schema schema_service = SCHEMA(service, service_f);
 

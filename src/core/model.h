@@ -440,14 +440,19 @@ struct node_address {
 };
 LIST_OF(node_address);
 
+/* v1.NodeSystemInfo: every field is required (no omitempty in Go, and
+ * clients such as the Python one refuse a node without one). */
 struct node_info {
 	char *machine_id;
+	char *system_uuid;
 	char *boot_id;
 	char *kernel_version;
 	char *os_image;
+	char *container_runtime_version;
+	char *kubelet_version;
+	char *kube_proxy_version;
 	char *operating_system;
 	char *architecture;
-	char *kubelet_version;
 };
 
 struct node_status {
@@ -487,11 +492,20 @@ struct service_spec {
 	char *type; /* "ClusterIP" or "NodePort" */
 };
 
+/* v1.ServiceStatus. drover provisions no load balancer: loadBalancer
+ * stays {} (raw JSON, as Kubernetes prints it), and both fields are
+ * written only through services/NAME/status. */
+struct service_status {
+	char *load_balancer; /* raw JSON: v1.LoadBalancerStatus */
+	struct condition_list conditions;
+};
+
 struct service {
 	char *api_version;
 	char *kind;
 	struct object_meta metadata;
 	struct service_spec spec;
+	struct service_status status;
 };
 LIST_OF(service);
 

@@ -264,3 +264,31 @@ def test_rollout_status_fails_on_progress_deadline(daemon, label, kbin):
         assert 'deployment "%s" exceeded its progress deadline' % name in r.stderr, \
             (r.stdout, r.stderr)
         k.ok("delete", "deployment", name)
+
+
+@pytest.mark.parametrize("label,kbin", BINS, ids=[b[0] for b in BINS])
+def test_expose_and_create_service(daemon, label, kbin):
+    """kubectl expose and kubectl create service send a Service with
+    status {loadBalancer: {}}: accepted, the status Kubernetes' shape."""
+    name = "exp-" + label.replace(".", "-")
+    port = {"1.20": 23297}.get(label, 23298)
+    with tempfile.TemporaryDirectory() as home:
+        k = Kubectl(daemon, kbin, home)
+        if label == "1.20":
+            # newer kubectls send this one as protobuf, which drover's
+            # API does not read (415)
+            k.ok("create", "service", "clusterip", name,
+                 "--tcp=%d:8080" % port)
+            svc = json.loads(k.ok("get", "svc", name, "-o", "json"))
+            assert svc["status"] == {"loadBalancer": {}}
+            assert svc["spec"]["ports"][0]["port"] == port
+            k.ok("delete", "svc", name)
+        daemon_apply = manifest(name, replicas=0)
+        k.ok("apply", "-f", "-", input=daemon_apply)
+        k.ok("expose", "deployment", name, "--port", str(port),
+             "--target-port", "8080")
+        svc = json.loads(k.ok("get", "svc", name, "-o", "json"))
+        assert svc["status"] == {"loadBalancer": {}}
+        assert svc["spec"]["selector"] == {"app": name}
+        k.ok("delete", "svc", name)
+        k.ok("delete", "deployment", name)
