@@ -21,6 +21,7 @@
 #include "recorder.h"
 #include "runtime.h"
 #include "services.h"
+#include "version.h"
 #include "xalloc.h"
 
 /* What an op of the agent's to-do does. */
@@ -119,6 +120,71 @@ read_line(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+static void
+set_str(char **field, const char *v)
+{
+	free(*field);
+	*field = xstrdup(v);
+}
+
+/* The PRETTY_NAME of /etc/os-release, as the kubelet reports osImage
+ * ("Debian GNU/Linux 12 (bookworm)"); "Linux" without one. */
+static void
+os_image(char *buf, size_t len)
+{
+	FILE *f = fopen("/etc/os-release", "r");
+	char line[256];
+	size_t n;
+
+	snprintf(buf, len, "Linux");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "PRETTY_NAME=", 12))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		n = strlen(line + 12);
+		if (n >= 2 && line[12] == '"' && line[12 + n - 1] == '"')
+			snprintf(buf, len, "%.*s", (int)n - 2, line + 13);
+		else if (n)
+			snprintf(buf, len, "%s", line + 12);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Every field of nodeInfo, read again at each status write as the
+ * kubelet does (the boot id changes with a reboot). The runtime is
+ * drover's own process runtime (containerRuntimeVersion
+ * "drover-process://VERSION"); there is no kube-proxy, whose version
+ * Kubernetes 1.31 and later leave empty too. */
+static void
+fill_node_info(struct node_info *ni)
+{
+	struct utsname un;
+	char buf[256];
+
+	if (uname(&un) == 0) {
+		set_str(&ni->kernel_version, un.release);
+		set_str(&ni->architecture,
+			!strcmp(un.machine, "x86_64")    ? "amd64"
+			: !strcmp(un.machine, "aarch64") ? "arm64"
+							 : un.machine);
+	}
+	set_str(&ni->operating_system, "linux");
+	set_str(&ni->kubelet_version, "drover-agent");
+	set_str(&ni->kube_proxy_version, "");
+	set_str(&ni->container_runtime_version,
+		"drover-process://" DROVER_VERSION);
+	read_line("/etc/machine-id", buf, sizeof(buf));
+	set_str(&ni->machine_id, buf);
+	read_line("/sys/class/dmi/id/product_uuid", buf, sizeof(buf));
+	set_str(&ni->system_uuid, buf);
+	read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
+	set_str(&ni->boot_id, buf);
+	os_image(buf, sizeof(buf));
+	set_str(&ni->os_image, buf);
+}
+
 /* status.allocatable.pods without --allocatable pods=N */
 #define DEFAULT_MAX_PODS "1000000"
 
@@ -137,7 +203,6 @@ fill_status(struct agent *a, struct node *n)
 	const struct condition *cur = condition_get(&st->conditions, "Ready");
 	struct node_address *ad;
 	struct sysinfo si;
-	struct utsname un;
 	char buf[128];
 	size_t i;
 
@@ -181,18 +246,7 @@ fill_status(struct agent *a, struct node *n)
 		ad->type = xstrdup("Hostname");
 		ad->address = xstrdup(a->node);
 	}
-	if (uname(&un) == 0 && st->node_info.kernel_version == NULL) {
-		st->node_info.kernel_version = xstrdup(un.release);
-		st->node_info.operating_system = xstrdup("linux");
-		st->node_info.architecture = xstrdup(
-		    !strcmp(un.machine, "x86_64") ? "amd64" : un.machine);
-		st->node_info.kubelet_version = xstrdup("drover-agent");
-		read_line("/etc/machine-id", buf, sizeof(buf));
-		st->node_info.machine_id = xstrdup(buf);
-		read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
-		st->node_info.boot_id = xstrdup(buf);
-		st->node_info.os_image = xstrdup("Linux");
-	}
+	fill_node_info(&st->node_info);
 }
 
 /* Creates or refreshes the Node. */

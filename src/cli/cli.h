@@ -30,6 +30,6 @@ extern const struct cmd_entry cmd_rolling_update_entry;
  * verb; returns the exit status. */
 int rolling_update_plan(const char *state, int argc, char **argv);
 
-#define DROVER_VERSION "0.1.0"
+#include "version.h"
 
 #endif

@@ -96,3 +96,27 @@ def test_python_client_deployment_lifecycle(apps):
         api.read_namespaced_deployment("web", "default")
     assert e.value.status == 404
     assert api.list_namespaced_deployment("default").items == []
+
+
+def test_python_client_nodes_and_service_status(apps):
+    """CoreV1Api reads the Node (every nodeInfo field the client requires:
+    it refuses a None), and a Service created with the status kubectl
+    expose sends ({loadBalancer: {}}) keeps Kubernetes' shape."""
+    dm, _ = apps
+    core = client.CoreV1Api()
+    nodes = wait_for(lambda: core.list_node().items, what="the node")
+    info = nodes[0].status.node_info
+    assert info.operating_system == "linux"
+    assert info.container_runtime_version.startswith("drover-process://")
+    assert info.kernel_version and info.boot_id and info.os_image
+    assert info.architecture and info.kubelet_version
+    assert info.kube_proxy_version is not None
+    assert info.system_uuid is not None and info.machine_id is not None
+    svc = core.create_namespaced_service("default", {
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 18080}]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.9"}]}}})
+    assert svc.status.load_balancer.ingress is None  # the client's is dropped
+    assert core.read_namespaced_service("web", "default").spec.ports[0].port \
+        == 18080
+    core.delete_namespaced_service("web", "default")
