@@ -47,11 +47,11 @@ static struct {
 /* The outgoing TLS of drover's client, as client-go's: TLS 1.2 at least,
  * and for 1.2 only ECDHE with an AEAD cipher, the server's own list
  * (serve_tls.h), in OpenSSL's and in GnuTLS' words. */
-#define TLS12_CIPHERS_OPENSSL                                                \
-	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"         \
-	"ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"         \
+#define TLS12_CIPHERS_OPENSSL                                                  \
+	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"           \
+	"ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"           \
 	"ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
-#define TLS12_CIPHERS_GNUTLS                                                 \
+#define TLS12_CIPHERS_GNUTLS                                                   \
 	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:" \
 	"+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:" \
 	"+ECDHE-RSA"

@@ -17,7 +17,7 @@
  * AES-256-GCM, ChaCha20-Poly1305), the secure suites of Go's crypto/tls;
  * TLS 1.3's own three suites are the same ciphers. No RSA key exchange,
  * no CBC, no SHA-1 MAC. */
-#define SERVE_TLS_PRIORITIES                                                 \
+#define SERVE_TLS_PRIORITIES                                                   \
 	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:" \
 	"+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:" \
 	"+ECDHE-RSA"
