@@ -29,23 +29,6 @@ static const char usage_text[] =
     "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
     "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
 
-/* RFC 1123 with a numeric zone, local time: kubectl's timestamps. */
-static void
-add_time(struct strbuf *sb, dtime t)
-{
-	time_t s = (time_t)(t / 1000);
-	struct tm tm;
-	char buf[64];
-
-	if (t == 0) {
-		strbuf_addstr(sb, "<unset>");
-		return;
-	}
-	localtime_r(&s, &tm);
-	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S %z", &tm);
-	strbuf_addstr(sb, buf);
-}
-
 static void
 add_map(struct strbuf *sb, const char *title, const struct strmap *m,
 	const char *sep)
@@ -71,7 +54,7 @@ add_meta(struct strbuf *sb, const struct object_meta *m, bool created)
 	strbuf_addf(sb, "Namespace:\t%s\n", m->namespace ? m->namespace : "");
 	if (created) {
 		strbuf_addstr(sb, "CreationTimestamp:\t");
-		add_time(sb, m->creation_timestamp);
+		cli_describe_time(sb, m->creation_timestamp);
 		strbuf_addch(sb, '\n');
 	}
 }
@@ -329,7 +312,7 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 							    : "<none>");
 	if (st->start_time) {
 		strbuf_addstr(sb, "Start Time:\t");
-		add_time(sb, st->start_time);
+		cli_describe_time(sb, st->start_time);
 		strbuf_addch(sb, '\n');
 	}
 	add_map(sb, "Labels", &p->metadata.labels, "=");

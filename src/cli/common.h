@@ -123,7 +123,11 @@ void cli_print_json(json_t *j, const char *format);
 void cli_describe_template(const struct pod_template *t, struct strbuf *sb);
 /* The same for a pod: its host ports are those of statuses (the ports
  * the agent allocated, status.containerStatuses[].ports), by container
- * name. */
+ * name, and each container's state as kubectl describes it (State, Last
+ * State with reason, exit code and times, Ready, Restart Count). */
+/* t as kubectl's timestamps: RFC 1123 with a numeric zone, local time
+ * ("Sat, 28 Nov 2026 15:04:05 +0000"); "<unset>" for 0. */
+void cli_describe_time(struct strbuf *sb, dtime t);
 void cli_describe_containers(const struct pod_template *t,
 			     const struct container_status_list *statuses,
 			     struct strbuf *sb);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "xalloc.h"
@@ -280,6 +281,71 @@ cli_describe_template(const struct pod_template *t, struct strbuf *sb)
 }
 
 void
+cli_describe_time(struct strbuf *sb, dtime t)
+{
+	time_t s = (time_t)(t / 1000);
+	struct tm tm;
+	char buf[64];
+
+	if (t == 0) {
+		strbuf_addstr(sb, "<unset>");
+		return;
+	}
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	strbuf_addstr(sb, buf);
+}
+
+/* kubectl's describeStatus: one state under `name` ("State", "Last
+ * State"). A state with none of the three set is Waiting. */
+static void
+describe_state(struct strbuf *sb, const char *name,
+	       const struct container_state *s)
+{
+	const struct state_terminated *t = s->terminated;
+
+	if (s->running) {
+		strbuf_addf(sb, "    %s:\tRunning\n      Started:\t", name);
+		cli_describe_time(sb, s->running->started_at);
+		strbuf_addch(sb, '\n');
+	} else if (s->waiting || t == NULL) {
+		strbuf_addf(sb, "    %s:\tWaiting\n", name);
+		if (s->waiting && s->waiting->reason && *s->waiting->reason)
+			strbuf_addf(sb, "      Reason:\t%s\n",
+				    s->waiting->reason);
+	} else {
+		strbuf_addf(sb, "    %s:\tTerminated\n", name);
+		if (t->reason && *t->reason)
+			strbuf_addf(sb, "      Reason:\t%s\n", t->reason);
+		if (t->message && *t->message)
+			strbuf_addf(sb, "      Message:\t%s\n", t->message);
+		strbuf_addf(sb, "      Exit Code:\t%lld\n",
+			    (long long)t->exit_code);
+		if (t->signal > 0)
+			strbuf_addf(sb, "      Signal:\t%lld\n",
+				    (long long)t->signal);
+		strbuf_addstr(sb, "      Started:\t");
+		cli_describe_time(sb, t->started_at);
+		strbuf_addstr(sb, "\n      Finished:\t");
+		cli_describe_time(sb, t->finished_at);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* kubectl's describeContainerState: State, Last State when the
+ * container terminated before, Ready, Restart Count. */
+static void
+describe_container_state(struct strbuf *sb, const struct container_status *st)
+{
+	describe_state(sb, "State", &st->state);
+	if (st->last_state.terminated)
+		describe_state(sb, "Last State", &st->last_state);
+	strbuf_addf(sb, "    Ready:\t%s\n", st->ready ? "True" : "False");
+	strbuf_addf(sb, "    Restart Count:\t%lld\n",
+		    (long long)st->restart_count);
+}
+
+void
 cli_describe_containers(const struct pod_template *t,
 			const struct container_status_list *statuses,
 			struct strbuf *sb)
@@ -319,6 +385,8 @@ cli_describe_containers(const struct pod_template *t,
 			for (j = 0; j < c->args.n; j++)
 				strbuf_addf(sb, "      %s\n", c->args.v[j]);
 		}
+		if (st)
+			describe_container_state(sb, st);
 		/* kubectl: Limits, then Requests, name: quantity */
 		describe_resources(sb, "Limits", &c->resources.limits);
 		describe_resources(sb, "Requests", &c->resources.requests);
