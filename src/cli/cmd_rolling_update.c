@@ -42,7 +42,7 @@ static const char usage_text[] =
     "usage: drover rolling-update OLD [NEW] (--image=IMAGE "
     "[--container=NAME] | -f NEW_RC_FILE) [--rollback]\n"
     "       [--update-period=1m] [--poll-interval=3s] [--timeout=5m]\n"
-    "       [--deployment-label-key=deployment] [--dry-run]\n"
+    "       [--deployment-label-key=kubernetes.io/deployment] [--dry-run]\n"
     "\n"
     "Replaces the pods of ReplicationController OLD by those of a new one,\n"
     "one surge pod at a time (never more than the desired count + 1, never\n"
@@ -59,7 +59,7 @@ static const char usage_text[] =
     "  --timeout=D         fail when no replica count changed for D\n"
     "                      (default 5m0s)\n"
     "  --deployment-label-key=KEY  the label that tells the two sets of\n"
-    "                      pods apart (default deployment)\n"
+    "                      pods apart (default kubernetes.io/deployment)\n"
     "  --dry-run           print the steps the update would take\n"
     "  --rollback          abort the update in progress, back to OLD\n"
     "\n"
@@ -71,6 +71,7 @@ struct ru_args {
 	const char *old_name, *new_name;
 	const char *image, *container, *file, *key;
 	const char *old_value; /* "<hash of OLD>-orig" once computed */
+	bool key_given;        /* --deployment-label-key was given */
 	int64_t period_ms, poll_ms, timeout_ms;
 	bool dry_run, rollback;
 };
@@ -303,16 +304,14 @@ find_partner(struct client *c, const char *old_name)
 {
 	struct object_list l = {0};
 	char *found = NULL;
-	size_t i, n = strlen(old_name);
+	size_t i;
 
 	if (kube_list(c, KIND_REPLICATION_CONTROLLER, cli_g.ns, &l))
 		return NULL;
 	for (i = 0; i < l.n && !found; i++) {
 		const struct replication_controller *rc = l.v[i].obj;
-		const char *s =
-		    strmap_get(&rc->metadata.annotations, ANN_RCU_SOURCE);
 
-		if (s && !strncmp(s, old_name, n) && s[n] == ':')
+		if (rcu_source_names(rc, old_name))
 			found = xstrdup(rc->metadata.name);
 	}
 	object_list_release(&l);
@@ -446,14 +445,39 @@ read_world(struct client *c, const struct ru_args *a, const char *next_name,
 	return read_pods(c, a, w);
 }
 
+/* Without --deployment-label-key, an update in progress goes on with
+ * the key it began with (rcu_key_in_progress): for an update a real
+ * kubectl began, its "deployment" and NEXT's value of it, so that every
+ * step (and the end of the rename) recognises its controllers. */
+static void
+key_in_progress(struct client *c, struct ru_args *a, const char *next_name,
+		char *hash, size_t len)
+{
+	struct object t;
+	const struct replication_controller *next;
+	const char *key;
+
+	if (read_rc(c, next_name, &t) != 0)
+		return;
+	next = t.obj;
+	key = rcu_key_in_progress(next, a->key);
+	if (strcmp(key, a->key)) {
+		a->key = key;
+		snprintf(hash, len, "%s",
+			 strmap_get(&next->spec.selector, key));
+	}
+	object_release(&t);
+}
+
 static int
 run_update(struct client *c, struct ru_args *a)
 {
 	struct replication_controller proto;
 	struct plan_rcu_in in = {0};
 	struct ru_world w;
-	char hash[16] = "", old_value[32] = "", *next_name = NULL;
+	char hash[64] = "", old_value[32] = "", *next_name = NULL;
 	bool have_proto = false, summarized = false, acted = false;
+	bool first = true;
 	int64_t desired = -1, last_progress = clock_mono_ms();
 	int rc = RU_ERROR, r;
 
@@ -462,15 +486,9 @@ run_update(struct client *c, struct ru_args *a)
 		return RU_ERROR;
 	if (a->new_name) {
 		next_name = xstrdup(a->new_name);
-	} else if (w.old.obj &&
-		   strmap_get(&((struct replication_controller *)w.old.obj)
-				   ->metadata.annotations,
-			      ANN_RCU_NEXT)) {
+	} else if (w.old.obj && rcu_next_of(w.old.obj)) {
 		struct object t;
-		const char *nn =
-		    strmap_get(&((struct replication_controller *)w.old.obj)
-				    ->metadata.annotations,
-			       ANN_RCU_NEXT);
+		const char *nn = rcu_next_of(w.old.obj);
 
 		/* the pointer of an update in progress, if it still
 		 * exists */
@@ -526,6 +544,8 @@ run_update(struct client *c, struct ru_args *a)
 		goto out;
 	}
 	world_release(&w);
+	if (a->image && !a->rollback && !a->key_given)
+		key_in_progress(c, a, next_name, hash, sizeof(hash));
 	if (a->rollback) {
 		in.old_name = next_name;
 		in.next_name = a->old_name;
@@ -573,6 +593,7 @@ run_update(struct client *c, struct ru_args *a)
 		if (read_world(c, a, next_name, &w))
 			goto out;
 		fill_in(&in, a, &w);
+		in.acted = acted;
 		if (in.label_value == NULL && in.next && in.label_key &&
 		    strmap_get(&in.next->spec.selector, in.label_key)) {
 			/* OLD gone mid-rename: NEXT's own value (copied:
@@ -583,6 +604,11 @@ run_update(struct client *c, struct ru_args *a)
 			in.label_value = hash;
 		}
 		plan_rcu(&in, &s);
+		if (first && plan_rcu_resumes(&in, &s))
+			printf("Continuing update with existing controller "
+			       "%s.\n",
+			       in.next->metadata.name);
+		first = false;
 		if (s.summary[0] && !summarized) {
 			printf("%s\n", s.summary);
 			summarized = true;
@@ -605,12 +631,16 @@ run_update(struct client *c, struct ru_args *a)
 			break;
 		}
 		if (s.op == RCU_WAIT) {
-			plan_rcu_step_release(&s);
-			world_release(&w);
-			if (clock_mono_ms() - last_progress > a->timeout_ms) {
+			bool late =
+			    clock_mono_ms() - last_progress > a->timeout_ms;
+
+			if (late)
 				cli_error("timed out waiting for any update "
 					  "progress to be made (%s)",
-					  s.message[0] ? s.message : "");
+					  s.message);
+			plan_rcu_step_release(&s);
+			world_release(&w);
+			if (late) {
 				rc = RU_TIMEOUT;
 				goto out;
 			}
@@ -715,6 +745,7 @@ parse_args(int argc, char **argv, struct ru_args *a, bool *done)
 			break;
 		case 'k':
 			a->key = optarg;
+			a->key_given = true;
 			break;
 		case 'D':
 			if (optarg && strcmp(optarg, "client") &&

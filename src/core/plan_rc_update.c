@@ -61,6 +61,65 @@ rcu_ann_int(const struct replication_controller *rc, const char *key,
 	return 0;
 }
 
+int
+rcu_desired(const struct replication_controller *rc, int64_t *v)
+{
+	if (rcu_ann_int(rc, ANN_RCU_DESIRED, v) == 0)
+		return 0;
+	return rcu_ann_int(rc, ANN_KUBECTL_DESIRED, v);
+}
+
+const char *
+rcu_next_of(const struct replication_controller *old)
+{
+	const char *p = strmap_get(&old->metadata.annotations, ANN_RCU_PARTNER);
+
+	if (p == NULL || *p == '\0')
+		p = strmap_get(&old->metadata.annotations, ANN_KUBECTL_NEXT);
+	return p && *p ? p : NULL;
+}
+
+bool
+rcu_source_names(const struct replication_controller *rc, const char *name)
+{
+	const char *s = strmap_get(&rc->metadata.annotations, ANN_RCU_SOURCE);
+	size_t n = strlen(name);
+
+	return s && !strncmp(s, name, n) && s[n] == ':';
+}
+
+/* Drops every recovery annotation, under both namings: the renamed
+ * controller and a NEXT at the end of its update carry none. */
+static void
+strip_annotations(struct replication_controller *rc)
+{
+	static const char *const keys[] = {
+	    ANN_RCU_DESIRED,  ANN_RCU_PARTNER,     ANN_RCU_SOURCE,
+	    ANN_RCU_ORIGINAL, ANN_KUBECTL_DESIRED, ANN_KUBECTL_NEXT,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		strmap_del(&rc->metadata.annotations, keys[i]);
+}
+
+/* The size NEXT is to reach when nothing on it says so (the seed: "using
+ * the current size of foo"): the count -f gave, else OLD's size before
+ * the update (original-replicas), else its current size. After an
+ * interrupted rollout OLD has already shrunk (3 -> 2), so its current
+ * size alone would end the update with fewer pods than it began. */
+static int64_t
+fill_desired(const struct plan_rcu_in *in)
+{
+	int64_t v;
+
+	if (in->desired >= 0)
+		return in->desired;
+	if (rcu_ann_int(in->old, ANN_RCU_ORIGINAL, &v) == 0)
+		return v;
+	return rc_replicas(in->old);
+}
+
 /* Writes a count annotation ("3"), replacing any earlier value. */
 static void
 ann_set_int(struct replication_controller *rc, const char *key, int64_t v)
@@ -158,10 +217,7 @@ final_of(const struct plan_rcu_in *in, struct plan_rcu_step *s)
 	m->deletion_grace_period_seconds.set = false;
 	strlist_release(&m->finalizers);
 	memset(&m->finalizers, 0, sizeof(m->finalizers));
-	strmap_del(&m->annotations, ANN_RCU_DESIRED);
-	strmap_del(&m->annotations, ANN_RCU_SOURCE);
-	strmap_del(&m->annotations, ANN_RCU_NEXT);
-	strmap_del(&m->annotations, ANN_RCU_ORIGINAL);
+	strip_annotations(&s->obj);
 	schema_release(
 	    schema_field(&schema_replication_controller, "status")->sub,
 	    &s->obj.status);
@@ -247,29 +303,37 @@ plan_rename(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 }
 
 /* NEXT must name OLD (by name and uid) in update-source-id: a NEXT
- * left by an update of another OLD of that name is refused. 0, or -1
- * with the error in out. */
+ * left by an update of another OLD of that name is refused. 0 (NEXT is
+ * OLD's partner), 1 (NEXT carries no partner annotation at all: the
+ * caller sees whether it can become one, check_pair), or -1 with the
+ * error in out. */
 static int
 check_partner(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 {
-	const char *src =
-	    strmap_get(&in->next->metadata.annotations, ANN_RCU_SOURCE);
+	const struct strmap *a = &in->next->metadata.annotations;
+	const char *src = strmap_get(a, ANN_RCU_SOURCE);
+	const char *partner = strmap_get(a, ANN_RCU_PARTNER);
 	char want[512];
 	const char *colon;
 
-	/* Three refusals, each saying what to do: no annotation (a
-	 * controller that merely has the name), the same OLD name with
-	 * another uid (stale: OLD was re-created since), another OLD. */
+	/* Three refusals, each saying what to do: a partner pointer to
+	 * another controller, the same OLD name with another uid (stale:
+	 * OLD was re-created since), another OLD. update-partner naming
+	 * OLD without update-source-id is no proof: the seed writes it on
+	 * both halves, so OLD's own partner says as much; check_pair
+	 * decides then. */
 	source_id(in->old, want, sizeof(want));
 	if (src && !strcmp(src, want))
 		return 0;
+	if (src == NULL && (partner == NULL || !strcmp(partner, in->old_name)))
+		return 1;
 	out->op = RCU_ERROR;
 	if (src == NULL) {
 		snprintf(out->message, sizeof(out->message),
-			 "replicationcontroller \"%s\" exists but has no %s "
-			 "annotation: it is not the next controller of \"%s\"; "
-			 "choose another name or delete it",
-			 in->next->metadata.name, ANN_RCU_SOURCE, in->old_name);
+			 "replicationcontroller \"%s\" is the partner of "
+			 "\"%s\" (%s=%s), not of \"%s\"",
+			 in->next->metadata.name, partner, ANN_RCU_PARTNER,
+			 partner, in->old_name);
 		return -1;
 	}
 	colon = strrchr(src, ':');
@@ -292,6 +356,159 @@ check_partner(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	return -1;
 }
 
+/* "app=web,track=v2": a selector for a message (the map is sorted). */
+static void
+selector_str(const struct strmap *sel, char *buf, size_t len)
+{
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sel->n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s=%s",
+				       i ? "," : "", sel->v[i].key,
+				       sel->v[i].value);
+}
+
+/* kubectl's rule for the two selectors of an update: NEXT's has a key
+ * of OLD's with another value, so no pod matches both and each
+ * controller counts only its own. Example: OLD app=web,track=v1 and
+ * NEXT app=web,track=v2 are apart; OLD app=web and NEXT
+ * app=web,track=v2 are not (OLD's selector matches NEXT's pods). */
+static bool
+selectors_apart(const struct strmap *old, const struct strmap *next)
+{
+	size_t i;
+
+	for (i = 0; i < old->n; i++) {
+		const char *v = strmap_get(next, old->v[i].key);
+
+		if (v && strcmp(v, old->v[i].value))
+			return true;
+	}
+	return false;
+}
+
+/* How NEXT's pod template differs from the one the update asks for
+ * (the prototype's), in the containers' names and images, as a phrase
+ * into buf ("container web runs web:3, not web:2"); false when they
+ * agree. Labels are not compared: a NEXT made by hand labels its pods
+ * as it likes, as long as check_pair finds the selectors apart. */
+static bool
+containers_differ(const struct replication_controller *next,
+		  const struct replication_controller *proto, char *buf,
+		  size_t len)
+{
+	const struct container_list *want =
+	    &proto->spec.template.spec.containers;
+	const struct container_list *have =
+	    &next->spec.template.spec.containers;
+	size_t i, j;
+
+	if (want->n != have->n) {
+		snprintf(buf, len, "its pods have %zu containers, not %zu",
+			 have->n, want->n);
+		return true;
+	}
+	for (i = 0; i < want->n; i++) {
+		const struct container *w = &want->v[i], *h = NULL;
+
+		for (j = 0; j < have->n && h == NULL; j++)
+			if (!strcmp(have->v[j].name, w->name))
+				h = &have->v[j];
+		if (h == NULL) {
+			snprintf(buf, len, "its pods have no container %s",
+				 w->name);
+			return true;
+		}
+		if (strcmp(h->image ? h->image : "",
+			   w->image ? w->image : "")) {
+			snprintf(buf, len, "its container %s runs %s, not %s",
+				 w->name, h->image ? h->image : "",
+				 w->image ? w->image : "");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A NEXT without partner annotations may be taken into the update (the
+ * seed: "if both exist, assume that we are in a partial rollout") when
+ * the two are fit to be partners: selectors apart, and NEXT's containers
+ * those the update asks for. 0, or -1 with a refusal that says how to go
+ * on. */
+static int
+check_pair(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *old = in->old, *next = in->next;
+	char why[256], os[256], ns[256];
+
+	if (!selectors_apart(&old->spec.selector, &next->spec.selector)) {
+		selector_str(&old->spec.selector, os, sizeof(os));
+		selector_str(&next->spec.selector, ns, sizeof(ns));
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "replicationcontroller \"%s\" exists and is not "
+			 "the next controller of \"%s\": its selector (%s) "
+			 "does not keep its pods apart from those of \"%s\" "
+			 "(%s); the new selector needs a key of the old one "
+			 "with another value. Change its selector, delete "
+			 "it, or choose another name for the new controller",
+			 next->metadata.name, old->metadata.name, ns,
+			 old->metadata.name, os);
+		return -1;
+	}
+	if (in->proto && containers_differ(next, in->proto, why, sizeof(why))) {
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "replicationcontroller \"%s\" exists and is not "
+			 "the next controller of this update of \"%s\": %s. "
+			 "Update to what it runs instead, delete it, or "
+			 "choose another name for the new controller",
+			 next->metadata.name, old->metadata.name, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Takes a NEXT that check_pair accepted into the update: OLD first
+ * (update-partner, original-replicas), then NEXT (update-partner,
+ * update-source-id, desired-replicas), so that a run killed between the
+ * two finds NEXT still bare and does it again. */
+static void
+plan_adopt(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *old = in->old, *next = in->next;
+	const char *p = strmap_get(&old->metadata.annotations, ANN_RCU_PARTNER);
+	char sid[512];
+	int64_t v;
+
+	if (!p || strcmp(p, next->metadata.name) ||
+	    rcu_ann_int(old, ANN_RCU_ORIGINAL, &v)) {
+		step_obj(out, RCU_UPDATE, "adopt-old", old);
+		strmap_set(&out->obj.metadata.annotations, ANN_RCU_PARTNER,
+			   next->metadata.name);
+		if (rcu_ann_int(old, ANN_RCU_ORIGINAL, &v))
+			ann_set_int(&out->obj, ANN_RCU_ORIGINAL,
+				    rc_replicas(old));
+		snprintf(out->message, sizeof(out->message),
+			 "Preparing %s for the update to %s",
+			 old->metadata.name, next->metadata.name);
+		return;
+	}
+	step_obj(out, RCU_UPDATE, "adopt-next", next);
+	source_id(old, sid, sizeof(sid));
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_PARTNER,
+		   old->metadata.name);
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_SOURCE, sid);
+	if (rcu_desired(next, &v)) {
+		v = fill_desired(in);
+		ann_set_int(&out->obj, ANN_RCU_DESIRED, v);
+	}
+	snprintf(out->message, sizeof(out->message),
+		 "Taking %s into the update of %s: desired replicas %lld",
+		 next->metadata.name, old->metadata.name, (long long)v);
+}
+
 /* Before NEXT exists: OLD gets the pointers and, with a label key, the
  * label on its template, its pods and its selector, in that order. */
 static bool
@@ -299,8 +516,7 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 {
 	const struct replication_controller *old = in->old;
 	const char *key = in->label_key;
-	const char *have_next =
-	    strmap_get(&old->metadata.annotations, ANN_RCU_NEXT);
+	const char *have_next = rcu_next_of(old);
 	const char *tv, *sv, *value;
 	int64_t orig;
 	bool keyed = key && *key;
@@ -316,7 +532,7 @@ plan_prepare_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 	if (!have_next || strcmp(have_next, in->next_name) ||
 	    rcu_ann_int(old, ANN_RCU_ORIGINAL, &orig) || (keyed && !tv)) {
 		step_obj(out, RCU_UPDATE, "relabel-old", old);
-		strmap_set(&out->obj.metadata.annotations, ANN_RCU_NEXT,
+		strmap_set(&out->obj.metadata.annotations, ANN_RCU_PARTNER,
 			   in->next_name);
 		if (rcu_ann_int(old, ANN_RCU_ORIGINAL, &orig))
 			ann_set_int(&out->obj, ANN_RCU_ORIGINAL,
@@ -442,13 +658,203 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 		 next->metadata.name, (long long)avail, (long long)n);
 }
 
+/* Only NEXT exists: the rename (or, NEW named, the last cleanup) of an
+ * update of OLD, if NEXT says it is one. On --rollback (roles swapped:
+ * NEXT is the original) the in-flight controller is gone: either this
+ * rollback already deleted it (the original points back at it), or there
+ * is nothing to roll back, which the seed makes an error ("Exit and
+ * indicate to the user that they may want to simply do a new rollout
+ * with the old version"). */
+static void
+plan_only_next(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *next = in->next;
+
+	if (in->rollback && !rcu_source_names(next, in->old_name) &&
+	    in->acted) {
+		out->op = RCU_DONE;
+		snprintf(out->message, sizeof(out->message), "%s rolled back",
+			 next->metadata.name);
+		return;
+	}
+	if (in->rollback && !rcu_source_names(next, in->old_name)) {
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "replicationcontrollers \"%s\" not found: nothing "
+			 "to roll back; you may want to simply do a new "
+			 "rollout with the old version",
+			 in->old_name);
+		return;
+	}
+	if (!rcu_source_names(next, in->old_name)) {
+		const char *src =
+		    strmap_get(&next->metadata.annotations, ANN_RCU_SOURCE);
+
+		out->op = RCU_ERROR;
+		if (src)
+			snprintf(out->message, sizeof(out->message),
+				 "replicationcontroller \"%s\" is the "
+				 "partner of %s, not of \"%s\"",
+				 next->metadata.name, src, in->old_name);
+		else
+			snprintf(out->message, sizeof(out->message),
+				 "replicationcontrollers \"%s\" not found",
+				 in->old_name);
+		if (!src && !in->rename) {
+			/* NEXT named, OLD deleted, annotations dropped */
+			out->op = RCU_DONE;
+			snprintf(out->message, sizeof(out->message),
+				 "%s already replaced %s", next->metadata.name,
+				 in->old_name);
+		}
+		return;
+	}
+	if (in->rename) {
+		plan_rename(in, out);
+		return;
+	}
+	step_obj(out, RCU_UPDATE, "clean-next", next);
+	strip_annotations(&out->obj);
+	snprintf(out->message, sizeof(out->message),
+		 "Dropping the update annotations of %s", next->metadata.name);
+}
+
+/* Only OLD: done if OLD is the product of this very update (a re-run
+ * after the rename), else prepare OLD and create NEXT. */
+static void
+plan_only_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *old = in->old;
+	const char *key = in->label_key;
+	char sid[512];
+
+	if (!in->rollback && key && *key && in->label_value &&
+	    strmap_get(&old->spec.selector, key) &&
+	    !strcmp(strmap_get(&old->spec.selector, key), in->label_value)) {
+		out->op = RCU_DONE;
+		snprintf(out->message, sizeof(out->message),
+			 "%s is already at this template (%s=%s)", in->old_name,
+			 key, in->label_value);
+		return;
+	}
+	if (in->rollback || in->proto == NULL) {
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "replicationcontrollers \"%s\" not found: nothing "
+			 "to roll back; you may want to simply do a new "
+			 "rollout with the old version",
+			 in->next_name);
+		return;
+	}
+	if (plan_prepare_old(in, out))
+		return;
+	step_obj(out, RCU_CREATE, "create-next", in->proto);
+	free(out->obj.metadata.name);
+	out->obj.metadata.name = xstrdup(in->next_name);
+	out->target = out->obj.metadata.name;
+	out->obj.spec.replicas.set = true;
+	out->obj.spec.replicas.v = 0;
+	source_id(old, sid, sizeof(sid));
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_SOURCE, sid);
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_PARTNER,
+		   old->metadata.name);
+	ann_set_int(&out->obj, ANN_RCU_DESIRED,
+		    in->desired >= 0 ? in->desired : rc_replicas(old));
+	snprintf(out->message, sizeof(out->message), "Created %s",
+		 in->next_name);
+}
+
+/* --rollback with both: NEXT is the original controller; it takes back
+ * its original size and points at the in-flight one (the seed's "set
+ * desired-replicas annotation on foo to match the annotation on
+ * foo-next"), once. true when out holds a step or an error. The
+ * in-flight controller must be in an update of the original: a
+ * controller that merely has the name is not rolled back (and
+ * deleted). */
+static bool
+plan_point_back(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *old = in->old, *next = in->next;
+	char sid[512];
+	const char *src =
+	    strmap_get(&next->metadata.annotations, ANN_RCU_SOURCE);
+	int64_t orig;
+
+	source_id(old, sid, sizeof(sid));
+	if (src && !strcmp(src, sid) && rcu_desired(next, &orig) == 0)
+		return false;
+	if (!rcu_source_names(old, next->metadata.name)) {
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "replicationcontroller \"%s\" is not the next "
+			 "controller of an update of \"%s\": nothing to "
+			 "roll back",
+			 old->metadata.name, next->metadata.name);
+		return true;
+	}
+	if (rcu_ann_int(next, ANN_RCU_ORIGINAL, &orig) &&
+	    rcu_desired(old, &orig))
+		orig = rc_replicas(old) + rc_replicas(next);
+	step_obj(out, RCU_UPDATE, "point-back", next);
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_SOURCE, sid);
+	strmap_set(&out->obj.metadata.annotations, ANN_RCU_PARTNER,
+		   old->metadata.name);
+	strmap_del(&out->obj.metadata.annotations, ANN_KUBECTL_DESIRED);
+	ann_set_int(&out->obj, ANN_RCU_DESIRED, orig);
+	snprintf(out->message, sizeof(out->message),
+		 "Rolling back: %s returns to %lld replicas",
+		 next->metadata.name, (long long)orig);
+	return true;
+}
+
+/* Forward with both: NEXT must be OLD's partner (or fit to become one,
+ * then taken in) and at the template this run asks for. true when out
+ * holds a step or an error. */
+static bool
+plan_check_next(const struct plan_rcu_in *in, struct plan_rcu_step *out)
+{
+	const struct replication_controller *next = in->next;
+	const char *v = NULL;
+	char why[256] = "";
+	int r = check_partner(in, out);
+
+	if (r < 0)
+		return true;
+	if (r > 0) {
+		if (check_pair(in, out) == 0)
+			plan_adopt(in, out);
+		return true;
+	}
+	if (in->label_key && *in->label_key && in->label_value) {
+		v = strmap_get(&next->spec.selector, in->label_key);
+		if (v && !strcmp(v, in->label_value))
+			v = NULL;
+	}
+	if (v == NULL && in->proto &&
+	    containers_differ(next, in->proto, why, sizeof(why)))
+		v = why;
+	if (v) {
+		out->op = RCU_ERROR;
+		snprintf(out->message, sizeof(out->message),
+			 "an update of %s to another template is in "
+			 "progress (%s, %s%s%s): run it again with "
+			 "the same arguments, or abort it with "
+			 "--rollback",
+			 in->old_name, next->metadata.name,
+			 v == why ? "" : in->label_key, v == why ? "" : "=", v);
+		return true;
+	}
+	return false;
+}
+
 /* The dispatcher: the seed's initialization table, in order.
  *   rename in progress (NEXT being deleted)  → plan_rename
  *   neither exists                           → error, OLD not found
  *   only NEXT                                → the rename, or (NEW
  *                                              named) its cleanup
  *   only OLD                                 → prepare OLD, create NEXT
- *   both                                     → check the partner, fill
+ *   both                                     → check the partner (or
+ *                                              take NEXT in), fill
  *                                              desired-replicas, rollout
  * With --rollback (roles swapped by the caller) "both" first re-points
  * NEXT (the original) at the in-flight controller. */
@@ -470,96 +876,19 @@ plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 			 "waiting for %s to be deleted", old->metadata.name);
 		return;
 	}
-	if (old == NULL) {
-		const char *src;
-
-		if (next == NULL) {
-			out->op = RCU_ERROR;
-			snprintf(out->message, sizeof(out->message),
-				 "replicationcontrollers \"%s\" not found",
-				 in->old_name);
-			return;
-		}
-		src = strmap_get(&next->metadata.annotations, ANN_RCU_SOURCE);
-		if (src == NULL) {
-			/* NEXT named, OLD deleted, annotations dropped */
-			out->op = in->rename ? RCU_ERROR : RCU_DONE;
-			snprintf(out->message, sizeof(out->message),
-				 in->rename ? "replicationcontrollers \"%s\" "
-					      "not found"
-					    : "%s already replaced %s",
-				 in->rename ? in->old_name
-					    : next->metadata.name,
-				 in->old_name);
-			return;
-		}
-		if (strncmp(src, in->old_name, strlen(in->old_name)) ||
-		    src[strlen(in->old_name)] != ':') {
-			out->op = RCU_ERROR;
-			snprintf(out->message, sizeof(out->message),
-				 "replicationcontroller \"%s\" is the partner "
-				 "of %s, not of \"%s\"",
-				 next->metadata.name, src, in->old_name);
-			return;
-		}
-		if (in->rename) {
-			plan_rename(in, out);
-			return;
-		}
-		step_obj(out, RCU_UPDATE, "clean-next", next);
-		strmap_del(&out->obj.metadata.annotations, ANN_RCU_DESIRED);
-		strmap_del(&out->obj.metadata.annotations, ANN_RCU_SOURCE);
-		strmap_del(&out->obj.metadata.annotations, ANN_RCU_NEXT);
-		strmap_del(&out->obj.metadata.annotations, ANN_RCU_ORIGINAL);
+	if (old == NULL && next == NULL) {
+		out->op = RCU_ERROR;
 		snprintf(out->message, sizeof(out->message),
-			 "Dropping the update annotations of %s",
-			 next->metadata.name);
+			 "replicationcontrollers \"%s\" not found",
+			 in->old_name);
+		return;
+	}
+	if (old == NULL) {
+		plan_only_next(in, out);
 		return;
 	}
 	if (next == NULL) {
-		const char *key = in->label_key;
-
-		/* OLD is the product of an update to this very template
-		 * (a re-run after the rename): nothing to do. */
-		if (!in->rollback && key && *key && in->label_value &&
-		    strmap_get(&old->spec.selector, key) &&
-		    !strcmp(strmap_get(&old->spec.selector, key),
-			    in->label_value)) {
-			out->op = RCU_DONE;
-			snprintf(out->message, sizeof(out->message),
-				 "%s is already at this template (%s=%s)",
-				 in->old_name, key, in->label_value);
-			return;
-		}
-		if (in->rollback || in->proto == NULL) {
-			out->op = RCU_ERROR;
-			snprintf(out->message, sizeof(out->message),
-				 "replicationcontrollers \"%s\" not found: "
-				 "nothing to roll back; you may want to "
-				 "simply do a new rollout with the old "
-				 "version",
-				 in->next_name);
-			return;
-		}
-		if (plan_prepare_old(in, out))
-			return;
-		step_obj(out, RCU_CREATE, "create-next", in->proto);
-		free(out->obj.metadata.name);
-		out->obj.metadata.name = xstrdup(in->next_name);
-		out->target = out->obj.metadata.name;
-		out->obj.spec.replicas.set = true;
-		out->obj.spec.replicas.v = 0;
-		{
-			char sid[512];
-
-			source_id(old, sid, sizeof(sid));
-			strmap_set(&out->obj.metadata.annotations,
-				   ANN_RCU_SOURCE, sid);
-		}
-		ann_set_int(&out->obj, ANN_RCU_DESIRED,
-			    in->desired >= 0 ? in->desired : rc_replicas(old));
-		snprintf(out->message, sizeof(out->message), "Created %s",
-			 in->next_name);
+		plan_only_old(in, out);
 		return;
 	}
 	if (next->metadata.deletion_timestamp != DTIME_UNSET) {
@@ -568,58 +897,36 @@ plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 			 "waiting for %s to be deleted", next->metadata.name);
 		return;
 	}
-	if (in->rollback) {
-		/* Abort: NEXT is the original controller; it takes back
-		 * its original size and points at the in-flight one. */
-		char sid[512];
-		const char *src =
-		    strmap_get(&next->metadata.annotations, ANN_RCU_SOURCE);
-		int64_t orig;
-
-		source_id(old, sid, sizeof(sid));
-		if (!src || strcmp(src, sid) ||
-		    rcu_ann_int(next, ANN_RCU_DESIRED, &orig)) {
-			if (rcu_ann_int(next, ANN_RCU_ORIGINAL, &orig) &&
-			    rcu_ann_int(old, ANN_RCU_DESIRED, &orig))
-				orig = rc_replicas(old) + rc_replicas(next);
-			step_obj(out, RCU_UPDATE, "point-back", next);
-			strmap_set(&out->obj.metadata.annotations,
-				   ANN_RCU_SOURCE, sid);
-			ann_set_int(&out->obj, ANN_RCU_DESIRED, orig);
-			snprintf(out->message, sizeof(out->message),
-				 "Rolling back: %s returns to %lld replicas",
-				 next->metadata.name, (long long)orig);
-			return;
-		}
-	} else if (check_partner(in, out)) {
+	if (in->rollback ? plan_point_back(in, out) : plan_check_next(in, out))
 		return;
-	}
-	if (!in->rollback && in->label_key && *in->label_key &&
-	    in->label_value) {
-		const char *v = strmap_get(&next->spec.selector, in->label_key);
-
-		if (v && strcmp(v, in->label_value)) {
-			out->op = RCU_ERROR;
-			snprintf(out->message, sizeof(out->message),
-				 "an update of %s to another template is in "
-				 "progress (%s, %s=%s): run it again with "
-				 "the same arguments, or abort it with "
-				 "--rollback",
-				 in->old_name, next->metadata.name,
-				 in->label_key, v);
-			return;
-		}
-	}
-	if (rcu_ann_int(next, ANN_RCU_DESIRED, &desired)) {
+	if (rcu_desired(next, &desired)) {
+		/* the seed: "populate the desired-replicas annotation" */
+		desired = fill_desired(in);
 		step_obj(out, RCU_UPDATE, "annotate-next", next);
-		ann_set_int(&out->obj, ANN_RCU_DESIRED, rc_replicas(old));
+		ann_set_int(&out->obj, ANN_RCU_DESIRED, desired);
 		snprintf(out->message, sizeof(out->message),
-			 "Continuing update with existing controller %s: "
-			 "desired replicas %lld",
-			 next->metadata.name, (long long)rc_replicas(old));
+			 "Setting the desired replicas of %s to %lld",
+			 next->metadata.name, (long long)desired);
 		return;
 	}
 	plan_rollout(in, desired, out);
+}
+
+const char *
+rcu_key_in_progress(const struct replication_controller *next, const char *key)
+{
+	if (strmap_get(&next->spec.selector, key) == NULL &&
+	    strmap_get(&next->spec.selector, RCU_LABEL_KEY_KUBECTL))
+		return RCU_LABEL_KEY_KUBECTL;
+	return key;
+}
+
+bool
+plan_rcu_resumes(const struct plan_rcu_in *in,
+		 const struct plan_rcu_step *first)
+{
+	return !in->rollback && in->next != NULL && first->op != RCU_ERROR &&
+	       first->op != RCU_DONE;
 }
 
 void
@@ -700,7 +1007,13 @@ plan_rcu_preview(const struct plan_rcu_in *given, struct strbuf *out)
 		in.old = old;
 		in.next = next;
 		in.next_available = next ? rc_replicas(next) : 0;
+		in.acted = n > 0;
 		plan_rcu(&in, &s);
+		if (i == 0 && plan_rcu_resumes(&in, &s))
+			strbuf_addf(out,
+				    "Continuing update with existing "
+				    "controller %s.\n",
+				    next->metadata.name);
 		if (s.summary[0] && !summarized) {
 			strbuf_addf(out, "%s\n", s.summary);
 			summarized = true;

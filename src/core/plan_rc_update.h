@@ -11,14 +11,15 @@
  * --image=web:2` takes them (foo: 3 replicas, template hash of the next
  * controller H, of foo G):
  *
- *   relabel-old   foo: template label deployment=G-orig, annotations
- *                 next-controller-id=foo-H, original-replicas=3
- *   label-pods    foo's pods that lack deployment=G-orig get it
- *   select-old    foo: selector += deployment=G-orig (its pods already
- *                 carry it, so the controller neither adopts nor
- *                 creates: no extra pod at any time)
+ *   relabel-old   foo: template label kubernetes.io/deployment=G-orig,
+ *                 annotations update-partner=foo-H, original-replicas=3
+ *   label-pods    foo's pods that lack the label get it
+ *   select-old    foo: selector += the label (its pods already carry
+ *                 it, so the controller neither adopts nor creates: no
+ *                 extra pod at any time)
  *   create-next   foo-H: replicas 0, selector and template with
- *                 deployment=H, annotations desired-replicas=3 and
+ *                 kubernetes.io/deployment=H, annotations
+ *                 desired-replicas=3, update-partner=foo and
  *                 update-source-id=foo:<uid of foo>
  *   scale-next    foo-H 0 → 1 (maxSurge 1: at most 4 pods)
  *   scale-old     once foo-H's pod is available: foo 3 → 2 (maxUnavailable
@@ -40,6 +41,13 @@
  * desired-replicas comes from its original-replicas and its
  * update-source-id is re-pointed, then the same rollout runs.
  *
+ * A NEXT that exists without the partner annotations (made by hand or
+ * by another tool) is a partial rollout, as the seed says, once
+ * check_pair() finds the two fit to be partners (selectors apart, NEXT's
+ * containers those the update asks for): adopt-old then adopt-next
+ * write the annotations, and the rollout goes on. Otherwise it is
+ * refused with what to do.
+ *
  * Ownership: the caller owns `in`; plan_rcu_step_release() frees what a
  * step owns (its object, its pod names). */
 #ifndef DROVER_PLAN_RC_UPDATE_H
@@ -47,13 +55,26 @@
 
 #include "model.h"
 
-/* The recovery annotations, under kubectl's names. */
-#define ANN_RCU_DESIRED   "kubectl.kubernetes.io/desired-replicas"
-#define ANN_RCU_SOURCE    "kubectl.kubernetes.io/update-source-id"
-#define ANN_RCU_NEXT      "kubectl.kubernetes.io/next-controller-id"
-#define ANN_RCU_ORIGINAL  "kubectl.kubernetes.io/original-replicas"
-#define FINALIZER_RCU     "drover.io/rolling-update"
-#define RCU_LABEL_KEY_DEF "deployment"
+/* The recovery annotations and the label. The seed's names, written:
+ * desired-replicas (on NEXT) and update-partner (each names the other)
+ * in the kubernetes.io/ namespace, and the unique-ifying label's default
+ * key. OLD's desired count is always 0 and is not written: a written 0
+ * would be a trap for a run that takes OLD for a NEXT. */
+#define ANN_RCU_DESIRED   "kubernetes.io/desired-replicas"
+#define ANN_RCU_PARTNER   "kubernetes.io/update-partner"
+#define RCU_LABEL_KEY_DEF "kubernetes.io/deployment"
+/* kubectl's own two, which the seed lacks and which make the update
+ * safer, written under kubectl's names: NEXT's "OLD:<uid of OLD>" (a
+ * NEXT left by an earlier OLD of that name is refused) and OLD's size
+ * before the update (the size a --rollback returns to). */
+#define ANN_RCU_SOURCE   "kubectl.kubernetes.io/update-source-id"
+#define ANN_RCU_ORIGINAL "kubectl.kubernetes.io/original-replicas"
+/* The later kubectl's (1.0 to 1.17) names of the seed's two: read, never
+ * written, so that an update a real kubectl began can be resumed. */
+#define ANN_KUBECTL_DESIRED   "kubectl.kubernetes.io/desired-replicas"
+#define ANN_KUBECTL_NEXT      "kubectl.kubernetes.io/next-controller-id"
+#define RCU_LABEL_KEY_KUBECTL "deployment"
+#define FINALIZER_RCU         "drover.io/rolling-update"
 
 enum rcu_op {
 	RCU_ERROR,        /* stop; message says why */
@@ -84,6 +105,10 @@ struct plan_rcu_in {
 	const char *label_key, *label_value, *old_label_value;
 	int64_t desired;        /* size of NEXT if it must be created */
 	int64_t next_available; /* NEXT's pods available now */
+	/* This run has written a step already: on --rollback, the
+	 * in-flight controller gone and the original without annotations
+	 * is then the rollback's end, not "nothing to roll back". */
+	bool acted;
 	/* OLD's live pods that lack label_key=old label value. */
 	const char *const *old_unlabeled;
 	size_t nold_unlabeled;
@@ -102,7 +127,7 @@ struct plan_rcu_step {
 	 * "Scaling up foo-H from 0 to 3, scaling down foo from 3 to 0
 	 * (keep 3 pods available, don't exceed 4 pods)". */
 	char summary[512];
-	char message[768]; /* the human line of the step, or the error */
+	char message[1536]; /* the human line of the step, or the error */
 };
 
 void plan_rcu(const struct plan_rcu_in *in, struct plan_rcu_step *out);
@@ -111,6 +136,34 @@ void plan_rcu_step_release(struct plan_rcu_step *s);
 /* The replica count an RC's annotation holds: 0 and *v, or -1. */
 int rcu_ann_int(const struct replication_controller *rc, const char *key,
 		int64_t *v);
+
+/* desired-replicas under the seed's name, else kubectl's: 0 and *v, or
+ * -1. */
+int rcu_desired(const struct replication_controller *rc, int64_t *v);
+
+/* OLD's pointer to its next controller: update-partner, else kubectl's
+ * next-controller-id; NULL if none (a string of rc's). */
+const char *rcu_next_of(const struct replication_controller *old);
+
+/* Whether rc's update-source-id names `name` ("foo:<uid>" names foo):
+ * rc is the next controller of an update of `name`. */
+bool rcu_source_names(const struct replication_controller *rc,
+		      const char *name);
+
+/* The label key of an update in progress whose NEXT exists, when the
+ * run was given no --deployment-label-key (`key` is the default): key
+ * if NEXT's selector has it, else the later kubectl's default
+ * "deployment" if NEXT's has that (an update a real kubectl began),
+ * else key. */
+const char *rcu_key_in_progress(const struct replication_controller *next,
+				const char *key);
+
+/* Whether a run whose first step is `first` resumes an update another
+ * run began: NEXT exists as it starts (not a rollback), and there is
+ * work left. The client then says kubectl's "Continuing update with
+ * existing controller NEXT." before anything else. */
+bool plan_rcu_resumes(const struct plan_rcu_in *in,
+		      const struct plan_rcu_step *first);
 
 /* Previews the whole update (drover rolling-update --dry-run): plays
  * plan_rcu on copies where every write takes effect at once and every

@@ -292,7 +292,7 @@ def test_resume_after_sigkill(objs, phase):
     assert rcs(dm) == ["web"]
     got = dm.get(RCS + "/web")
     assert got["spec"]["replicas"] == 3
-    assert got["spec"]["selector"]["deployment"] != ""
+    assert got["spec"]["selector"]["kubernetes.io/deployment"] != ""
     pods = dm.pods()
     assert all(p["spec"]["containers"][0]["image"] == "web:2" for p in pods)
     assert all(owner(p) == "web" for p in pods)
@@ -360,3 +360,162 @@ def test_refusals_and_dry_run(objs):
     assert ("spec.template.metadata.labels: Invalid value: "
             "map[string]string{\"app\":\"web\"}: `selector` does not match "
             "template `labels`") in body["message"]
+
+
+# ---- 4. issue 33: the seed's names, rollback, desired, partners ----
+
+ANN = "kubernetes.io/"
+KUBECTL = "kubectl.kubernetes.io/"
+
+
+def anns(obj):
+    return obj["metadata"].get("annotations") or {}
+
+
+def test_seed_names_written(objs):
+    """The update writes the seed's annotation names and label key."""
+    dm = objs
+    start_web(dm)
+    r = ru(dm, "web", "--image=web:2", crash="scale-old")
+    assert r.returncode == -9, r.stdout + r.stderr
+    nxt = [n for n in rcs(dm) if n != "web"][0]
+    old, new = dm.get(RCS + "/web"), dm.get(RCS + "/" + nxt)
+    assert anns(new)[ANN + "desired-replicas"] == "3"
+    assert anns(new)[ANN + "update-partner"] == "web"
+    assert anns(old)[ANN + "update-partner"] == nxt
+    assert anns(old)[KUBECTL + "original-replicas"] == "3"
+    assert KUBECTL + "desired-replicas" not in anns(new)
+    assert KUBECTL + "next-controller-id" not in anns(old)
+    key = ANN + "deployment"
+    assert old["spec"]["selector"][key].endswith("-orig")
+    assert new["spec"]["selector"][key] == nxt[len("web-"):]
+    assert all(p["metadata"]["labels"].get(key) for p in dm.pods())
+    # resumed without NEW on the command line: kubectl's line first
+    r = ru(dm, "web", "--image=web:2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith(
+        "Continuing update with existing controller %s.\n" % nxt), r.stdout
+    poll(lambda: rcs(dm) == ["web"], what="web renamed")
+    assert not any(k.startswith((ANN, KUBECTL))
+                   for k in anns(dm.get(RCS + "/web")))
+
+
+def test_resume_update_kubectl_began(objs):
+    """An update a real kubectl 1.17 began (its annotation names, its
+    label key "deployment") and left at web 3, web-b 1 is finished."""
+    dm = objs
+    old = rc("web", labels={"app": "web", "deployment": "a1-orig"})
+    assert dm.api("POST", RCS, old)[0] == 201
+    poll(lambda: len(live(dm.pods())) == 3 and all(map(ready, dm.pods())),
+         what="3 ready pods")
+    uid = dm.get(RCS + "/web")["metadata"]["uid"]
+    new = rc("web-b", image="web:2", replicas=1,
+             labels={"app": "web", "deployment": "b2"})
+    new["metadata"]["annotations"] = {
+        KUBECTL + "desired-replicas": "3",
+        KUBECTL + "update-source-id": "web:" + uid}
+    assert dm.api("POST", RCS, new)[0] == 201
+    got = dm.get(RCS + "/web")
+    got["metadata"]["annotations"] = {KUBECTL + "next-controller-id": "web-b",
+                                      KUBECTL + "original-replicas": "3"}
+    assert dm.api("PUT", RCS + "/web", got)[0] == 200
+    r = ru(dm, "web", "--image=web:2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Continuing update with existing controller web-b." in r.stdout
+    assert "Scaling up web-b from 1 to 3" in r.stdout
+    poll(lambda: rcs(dm) == ["web"] and len(dm.pods()) == 3, what="web")
+    got = dm.get(RCS + "/web")
+    assert got["spec"]["selector"] == {"app": "web", "deployment": "b2"}
+    assert got["spec"]["replicas"] == 3
+    assert not any(k.startswith((ANN, KUBECTL)) for k in anns(got))
+    assert all(p["spec"]["containers"][0]["image"] == "web:2"
+               for p in dm.pods())
+
+
+def test_rollback_when_new_missing(objs):
+    """--rollback naming a NEW that does not exist is an error."""
+    dm = objs
+    start_web(dm)
+    before = dm.get(RCS + "/web")["metadata"]["resourceVersion"]
+    r = ru(dm, "web", "web-v2", "--rollback")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr == (
+        'error: replicationcontrollers "web-v2" not found: nothing to roll '
+        'back; you may want to simply do a new rollout with the old '
+        'version\n')
+    assert "already replaced" not in r.stdout
+    assert dm.get(RCS + "/web")["metadata"]["resourceVersion"] == before
+
+
+def test_desired_refilled_from_original(objs):
+    """NEXT's desired-replicas lost after OLD shrank (3 -> 2): the update
+    ends at the 3 OLD had, recorded in its original-replicas."""
+    dm = objs
+    start_web(dm)
+    r = ru(dm, "web", "--image=web:2", crash="scale-old")
+    assert r.returncode == -9
+    assert dm.get(RCS + "/web")["spec"]["replicas"] == 2
+    nxt = [n for n in rcs(dm) if n != "web"][0]
+    got = dm.get(RCS + "/" + nxt)
+    for k in (ANN + "desired-replicas", KUBECTL + "desired-replicas"):
+        anns(got).pop(k, None)
+    assert dm.api("PUT", RCS + "/" + nxt, got)[0] == 200
+    r = ru(dm, "web", "--image=web:2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    poll(lambda: rcs(dm) == ["web"] and len(dm.pods()) == 3, what="web")
+    assert dm.get(RCS + "/web")["spec"]["replicas"] == 3
+
+
+def test_next_made_by_hand(objs):
+    """A NEW that exists without partner annotations: taken into the
+    update when its selector is apart from OLD's and it runs the image
+    asked for; refused, saying what to do, when it is not."""
+    dm = objs
+    st, _ = dm.api("POST", RCS, rc("web", labels={"app": "web",
+                                                   "track": "v1"}))
+    assert st == 201
+    poll(lambda: len(live(dm.pods())) == 3 and all(map(ready, dm.pods())),
+         what="3 ready pods")
+    # overlapping selector: refused, nothing written
+    same = rc("web-same", image="web:2", replicas=0,
+              labels={"app": "web", "track": "v1"})
+    assert dm.api("POST", RCS, same)[0] == 201
+    r = ru(dm, "web", "web-same", "--image=web:2")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "does not keep its pods apart" in r.stderr, r.stderr
+    assert "choose another name for the new controller" in r.stderr
+    assert not anns(dm.get(RCS + "/web-same"))
+    dm.api("DELETE", RCS + "/web-same")
+    # another image: refused
+    v2 = rc("web-v2", image="web:2", replicas=0,
+            labels={"app": "web", "track": "v2"})
+    assert dm.api("POST", RCS, v2)[0] == 201
+    r = ru(dm, "web", "web-v2", "--image=web:3")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "its container web runs web:2, not web:3" in r.stderr, r.stderr
+    # the image asked for: a partial rollout, finished
+    r = ru(dm, "web", "web-v2", "--image=web:2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith(
+        "Continuing update with existing controller web-v2.\n"), r.stdout
+    assert "Taking web-v2 into the update of web: desired replicas 3" \
+        in r.stdout
+    poll(lambda: rcs(dm) == ["web-v2"] and len(dm.pods()) == 3,
+         what="web-v2 alone")
+    assert dm.get(RCS + "/web-v2")["spec"]["replicas"] == 3
+    assert all(p["spec"]["containers"][0]["image"] == "web:2"
+               for p in dm.pods())
+
+
+def test_timeout_says_what_it_waited_for(objs):
+    """--timeout's error names what no progress was made on."""
+    dm = objs
+    start_web(dm)
+    dm.only["image"] = "web:1"  # the new pods never become Ready
+    r = ru(dm, "web", "--image=web:2", "--timeout=1s")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "()" not in r.stderr, r.stderr
+    assert ("timed out waiting for any update progress to be made "
+            "(waiting for the pods of web-") in r.stderr, r.stderr
+    assert "to become available" in r.stderr
+    dm.only["image"] = None

@@ -72,10 +72,11 @@ pair(struct replication_controller **old, struct replication_controller **nx,
      int64_t o, int64_t n)
 {
 	*old = mkrc("foo", "u-foo", o, G);
-	ann(*old, ANN_RCU_NEXT, "foo-" H);
+	ann(*old, ANN_RCU_PARTNER, "foo-" H);
 	ann(*old, ANN_RCU_ORIGINAL, "3");
 	*nx = mkrc("foo-" H, "u-next", n, H);
 	ann(*nx, ANN_RCU_SOURCE, "foo:u-foo");
+	ann(*nx, ANN_RCU_PARTNER, "foo");
 	ann(*nx, ANN_RCU_DESIRED, "3");
 }
 
@@ -120,7 +121,7 @@ test_init_and_prepare(void **state)
 	    strmap_get(&s.obj.spec.template.metadata.labels, "deployment"), G);
 	assert_null(strmap_get(&s.obj.spec.selector, "deployment"));
 	assert_string_equal(
-	    strmap_get(&s.obj.metadata.annotations, ANN_RCU_NEXT), "foo-" H);
+	    strmap_get(&s.obj.metadata.annotations, ANN_RCU_PARTNER), "foo-" H);
 	assert_string_equal(
 	    strmap_get(&s.obj.metadata.annotations, ANN_RCU_ORIGINAL), "3");
 	/* the written object is what the next read returns */
@@ -429,13 +430,16 @@ test_partner_checks(void **state)
 	assert_non_null(strstr(s.message, "not of \"foo\""));
 	plan_rcu_step_release(&s);
 
+	/* the seed's pointer alone, to another controller */
 	strmap_del(&nx->metadata.annotations, ANN_RCU_SOURCE);
+	ann(nx, ANN_RCU_PARTNER, "bar");
 	plan_rcu(&in, &s);
 	assert_int_equal(s.op, RCU_ERROR);
-	assert_non_null(strstr(s.message, "has no"));
+	assert_non_null(strstr(s.message, "partner of \"bar\""));
 	plan_rcu_step_release(&s);
-
+	ann(nx, ANN_RCU_PARTNER, "foo");
 	ann(nx, ANN_RCU_SOURCE, "foo:u-foo");
+
 	strmap_del(&nx->metadata.annotations, ANN_RCU_DESIRED);
 	plan_rcu(&in, &s);
 	assert_string_equal(s.name, "annotate-next");
@@ -537,6 +541,308 @@ test_preview(void **state)
 	freerc(proto);
 }
 
+/* Issue 33.3: the seed's names are written (desired-replicas and
+ * update-partner under kubernetes.io/, the label kubernetes.io/deployment
+ * by default), and the later kubectl's are read: an update a real
+ * kubectl began (next-controller-id, kubectl.kubernetes.io/desired-
+ * replicas) resumes, and the renamed controller carries neither. */
+static void
+test_seed_names(void **state)
+{
+	struct replication_controller *proto = mkrc("foo-" H, NULL, 3, NULL);
+	struct replication_controller *old = mkrc("foo", "u-foo", 3, NULL);
+	struct replication_controller *nx;
+	struct plan_rcu_in in;
+	struct plan_rcu_step s;
+	int64_t v;
+
+	(void)state;
+	assert_string_equal(RCU_LABEL_KEY_DEF, "kubernetes.io/deployment");
+	assert_string_equal(ANN_RCU_DESIRED, "kubernetes.io/desired-replicas");
+	assert_string_equal(ANN_RCU_PARTNER, "kubernetes.io/update-partner");
+	strmap_set(&proto->spec.selector, RCU_LABEL_KEY_DEF, H);
+	strmap_set(&proto->spec.template.metadata.labels, RCU_LABEL_KEY_DEF, H);
+	base_in(&in, proto);
+	in.label_key = RCU_LABEL_KEY_DEF;
+	in.old = old;
+	/* relabel-old, select-old, then create-next: read back each */
+	while (plan_rcu(&in, &s), s.op == RCU_UPDATE) {
+		rc_release(old);
+		rc_copy(old, &s.obj);
+		plan_rcu_step_release(&s);
+	}
+	assert_string_equal(s.name, "create-next");
+	assert_string_equal(
+	    strmap_get(&old->spec.selector, "kubernetes.io/deployment"), G);
+	assert_string_equal(
+	    strmap_get(&old->metadata.annotations, ANN_RCU_PARTNER), "foo-" H);
+	assert_null(strmap_get(&old->metadata.annotations, ANN_KUBECTL_NEXT));
+	assert_null(strmap_get(&old->metadata.annotations, ANN_RCU_DESIRED));
+	assert_string_equal(
+	    strmap_get(&s.obj.metadata.annotations, ANN_RCU_DESIRED), "3");
+	assert_string_equal(
+	    strmap_get(&s.obj.metadata.annotations, ANN_RCU_PARTNER), "foo");
+	assert_null(
+	    strmap_get(&s.obj.metadata.annotations, ANN_KUBECTL_DESIRED));
+	plan_rcu_step_release(&s);
+	freerc(old);
+	freerc(proto);
+
+	/* a kubectl 1.17 update, killed mid-rollout, under its names */
+	old = mkrc("foo", "u-foo", 2, G);
+	ann(old, ANN_KUBECTL_NEXT, "foo-" H);
+	ann(old, ANN_RCU_ORIGINAL, "3");
+	nx = mkrc("foo-" H, "u-next", 1, H);
+	ann(nx, ANN_RCU_SOURCE, "foo:u-foo");
+	ann(nx, ANN_KUBECTL_DESIRED, "3");
+	assert_string_equal(rcu_next_of(old), "foo-" H);
+	assert_int_equal(rcu_desired(nx, &v), 0);
+	assert_int_equal(v, 3);
+	base_in(&in, NULL);
+	in.old = old;
+	in.next = nx;
+	in.next_available = 1;
+	plan_rcu(&in, &s);
+	assert_int_equal(s.op, RCU_SCALE);
+	assert_string_equal(s.target, "foo-" H);
+	assert_int_equal(s.to, 2);
+	assert_non_null(strstr(s.summary, "from 1 to 3"));
+	plan_rcu_step_release(&s);
+	/* the rename's controller drops both namings */
+	in.old = NULL;
+	nx->metadata.deletion_timestamp = 1;
+	strlist_push(&nx->metadata.finalizers, FINALIZER_RCU);
+	ann(nx, ANN_RCU_PARTNER, "foo");
+	plan_rcu(&in, &s);
+	assert_string_equal(s.name, "create-final");
+	assert_int_equal(s.obj.metadata.annotations.n, 0);
+	plan_rcu_step_release(&s);
+	freerc(old);
+	freerc(nx);
+}
+
+/* Issue 33.4: --rollback when the in-flight controller does not exist is
+ * an error (the seed's "exit and indicate ... a new rollout with the old
+ * version"), not "bar already replaced bar-v2"; and a controller that
+ * merely has NEW's name is not rolled back. */
+static void
+test_rollback_without_next(void **state)
+{
+	struct replication_controller *bar = mkrc("bar", "u-bar", 3, NULL);
+	struct replication_controller *other = mkrc("bar-v2", "u-v2", 1, H);
+	struct plan_rcu_in in;
+	struct plan_rcu_step s;
+
+	(void)state;
+	base_in(&in, NULL);
+	in.rollback = true;
+	in.rename = false;
+	in.label_key = NULL;
+	in.old_name = "bar-v2"; /* roles swapped: OLD is the in-flight */
+	in.next_name = "bar";
+	in.next = bar;
+	plan_rcu(&in, &s);
+	assert_int_equal(s.op, RCU_ERROR);
+	assert_string_equal(s.message,
+			    "replicationcontrollers \"bar-v2\" not found: "
+			    "nothing to roll back; you may want to simply do "
+			    "a new rollout with the old version");
+	plan_rcu_step_release(&s);
+	/* the same state after this run's rollback deleted bar-v2 and
+	 * cleaned bar: the end */
+	in.acted = true;
+	plan_rcu(&in, &s);
+	assert_int_equal(s.op, RCU_DONE);
+	plan_rcu_step_release(&s);
+	in.acted = false;
+	/* bar prepared for an update to bar-v2 that was never created */
+	ann(bar, ANN_RCU_PARTNER, "bar-v2");
+	plan_rcu(&in, &s);
+	assert_int_equal(s.op, RCU_ERROR);
+	assert_non_null(strstr(s.message, "nothing to roll back"));
+	plan_rcu_step_release(&s);
+	/* bar-v2 exists but is no part of an update of bar */
+	in.old = other;
+	plan_rcu(&in, &s);
+	assert_int_equal(s.op, RCU_ERROR);
+	assert_non_null(strstr(s.message, "\"bar-v2\" is not the next "
+					  "controller of an update of "
+					  "\"bar\""));
+	plan_rcu_step_release(&s);
+	freerc(bar);
+	freerc(other);
+}
+
+/* Issue 33.5: NEXT without desired-replicas after an interrupted rollout
+ * (OLD already down to 2 of 3) gets OLD's recorded original size, not
+ * its current one; without the record, the current size (the seed). */
+static void
+test_desired_from_original(void **state)
+{
+	static const struct {
+		const char *original; /* OLD's original-replicas, or NULL */
+		int64_t desired_flag; /* in->desired (-f's count), or -1 */
+		const char *want;
+	} cases[] = {
+	    {"3", -1, "3"},
+	    {NULL, -1, "2"},
+	    {"3", 5, "5"},
+	    {"x", -1, "2"}, /* unreadable: as absent */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct replication_controller *old, *nx;
+		struct plan_rcu_in in;
+		struct plan_rcu_step s;
+
+		pair(&old, &nx, 2, 2);
+		strmap_del(&old->metadata.annotations, ANN_RCU_ORIGINAL);
+		if (cases[i].original)
+			ann(old, ANN_RCU_ORIGINAL, cases[i].original);
+		strmap_del(&nx->metadata.annotations, ANN_RCU_DESIRED);
+		base_in(&in, NULL);
+		in.old = old;
+		in.next = nx;
+		in.desired = cases[i].desired_flag;
+		plan_rcu(&in, &s);
+		assert_int_equal(s.op, RCU_UPDATE);
+		assert_string_equal(s.name, "annotate-next");
+		if (strcmp(strmap_get(&s.obj.metadata.annotations,
+				      ANN_RCU_DESIRED),
+			   cases[i].want))
+			fail_msg("case %zu: desired %s, want %s", i,
+				 strmap_get(&s.obj.metadata.annotations,
+					    ANN_RCU_DESIRED),
+				 cases[i].want);
+		plan_rcu_step_release(&s);
+		freerc(old);
+		freerc(nx);
+	}
+}
+
+/* Issue 33.6: a NEXT that exists without partner annotations is a
+ * partial rollout when the two fit (selectors apart, NEXT's containers
+ * those asked for): OLD then NEXT are annotated and the rollout goes
+ * on; otherwise a refusal that says what to do. */
+static void
+test_adopt_bare_next(void **state)
+{
+	static const struct {
+		const char *next_track; /* NEXT's selector track=, or NULL */
+		const char *next_image;
+		enum rcu_op op;
+		const char *name, *msg;
+	} cases[] = {
+	    {"v2", "web:2", RCU_UPDATE, "adopt-old", NULL},
+	    {NULL, "web:2", RCU_ERROR, NULL,
+	     "its selector (app=foo) does not keep its pods apart from "
+	     "those of \"foo\" (app=foo,track=v1)"},
+	    {"v2", "web:3", RCU_ERROR, NULL,
+	     "its container web runs web:3, not web:2. Update to what it "
+	     "runs instead, delete it, or choose another name"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct replication_controller *old, *nx, *proto;
+		struct plan_rcu_in in;
+		struct plan_rcu_step s;
+
+		old = mkrc("foo", "u-foo", 2, NULL);
+		strmap_set(&old->spec.selector, "track", "v1");
+		nx = mkrc("foo-next", "u-next", 1, NULL);
+		if (cases[i].next_track)
+			strmap_set(&nx->spec.selector, "track",
+				   cases[i].next_track);
+		free(nx->spec.template.spec.containers.v[0].image);
+		nx->spec.template.spec.containers.v[0].image =
+		    xstrdup(cases[i].next_image);
+		proto = mkrc("foo-next", NULL, 2, NULL);
+		free(proto->spec.template.spec.containers.v[0].image);
+		proto->spec.template.spec.containers.v[0].image =
+		    xstrdup("web:2");
+		base_in(&in, proto);
+		in.next_name = "foo-next";
+		in.rename = false;
+		in.label_key = NULL;
+		in.old = old;
+		in.next = nx;
+		plan_rcu(&in, &s);
+		if (s.op != cases[i].op)
+			fail_msg("case %zu: op %d (%s)", i, s.op, s.message);
+		if (cases[i].msg && !strstr(s.message, cases[i].msg))
+			fail_msg("case %zu: %s", i, s.message);
+		if (cases[i].op == RCU_UPDATE) {
+			assert_string_equal(s.name, cases[i].name);
+			assert_string_equal(
+			    strmap_get(&s.obj.metadata.annotations,
+				       ANN_RCU_ORIGINAL),
+			    "2");
+			rc_release(old);
+			rc_copy(old, &s.obj);
+			plan_rcu_step_release(&s);
+			/* then NEXT, pointed at OLD's uid, desired 2 */
+			plan_rcu(&in, &s);
+			assert_string_equal(s.name, "adopt-next");
+			assert_string_equal(
+			    strmap_get(&s.obj.metadata.annotations,
+				       ANN_RCU_SOURCE),
+			    "foo:u-foo");
+			assert_string_equal(
+			    strmap_get(&s.obj.metadata.annotations,
+				       ANN_RCU_DESIRED),
+			    "2");
+			rc_release(nx);
+			rc_copy(nx, &s.obj);
+			plan_rcu_step_release(&s);
+			/* a partner now: the rollout goes on (2 + 1 pods
+			 * = desired + 1, the one new pod not available) */
+			plan_rcu(&in, &s);
+			assert_int_equal(s.op, RCU_WAIT);
+			assert_true(plan_rcu_resumes(&in, &s));
+		}
+		plan_rcu_step_release(&s);
+		freerc(old);
+		freerc(nx);
+		freerc(proto);
+	}
+}
+
+/* Issue 33.7: a run that finds NEXT says so first, named or not; the
+ * preview does too. */
+static void
+test_resume_line(void **state)
+{
+	struct replication_controller *old, *nx;
+	struct plan_rcu_in in;
+	struct plan_rcu_step s;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	pair(&old, &nx, 2, 1);
+	base_in(&in, NULL);
+	in.old = old;
+	in.next = nx;
+	in.next_available = 1;
+	plan_rcu(&in, &s);
+	assert_true(plan_rcu_resumes(&in, &s));
+	plan_rcu_step_release(&s);
+	assert_int_equal(plan_rcu_preview(&in, &sb), 0);
+	assert_non_null(strstr(sb.buf, "Continuing update with existing "
+				       "controller foo-" H ".\nScaling up"));
+	assert_ptr_equal(strstr(sb.buf, "Continuing"), sb.buf);
+	strbuf_release(&sb);
+	in.next = NULL;
+	plan_rcu(&in, &s);
+	assert_false(plan_rcu_resumes(&in, &s));
+	plan_rcu_step_release(&s);
+	freerc(old);
+	freerc(nx);
+}
+
 int
 main(void)
 {
@@ -550,6 +856,11 @@ main(void)
 	    cmocka_unit_test(test_partner_checks),
 	    cmocka_unit_test(test_rollback),
 	    cmocka_unit_test(test_preview),
+	    cmocka_unit_test(test_seed_names),
+	    cmocka_unit_test(test_rollback_without_next),
+	    cmocka_unit_test(test_desired_from_original),
+	    cmocka_unit_test(test_adopt_bare_next),
+	    cmocka_unit_test(test_resume_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
