@@ -1,16 +1,23 @@
 /* cmd_plan.c - `drover plan`: one controller step (--once) or a whole
- * rollout on a virtual clock (--simulate), from a file of stored objects.
+ * rollout on a virtual clock (--simulate), from files of stored objects.
  *
- *   drover plan --once -f STATE [--now RFC3339] [-o json|yaml|text]
- *   drover plan --simulate -f STATE [--pod-ready-seconds N] [--now T]
+ *   drover plan --once -f STATE... [--now RFC3339] [-o json|yaml|text]
+ *   drover plan --simulate -f STATE... [--pod-ready-seconds N] [--now T]
  *               [-o json|text]
  *
- * Invalid input: the field errors on stderr, nothing on stdout, exit 1. */
+ * Several states (-f given more than once, files after -f as a shell
+ * glob leaves them, or a directory's .json/.yaml/.yml files) are planned
+ * each in turn, each with its own Deployment: a "==> FILE <==" header
+ * in text, a "file" member in each JSON or YAML document.
+ * Invalid input: the field errors on stderr, nothing on stdout for that
+ * file, exit 1 (after the other files). */
+#include <dirent.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "clock.h"
@@ -30,21 +37,22 @@ enum mode { MODE_NONE, MODE_ONCE, MODE_SIMULATE };
 
 struct plan_args {
 	enum mode mode;
-	const char *file;
 	const char *output;
 	const char *now;
 	double ready_seconds;
 };
 
 static const char usage_text[] =
-    "usage: drover plan --once -f STATE [--now RFC3339] [-o json|yaml|text]\n"
-    "       drover plan --simulate -f STATE [--pod-ready-seconds N]\n"
+    "usage: drover plan --once -f STATE... [--now RFC3339] [-o "
+    "json|yaml|text]\n"
+    "       drover plan --simulate -f STATE... [--pod-ready-seconds N]\n"
     "                   [--now RFC3339] [-o json|text]\n"
     "       drover plan --rc-update -f STATE OLD [NEW] (--image=IMAGE |\n"
     "                   -f NEW_RC_FILE) [rolling-update flags]\n"
     "\n"
     "STATE holds one Deployment and any of its ReplicaSets and Pods, as\n"
-    "stored (YAML documents, JSON, or a List). --once prints the one step\n"
+    "stored (YAML documents, JSON, or a List); several (-f a -f b, -f a b,\n"
+    "-f DIR) are planned each in turn. --once prints the one step\n"
     "Kubernetes' deployment controller takes; --simulate runs the whole\n"
     "rollout on a virtual clock (pods ready N seconds after creation, N < 0:\n"
     "never). --rc-update previews `drover rolling-update` on the\n"
@@ -128,11 +136,12 @@ print_json(json_t *j, const char *format)
 	free(s);
 }
 
-/* Splits the loaded objects; exactly one Deployment is required. */
+/* Splits the loaded objects; exactly one Deployment is required (the
+ * error says so on stderr, after a header naming `file` if set). */
 static int
 sort_objects(struct object_list *objs, const struct deployment **d,
 	     const struct replicaset ***rs, size_t *nrs,
-	     const struct pod ***pods, size_t *npods)
+	     const struct pod ***pods, size_t *npods, const char *file)
 {
 	size_t i, nd = 0;
 
@@ -156,6 +165,8 @@ sort_objects(struct object_list *objs, const struct deployment **d,
 		}
 	}
 	if (nd != 1) {
+		if (file)
+			fprintf(stderr, "==> %s <==\n", file);
 		fprintf(stderr,
 			"error: the state must hold exactly one Deployment "
 			"(found %zu)\n",
@@ -193,10 +204,32 @@ latest_time(struct object_list *objs)
 	return t;
 }
 
+/* A JSON document of one plan; "file" first when several are planned
+ * (file set), so that each document of the stream says its input. */
+static json_t *
+doc_json(const char *file)
+{
+	json_t *j = json_object();
+
+	if (file)
+		json_object_set_new(j, "file", json_string(file));
+	return j;
+}
+
+/* Prints a plan's document; several YAML documents are separated by
+ * "---" (file set). */
+static void
+print_doc(json_t *j, const char *format, const char *file)
+{
+	if (file && !strcmp(format, "yaml"))
+		fputs("---\n", stdout);
+	print_json(j, format);
+}
+
 static int
-run_once(struct plan_args *a, struct object_list *objs,
-	 const struct deployment *d, const struct replicaset **rs, size_t nrs,
-	 const struct pod **pods, size_t npods, dtime now)
+run_once(struct plan_args *a, const char *file, const struct deployment *d,
+	 const struct replicaset **rs, size_t nrs, const struct pod **pods,
+	 size_t npods, dtime now)
 {
 	struct plan_deploy_in in = {.d = d,
 				    .rs = rs,
@@ -207,7 +240,6 @@ run_once(struct plan_args *a, struct object_list *objs,
 	struct plan_deploy_out out;
 	size_t i;
 
-	(void)objs;
 	plan_deploy(&in, &out);
 	if (!strcmp(a->output, "text")) {
 		struct strbuf sb = STRBUF_INIT;
@@ -216,7 +248,7 @@ run_once(struct plan_args *a, struct object_list *objs,
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);
 	} else {
-		json_t *j = json_object(), *objsj = json_array();
+		json_t *j = doc_json(file), *objsj = json_array();
 
 		json_object_set_new(j, "budget", budget_json(&out.budget));
 		json_object_set_new(j, "actions", actions_json(&out.actions));
@@ -234,7 +266,7 @@ run_once(struct plan_args *a, struct object_list *objs,
 			    objsj,
 			    encode(kind_by_id(KIND_REPLICASET), out.rs[i]));
 		json_object_set_new(j, "objects", objsj);
-		print_json(j, a->output);
+		print_doc(j, a->output, file);
 		json_decref(j);
 	}
 	plan_deploy_out_release(&out);
@@ -272,7 +304,7 @@ simulate_rolling_twin(const struct deployment *d, const struct replicaset **rs,
 }
 
 static int
-run_simulate(struct plan_args *a, const struct deployment *d,
+run_simulate(struct plan_args *a, const char *file, const struct deployment *d,
 	     const struct replicaset **rs, size_t nrs, const struct pod **pods,
 	     size_t npods, dtime start)
 {
@@ -288,6 +320,8 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 	size_t i;
 
 	if (sim_run(d, rs, nrs, pods, npods, &o, &r)) {
+		if (file)
+			fprintf(stderr, "==> %s <==\n", file);
 		fprintf(stderr, "error: cannot simulate this state\n");
 		return 1;
 	}
@@ -309,7 +343,7 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);
 	} else {
-		json_t *j = json_object(), *steps = json_array();
+		json_t *j = doc_json(file), *steps = json_array();
 
 		json_object_set_new(j, "budget", budget_json(&r.budget));
 		for (i = 0; i < r.nsteps; i++) {
@@ -343,11 +377,99 @@ run_simulate(struct plan_args *a, const struct deployment *d,
 				      sim_result_name(tw.result)));
 			sim_result_release(&tw);
 		}
-		print_json(j, "json");
+		print_doc(j, "json", file);
 		json_decref(j);
 	}
 	sim_result_release(&r);
 	return 0;
+}
+
+/* Adds the state files of one -f: a file, or a directory's .json, .yaml
+ * and .yml files in name order (kubectl's -f DIR, not recursive). The
+ * list owns its names. */
+static void
+add_state_path(struct strlist *files, const char *path)
+{
+	struct dirent **ents = NULL;
+	struct stat st;
+	int i, n;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode) ||
+	    (n = scandir(path, &ents, NULL, alphasort)) < 0) {
+		strlist_push(files, path); /* read (and any error) later */
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const char *dot = strrchr(ents[i]->d_name, '.');
+
+		if (ents[i]->d_name[0] != '.' && dot &&
+		    (!strcmp(dot, ".json") || !strcmp(dot, ".yaml") ||
+		     !strcmp(dot, ".yml"))) {
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb, "%s%s%s", path,
+				    path[strlen(path) - 1] == '/' ? "" : "/",
+				    ents[i]->d_name);
+			strlist_push(files, sb.buf);
+			strbuf_release(&sb);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* One state file, planned as --once or --simulate ask. `file` is set
+ * when several are planned: the text gets a header line, the JSON and
+ * YAML documents a "file" member, and an error on stderr the header
+ * too. 0, or 1 (the file's errors printed). */
+static int
+plan_file(struct plan_args *a, const char *file, bool many, dtime now)
+{
+	struct object_list objs = {0};
+	struct manifest_errors errs;
+	const struct deployment *d = NULL;
+	const struct replicaset **rs = NULL;
+	const struct pod **pods = NULL;
+	size_t nrs = 0, npods = 0, len;
+	char *buf;
+	int c, rc = 1;
+
+	if (many && !strcmp(a->output, "text"))
+		printf("==> %s <==\n", file);
+	if (many)
+		fflush(stdout);
+	if ((c = fsx_read_all(file, &buf, &len)) < 0) {
+		fprintf(stderr, "error: %s: %s\n", file, strerror(-c));
+		return 1;
+	}
+	if (manifest_load(buf, len, true, &objs, &errs)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		manifest_errors_format(&errs, &sb);
+		if (many)
+			fprintf(stderr, "==> %s <==\n", file);
+		fputs(sb.buf, stderr);
+		strbuf_release(&sb);
+		manifest_errors_release(&errs);
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	if (sort_objects(&objs, &d, &rs, &nrs, &pods, &npods,
+			 many ? file : NULL) == 0) {
+		const char *tag = many ? file : NULL;
+
+		if (a->mode == MODE_ONCE)
+			rc = run_once(a, tag, d, rs, nrs, pods, npods,
+				      a->now ? now : clock_now());
+		else
+			rc = run_simulate(a, tag, d, rs, nrs, pods, npods,
+					  a->now ? now : latest_time(&objs));
+	}
+	free(rs);
+	free(pods);
+	object_list_release(&objs);
+	return rc;
 }
 
 static int
@@ -364,15 +486,11 @@ plan_run(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct plan_args a = {.output = "json", .ready_seconds = 1};
-	struct object_list objs = {0};
-	struct manifest_errors errs;
-	const struct deployment *d = NULL;
-	const struct replicaset **rs = NULL;
-	const struct pod **pods = NULL;
-	size_t nrs = 0, npods = 0, len;
-	char *buf, *end;
-	dtime now;
-	int c, rc = 1;
+	struct strlist files = {0};
+	char *end;
+	dtime now = 0;
+	size_t i;
+	int c, rc = 0;
 
 	if (argc >= 4 && !strcmp(argv[1], "--rc-update")) {
 		/* --rc-update -f STATE, then the rolling-update arguments */
@@ -395,7 +513,7 @@ plan_run(int argc, char **argv)
 			a.mode = MODE_SIMULATE;
 			break;
 		case 'f':
-			a.file = optarg;
+			add_state_path(&files, optarg);
 			break;
 		case 'o':
 			a.output = optarg;
@@ -410,59 +528,62 @@ plan_run(int argc, char **argv)
 					"error: --pod-ready-seconds: invalid "
 					"number \"%s\"\n",
 					optarg);
+				strlist_release(&files);
 				return 2;
 			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			strlist_release(&files);
 			return 0;
 		default:
 			fputs(usage_text, stderr);
+			strlist_release(&files);
 			return 2;
 		}
 	}
-	if (a.mode == MODE_NONE || a.file == NULL || optind != argc) {
+	/* a shell glob after -f leaves the files after the first as
+	 * arguments: they are state files too */
+	if (files.n > 0)
+		for (; optind < argc; optind++)
+			add_state_path(&files, argv[optind]);
+	if (a.mode == MODE_NONE || files.n == 0 || optind != argc) {
+		if (a.mode == MODE_NONE)
+			fputs("error: say what to plan: --once, --simulate "
+			      "or --rc-update\n",
+			      stderr);
+		else if (files.n == 0)
+			fputs("error: the state to plan must follow -f (-f "
+			      "STATE, several -f, or -f DIR)\n",
+			      stderr);
 		fputs(usage_text, stderr);
+		strlist_release(&files);
 		return 2;
 	}
 	if (strcmp(a.output, "json") && strcmp(a.output, "text") &&
 	    (strcmp(a.output, "yaml") || a.mode == MODE_SIMULATE)) {
 		fprintf(stderr, "error: unsupported output format \"%s\"\n",
 			a.output);
+		strlist_release(&files);
 		return 2;
 	}
-	if (a.now && dtime_parse_now(a.now, &now)) {
+	if (a.now && dtime_parse(a.now, &now)) {
 		fprintf(stderr,
 			"error: --now: \"%s\" is not an RFC 3339 time\n",
 			a.now);
+		strlist_release(&files);
 		return 2;
 	}
-	if ((c = fsx_read_all(a.file, &buf, &len)) < 0) {
-		fprintf(stderr, "error: %s: %s\n", a.file, strerror(-c));
-		return 1;
+	/* each file in turn, as kubectl takes several -f; one that fails
+	 * does not stop the others, and makes the exit status 1 */
+	for (i = 0; i < files.n; i++) {
+		if (i > 0 && !strcmp(a.output, "text"))
+			putchar('\n');
+		if (plan_file(&a, files.v[i], files.n > 1, now))
+			rc = 1;
+		fflush(stdout);
 	}
-	if (manifest_load(buf, len, true, &objs, &errs)) {
-		struct strbuf sb = STRBUF_INIT;
-
-		manifest_errors_format(&errs, &sb);
-		fputs(sb.buf, stderr);
-		strbuf_release(&sb);
-		manifest_errors_release(&errs);
-		free(buf);
-		return 1;
-	}
-	free(buf);
-	if (sort_objects(&objs, &d, &rs, &nrs, &pods, &npods) == 0) {
-		if (a.mode == MODE_ONCE)
-			rc = run_once(&a, &objs, d, rs, nrs, pods, npods,
-				      a.now ? now : clock_now());
-		else
-			rc = run_simulate(&a, d, rs, nrs, pods, npods,
-					  a.now ? now : latest_time(&objs));
-	}
-	free(rs);
-	free(pods);
-	object_list_release(&objs);
+	strlist_release(&files);
 	return rc;
 }
 
