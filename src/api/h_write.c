@@ -246,21 +246,20 @@ respond_written(struct api *a, struct api_resp *resp, int code, json_t *j,
 	resp_json(resp, code, j);
 }
 
-/* The answer to a dry run: the object as it would have been stored, with
- * the resourceVersion it has now (none for a create); nothing is written,
- * so no version is used up and no event is sent. */
+/* The answer to a dry run: j, the object as it would have been stored
+ * (taken), with the resourceVersion it has now (none for a create, rv
+ * 0); nothing is written, so no version is used up and no event is
+ * sent. */
 static void
-respond_dry(struct api *a, struct api_resp *resp, int code, const char *text,
-	    int64_t rv)
+respond_dry(struct api_resp *resp, int code, json_t *j, int64_t rv)
 {
-	struct store_item it = {.rv = rv, .value = (char *)text};
-	json_t *o = served_object(&it);
+	char s[32];
 
-	(void)a;
-	if (rv == 0)
-		json_object_del(json_object_get(o, "metadata"),
-				"resourceVersion");
-	resp_json(resp, code, o);
+	snprintf(s, sizeof(s), "%lld", (long long)rv);
+	if (rv)
+		json_object_set_new(json_object_get(j, "metadata"),
+				    "resourceVersion", json_string(s));
+	resp_json(resp, code, j);
 }
 
 static void
@@ -273,6 +272,29 @@ clear_status(struct object *o)
 	schema_release(f->sub, (char *)o->obj + f->off);
 	if (o->k->initial_status)
 		o->k->initial_status(o->obj);
+}
+
+/* The text to store for o, and in *j its value (api_encode_text), or
+ * NULL with the answer kube-apiserver gives when etcd refuses a write
+ * over its request limit (a plain error: 500, no reason) if the object
+ * is over API_MAX_OBJECT: measured before it is printed, which for a
+ * large object costs more than the measure. A dry run is not refused:
+ * it does not reach etcd. */
+static char *
+encode_to_store(const struct object *o, json_t **j, bool dry_run,
+		struct api_resp *resp)
+{
+	*j = object_encode(o);
+	json_object_del(json_object_get(*j, "metadata"), "resourceVersion");
+	if (dry_run || patch_json_size(*j) <= API_MAX_OBJECT)
+		return json_dumps(*j, JSON_COMPACT);
+	json_decref(*j);
+	*j = NULL;
+	resp_json(resp, 500,
+		  json_pack("{sssss{}sssssi}", "kind", "Status", "apiVersion",
+			    "v1", "metadata", "status", "Failure", "message",
+			    "etcdserver: request is too large", "code", 500));
+	return NULL;
 }
 
 /* A dry-run create: 0 if the name is free (nothing is stored),
@@ -355,7 +377,11 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			object_release(&o);
 			return;
 		}
-		text = api_encode_text(&o, &j);
+		if ((text = encode_to_store(&o, &j, rt->dry_run, resp)) ==
+		    NULL) {
+			object_release(&o);
+			return;
+		}
 		r = rt->dry_run
 			? would_create(a, res, m)
 			: store_create(a->cfg.store,
@@ -364,8 +390,7 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				       text, &m->labels, &rv);
 		if (r == 0) {
 			if (rt->dry_run) {
-				respond_dry(a, resp, 201, text, 0);
-				json_decref(j);
+				respond_dry(resp, 201, j, 0);
 			} else {
 				respond_written(a, resp, 201, j, rv, true);
 			}
@@ -449,21 +474,29 @@ commit(struct api *a, struct route *rt, struct object *o,
 	struct object_meta *m = object_meta(o);
 	struct store_key k = {rt->res->plural, rt->ns, rt->name};
 	json_t *j;
-	char *text = api_encode_text(o, &j);
+	char *text;
 	int64_t rv;
 	int r;
-	bool deleted;
-
-	if (rt->dry_run) {
-		respond_dry(a, resp, 200, text, old->rv);
-		json_decref(j);
-		free(text);
-		return;
-	}
-	deleted =
+	bool deleted =
 	    m->deletion_timestamp && m->finalizers.n == 0 &&
 	    !(o->k->grace_period && m->deletion_grace_period_seconds.set &&
 	      m->deletion_grace_period_seconds.v > 0);
+
+	if ((text = encode_to_store(o, &j, rt->dry_run || deleted, resp)) ==
+	    NULL)
+		return;
+	if (rt->dry_run) {
+		respond_dry(resp, 200, j, old->rv);
+		free(text);
+		return;
+	}
+	if (!deleted && !strcmp(text, old->value)) {
+		/* GuaranteedUpdate's no-op: the stored text again is not
+		 * written; the answer is the object at its version, and no
+		 * watch sees anything. */
+		respond_written(a, resp, 200, json_incref(j), old->rv, false);
+		goto out;
+	}
 	if (deleted)
 		r = store_delete(a->cfg.store, &k, old->rv, &rv);
 	else
@@ -475,6 +508,7 @@ commit(struct api *a, struct route *rt, struct object *o,
 		resp_store_error(resp, r, rt->res, rt->name);
 	else
 		respond_written(a, resp, 200, json_incref(j), rv, !deleted);
+out:
 	json_decref(j);
 	free(text);
 }
@@ -565,9 +599,11 @@ do_update(struct api *a, struct route *rt, json_t *body,
 			fielderr_list_release(&e);
 			goto out;
 		}
+		/* Only a change of the spec is a new generation. */
+		if (!ri->set || ri->v != json_integer_value(rep))
+			om->generation++;
 		ri->set = true;
 		ri->v = json_integer_value(rep);
-		om->generation++;
 		if (default_and_validate(res, &old, resp))
 			goto out;
 		commit(a, rt, &old, &old_it, resp);
@@ -682,21 +718,110 @@ h_update(struct api *a, struct route *rt, const struct api_req *req,
 	json_decref(body);
 }
 
+/* A patch's media type (the patch handler's patchTypes). */
+enum patch_type { PT_NONE, PT_JSON, PT_MERGE, PT_STRATEGIC };
+
+static enum patch_type
+patch_type_of(const char *ct)
+{
+	return media_type_is(ct, "application/json-patch+json")    ? PT_JSON
+	       : media_type_is(ct, "application/merge-patch+json") ? PT_MERGE
+	       : media_type_is(ct, "application/strategic-merge-patch+json")
+		   ? PT_STRATEGIC
+		   : PT_NONE;
+}
+
+/* A JSON patch refused as kube-apiserver refuses it (patch_refusal). */
+static void
+resp_json_patch_refused(struct api_resp *resp, int refusal, const char *err)
+{
+	char msg[600];
+
+	if (refusal == PATCH_MALFORMED) {
+		bad_request(resp, err);
+	} else if (refusal == PATCH_TOO_MANY) {
+		snprintf(msg, sizeof(msg), "Request entity too large: %s", err);
+		resp_status(resp, 413, "RequestEntityTooLarge", msg, NULL, NULL,
+			    NULL);
+	} else {
+		/* NewGenericServerResponse(422, ...) without the error: an
+		 * empty details, and nothing says which operation failed. */
+		resp_json(resp, 422,
+			  json_pack("{sssss{}sssssss{}si}", "kind", "Status",
+				    "apiVersion", "v1", "metadata", "status",
+				    "Failure", "message",
+				    "the server rejected our request due to "
+				    "an error in our request",
+				    "reason", "Invalid", "details", "code",
+				    422));
+	}
+}
+
+/* target with the patch of type t applied (a new reference), or NULL
+ * with the refusal in resp. */
+static json_t *
+apply_patch(struct route *rt, enum patch_type t, json_t *target, json_t *patch,
+	    struct api_resp *resp)
+{
+	bool scale = rt->sub && !strcmp(rt->sub, "scale");
+	char err[512] = "";
+	json_t *result;
+	int refusal;
+
+	if (t == PT_MERGE)
+		return patch_merge(target, patch);
+	if (t == PT_JSON) {
+		result = patch_json(target, patch, &refusal, err, sizeof(err));
+		if (result == NULL)
+			resp_json_patch_refused(resp, refusal, err);
+		return result;
+	}
+	result = patch_strategic(target, patch, scale ? NULL : rt->res->schema,
+				 err, sizeof(err));
+	if (result == NULL) /* a bad $patch directive: the patch is wrong */
+		bad_request(resp, err);
+	return result;
+}
+
+/* The target of a patch of the scale subresource: the Scale as served. */
+static json_t *
+scale_target(struct api *a, struct route *rt)
+{
+	struct api_resp tmp = {0};
+	json_t *j;
+
+	h_get(a, rt, NULL, &tmp);
+	j = tmp.json ? json_incref(tmp.json) : json_loads(tmp.body, 0, NULL);
+	api_resp_release(&tmp);
+	return j;
+}
+
+/* A patch that does not mention resourceVersion carries the target's:
+ * it is not a precondition. */
+static void
+drop_carried_rv(json_t *result, json_t *target)
+{
+	json_t *rmd = json_object_get(result, "metadata");
+	const char *prv = json_string_value(json_object_get(
+	    json_object_get(target, "metadata"), "resourceVersion"));
+	const char *nrv =
+	    json_string_value(json_object_get(rmd, "resourceVersion"));
+
+	if (json_is_object(rmd) && (!nrv || (prv && !strcmp(prv, nrv))))
+		json_object_del(rmd, "resourceVersion");
+}
+
 void
 h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	struct api_resp *resp)
 {
-	const char *ct = req->content_type;
-	bool json_patch = media_type_is(ct, "application/json-patch+json");
-	bool merge = media_type_is(ct, "application/merge-patch+json");
-	bool strategic =
-	    media_type_is(ct, "application/strategic-merge-patch+json");
+	enum patch_type t = patch_type_of(req->content_type);
 	struct store_item it;
-	json_t *patch, *stored, *target, *result = NULL, *md;
-	char err[512] = "", rv[32];
+	json_t *patch, *stored, *target, *result, *md;
+	char rv[32];
 
 	/* The patch handler's NewUnsupportedMediaTypeError(patchTypes). */
-	if (!json_patch && !merge && !strategic) {
+	if (t == PT_NONE) {
 		resp_status(
 		    resp, 415, "UnsupportedMediaType",
 		    "the body of the request was in an unknown format - "
@@ -722,55 +847,18 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	}
 	snprintf(rv, sizeof(rv), "%lld", (long long)it.rv);
 	json_object_set_new(md, "resourceVersion", json_string(rv));
-	target = json_incref(stored);
-	if (rt->sub && !strcmp(rt->sub, "scale")) {
-		struct api_resp tmp = {0};
-		struct route base = *rt;
-
-		base.sub = NULL;
-		h_get(a, rt, NULL, &tmp);
-		json_decref(target);
-		target = json_loads(tmp.body, 0, NULL);
-		api_resp_release(&tmp);
-		(void)base;
-	}
-	if (json_patch)
-		result = patch_json(target, patch, err, sizeof(err));
-	else if (merge)
-		result = patch_merge(target, patch);
-	else
-		result = patch_strategic(target, patch,
-					 rt->sub && !strcmp(rt->sub, "scale")
-					     ? NULL
-					     : rt->res->schema,
-					 err, sizeof(err));
+	target = rt->sub && !strcmp(rt->sub, "scale") ? scale_target(a, rt)
+						      : json_incref(stored);
+	result = apply_patch(rt, t, target, patch, resp);
 	json_decref(patch);
-	if (result == NULL) {
-		json_decref(target);
-		json_decref(stored);
-		store_item_release(&it);
-		if (strategic) /* a bad $patch directive: the patch is wrong */
-			bad_request(resp, err);
-		else
-			resp_status(resp, 422, "Invalid", err, rt->res,
-				    rt->name, NULL);
-		return;
-	}
-	/* A patch that does not mention resourceVersion carries the current
-	 * one: it is not a precondition. */
-	{
-		json_t *rmd = json_object_get(result, "metadata");
-		const char *prv = json_string_value(json_object_get(
-		    json_object_get(target, "metadata"), "resourceVersion"));
-		const char *nrv =
-		    json_string_value(json_object_get(rmd, "resourceVersion"));
-
-		if (json_is_object(rmd) && (!nrv || (prv && !strcmp(prv, nrv))))
-			json_object_del(rmd, "resourceVersion");
-	}
+	if (result)
+		drop_carried_rv(result, target);
 	json_decref(target);
 	json_object_del(md, "resourceVersion"); /* as stored */
-	do_update(a, rt, result, &it, stored, resp);
+	if (result)
+		do_update(a, rt, result, &it, stored, resp);
+	else
+		store_item_release(&it);
 	json_decref(stored);
 	json_decref(result);
 }

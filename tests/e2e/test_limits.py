@@ -556,3 +556,329 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_, tls):
         assert st == 200
     finally:
         d.stop()
+
+
+class VersionProbe(threading.Thread):
+    """Asks GET /version over and over on new connections, and keeps the
+    longest answer time seen while `busy` is set: how long one request
+    holds the loop up for everyone else."""
+
+    def __init__(self, d):
+        super().__init__(daemon=True)
+        self.d = d
+        self.busy = threading.Event()
+        self.stop = threading.Event()
+        self.worst = 0.0
+        self.during = 0
+
+    def run(self):
+        while not self.stop.is_set():
+            busy = self.busy.is_set()
+            t0 = time.monotonic()
+            st, _ = self.d.api("GET", "/version")
+            dt = time.monotonic() - t0
+            assert st == 200
+            if busy or self.busy.is_set():
+                self.during += 1
+                self.worst = max(self.worst, dt)
+            time.sleep(0.002)
+
+
+def timed(d, probe, method, path, body, ct):
+    """(seconds, status, answer) of one request sent while probe watches
+    /version; the probe has answered at least once meanwhile."""
+    before = probe.during
+    probe.busy.set()
+    t0 = time.monotonic()
+    st, obj = d.api(method, path, body, ct=ct, timeout=60)
+    dt = time.monotonic() - t0
+    poll(lambda: probe.during > before + 1, what="/version answered")
+    probe.busy.clear()
+    return dt, st, obj
+
+
+# The quick refusal and /version's latency meanwhile. Under
+# AddressSanitizer everything is several times slower.
+QUICK = 2.0 if SANITIZED else 0.5
+VERSION_BOUND = 0.5 if SANITIZED else 0.1
+PARSE_BOUND = 2.0 if SANITIZED else 0.4
+JSON_PATCH = "application/json-patch+json"
+PATCH_REJECTED = {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                  "status": "Failure",
+                  "message": "the server rejected our request due to an "
+                             "error in our request",
+                  "reason": "Invalid", "details": {}, "code": 422}
+
+
+def test_patches_are_bounded(tmpdir_):
+    d = Daemon(tmpdir_)
+    probe = VersionProbe(d)
+    probe.start()
+    try:
+        st, web = d.api("POST", APPS + "/deployments",
+                        deployment("web", {"n": "0"}))
+        assert st == 201, web
+        path = APPS + "/deployments/web"
+
+        def settled():
+            st, w = d.api("GET", path)
+            return w if w.get("status", {}).get("observedGeneration") == \
+                w["metadata"]["generation"] else None
+        web = poll(settled, what="the Deployment controller to settle")
+        rv = web["metadata"]["resourceVersion"]
+        # 18 copies of /metadata into its own annotations: each doubles
+        # it, 1.3 KB of patch for 185 MB. Refused once the copies add up
+        # to more than 3 MiB (evanphx/json-patch's AccumulatedCopySizeLimit
+        # as kube-apiserver sets it), with kube-apiserver's answer.
+        ops = [{"op": "copy", "from": "/metadata",
+                "path": "/metadata/annotations/c%d" % i} for i in range(18)]
+        for q in ("", "?dryRun=All"):
+            dt, st, obj = timed(d, probe, "PATCH", path + q, ops, JSON_PATCH)
+            assert (st, obj) == (422, PATCH_REJECTED), (st, str(obj)[:300])
+            assert dt < QUICK, dt
+        assert probe.worst < VERSION_BOUND, probe.worst
+        # The next two are bound by parsing their bodies (600 KB of
+        # operations, a 1.6 MB string), some tens of milliseconds.
+        probe.worst = 0.0
+        # More than 10,000 operations: 413, before any is applied.
+        ops = [{"op": "test", "path": "/kind", "value": "Deployment"}] * 10001
+        dt, st, obj = timed(d, probe, "PATCH", path, ops, JSON_PATCH)
+        assert st == 413 and obj["reason"] == "RequestEntityTooLarge", obj
+        assert obj["message"] == (
+            "Request entity too large: The allowed maximum operations in a "
+            "JSON patch is 10000, got 10001")
+        # A patch whose object would pass etcd's request limit (1.5 MiB):
+        # refused as kube-apiserver relays etcd's refusal; a dry run is
+        # not refused (it does not reach etcd). 12 copies stay within the
+        # copy limit but make annotations that are not strings: 422.
+        arg = {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "i", "args": ["x" * (1600 * 1000)]}]}}}}
+        dt, st, obj = timed(d, probe, "PATCH", path, arg,
+                            "application/merge-patch+json")
+        assert (st, obj) == (500, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Failure", "message": "etcdserver: request is too large",
+            "code": 500}), (st, str(obj)[:300])
+        assert dt < QUICK, dt
+        st, now = d.api("GET", path)
+        assert now == web
+        assert probe.worst < PARSE_BOUND, probe.worst
+        st, _ = d.api("DELETE", path)
+        assert st == 200
+    finally:
+        probe.stop.set()
+        probe.join(timeout=10)
+        d.stop()
+
+
+def stalled_list(d, table=False):
+    """A GET of every pod on the unix socket whose client reads nothing."""
+    s = socket.socket(socket.AF_UNIX)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(d.sock)
+    accept = (b"Accept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n"
+              if table else b"")
+    s.sendall(b"GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n" + accept + b"\r\n")
+    return s
+
+
+def hung_up(socks):
+    """How many of socks the server has closed (read nothing of them: a
+    read would let the server send more)."""
+    p = select.poll()
+    for s in socks:
+        p.register(s.fileno(), select.POLLRDHUP)
+    return sum(1 for _, ev in p.poll(0)
+               if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR))
+
+
+def test_lists_that_are_not_read_are_bounded(tmpdir_):
+    # 1,500 pods of about 5 KB (a list of 8 MB), 40 clients that ask for
+    # all of them and read nothing, the budget 2 MB: the stalled lists are
+    # ended well before the idle timeout (60 s), the daemon's memory stays
+    # bounded, and a client that reads gets the whole list meanwhile.
+    n = 1500
+    d = Daemon(tmpdir_, extra=["--idle-timeout", "60",
+                               "--watch-buffer-total", "2000000"])
+    stalled = []
+    try:
+        dep = deployment("many", {})
+        dep["spec"]["replicas"] = n
+        dep["spec"]["template"]["metadata"]["annotations"] = {
+            "pad": big(4000)}
+        st, obj = d.api("POST", APPS + "/deployments", dep)
+        assert st == 201, obj
+        poll(lambda: len(d.api("GET", "/api/v1/pods", timeout=30)[1]
+                         ["items"]) == n, timeout=60, what="%d pods" % n)
+        before = d.rss()
+        peak = [before]
+        for i in range(40):
+            stalled.append(stalled_list(d, table=i % 2 == 1))
+            peak[0] = max(peak[0], d.rss())
+        # A reader, slower than the socket, meanwhile: never ended.
+        c = UnixHTTPConnection(d.sock, timeout=30)
+        c.request("GET", "/api/v1/pods")
+        r = c.getresponse()
+        assert r.status == 200
+        body = b""
+        while True:
+            b = r.read(256 * 1024)
+            if not b:
+                break
+            body += b
+            peak[0] = max(peak[0], d.rss())
+            time.sleep(0.01)
+        c.close()
+        assert len(json.loads(body)["items"]) == n
+        poll(lambda: hung_up(stalled) >= 35, timeout=20,
+             what="the daemon to end the lists nobody reads (%d of 40)" %
+             hung_up(stalled))
+        peak[0] = max(peak[0], d.rss())
+        print("RSS %.1f MB before 40 stalled lists of %d pods, peak %.1f MB;"
+              " %d ended" % (before / MB, n, peak[0] / MB, hung_up(stalled)))
+        if not SANITIZED:
+            assert peak[0] - before < 60 * MB, "RSS %.1f MB more" % (
+                (peak[0] - before) / MB)
+        st, _ = d.api("GET", "/version", timeout=2)
+        assert st == 200
+    finally:
+        for s in stalled:
+            s.close()
+        d.api("DELETE", APPS + "/deployments/many")
+        d.stop()
+
+
+class FastReader(threading.Thread):
+    """A watch of deployments read as fast as it comes: its events'
+    annotation n, and whether the server ended its stream."""
+
+    def __init__(self, d):
+        super().__init__(daemon=True)
+        self.s = socket.socket(socket.AF_UNIX)
+        self.s.connect(d.sock)
+        self.s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
+                       b"&fieldSelector=metadata.name%3Dbig HTTP/1.1\r\n"
+                       b"Host: x\r\n\r\n")
+        self.seen = set()
+        self.ended = False
+        self.stop = False
+
+    def run(self):
+        raw = b""
+        self.s.settimeout(0.5)
+        while not self.stop:
+            try:
+                b = self.s.recv(1 << 20)
+            except socket.timeout:
+                continue
+            except OSError:
+                b = b""
+            if not b:
+                self.ended = True
+                return
+            raw += b
+            if raw.endswith(b"\r\n0\r\n\r\n"):
+                self.ended = True
+            for n in range(60):
+                if ('"n":"%d"' % n).encode() in raw:
+                    self.seen.add(n)
+            raw = raw[-200:]
+
+
+def test_the_watch_budget_spares_the_streams_that_read(tmpdir_):
+    # 100 watches that read nothing, a budget of 4 MB (100 streams hold
+    # 10 MB after one write of 100 KiB), 40 writes of 100 KiB, and two
+    # clients that read as fast as they can, one opened before the idle
+    # ones and one after (first in the store's fan-out): the readers see
+    # every write on their first stream, the idle streams are ended.
+    d = Daemon(tmpdir_, extra=["--idle-timeout", "60",
+                               "--watch-buffer-total", "4000000"])
+    idle, readers = [], []
+    try:
+        st, obj = d.api("POST", APPS + "/deployments",
+                        deployment("big", {"n": "-1"}))
+        assert st == 201, obj
+        readers.append(FastReader(d))
+        for _ in range(100):
+            s = socket.socket(socket.AF_UNIX)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(d.sock)
+            s.sendall(b"GET " + APPS.encode() +
+                      b"/deployments?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+            idle.append(s)
+        readers.append(FastReader(d))
+        for r in readers:
+            r.start()
+        for i in range(40):
+            st, obj = d.api("PATCH", APPS + "/deployments/big",
+                            {"metadata": {"annotations": {
+                                "n": str(i), "big": big(100 * 1024)}}},
+                            ct="application/merge-patch+json", timeout=30)
+            assert st == 200, obj
+        for r in readers:
+            poll(lambda: r.seen >= set(range(40)) or r.ended, timeout=30,
+                 what="the readers to see every write")
+        print("idle streams ended: %d of 100; readers ended: %s" % (
+            hung_up(idle), [r.ended for r in readers]))
+        assert [r.ended for r in readers] == [False, False]
+        assert all(r.seen >= set(range(40)) for r in readers)
+        assert hung_up(idle) > 50
+    finally:
+        for r in readers:
+            r.stop = True
+            r.join(5)
+            r.s.close()
+        for s in idle:
+            s.close()
+        d.api("DELETE", APPS + "/deployments/big")
+        d.stop()
+
+
+def test_unauthenticated_flood_does_not_evict_the_token_holder(tmpdir_):
+    # Connections from 127.0.0.1 that send nothing, opened as fast as a
+    # thread can (several thousand a second), with a quota of 8 per
+    # address: the one closed to make room is one that sent nothing,
+    # never the token holder's, which has finished its TLS handshake or
+    # is in the middle of it, and sends its headers.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    d = Daemon(tmpdir_, tcp=True,
+               extra=["--max-unauthenticated-per-address", "8"])
+    stop = threading.Event()
+    opened = [0]
+
+    def flood():
+        keep = []
+        while not stop.is_set():
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", d.port))
+            keep.append(s)
+            opened[0] += 1
+            if len(keep) > 1000:
+                keep.pop(0).close()
+        for s in keep:
+            s.close()
+    t = threading.Thread(target=flood, daemon=True)
+    try:
+        t.start()
+        poll(lambda: opened[0] > 2000, what="the flood to start")
+        t0, n0 = time.monotonic(), opened[0]
+        failed = []
+        for i in range(30):
+            try:
+                st = d.tcp_get("/version", 5)
+                if st != 200:
+                    failed.append(st)
+            except (OSError, http.client.HTTPException) as e:
+                failed.append(repr(e))
+        rate = (opened[0] - n0) / (time.monotonic() - t0)
+        print("%d of 30 requests failed under %.0f connections/s: %s" % (
+            len(failed), rate, failed[:3]))
+        assert rate > 1000
+        assert not failed
+    finally:
+        stop.set()
+        t.join(10)
+        d.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

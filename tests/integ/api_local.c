@@ -23,6 +23,7 @@
 
 #include "client_local.h"
 #include "kube.h"
+#include "patch.h"
 
 #define DEPLOY "/apis/apps/v1/namespaces/default/deployments"
 
@@ -384,6 +385,211 @@ test_status_patch_with_uid_precondition(void **state)
 	client_resp_release(&r);
 }
 
+static const char *
+rv_of(json_t *obj)
+{
+	return json_string_value(json_object_get(
+	    json_object_get(obj, "metadata"), "resourceVersion"));
+}
+
+static json_int_t
+generation_of(json_t *obj)
+{
+	return json_integer_value(
+	    json_object_get(json_object_get(obj, "metadata"), "generation"));
+}
+
+#define MERGE     "application/merge-patch+json"
+#define JSONPATCH "application/json-patch+json"
+
+/* A write that changes nothing writes nothing, as GuaranteedUpdate
+ * compares the new bytes with the stored ones: an identical PUT, a {}
+ * merge patch, a JSON patch of tests only, the status and the scale
+ * written back as they are answer 200 with the object at its version,
+ * and no watch sees an event; the generation moves only with the spec.
+ * A change still writes. */
+static void
+test_writes_that_change_nothing(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	struct client_watch *cw;
+	struct seen s = {0};
+	json_t *obj;
+	char rv[32];
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 1), &r), 201);
+	obj = json_deep_copy(r.body);
+	snprintf(rv, sizeof(rv), "%s", rv_of(r.body));
+	client_resp_release(&r);
+	cw = w->c->ops->watch(w->c, DEPLOY, "watch=true&resourceVersion=1",
+			      on_event, &s, &r);
+	assert_non_null(cw);
+	client_resp_release(&r);
+	s.added = s.modified = 0;
+	assert_int_equal(
+	    request(w, "PUT", DEPLOY "/web", NULL, json_deep_copy(obj), &r),
+	    200);
+	assert_string_equal(rv_of(r.body), rv);
+	assert_true(json_equal(r.body, obj));
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/web", MERGE, json_object(), &r), 200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web", JSONPATCH,
+				 json_pack("[{sssssi}]", "op", "test", "path",
+					   "/spec/replicas", "value", 1),
+				 &r),
+			 200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "PUT", DEPLOY "/web/status", NULL,
+				 json_deep_copy(obj), &r),
+			 200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PUT", DEPLOY "/web/scale", NULL,
+		    json_pack("{sss{ss}s{si}}", "kind", "Scale", "metadata",
+			      "name", "web", "spec", "replicas", 1),
+		    &r),
+	    200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web/scale", MERGE,
+				 json_pack("{s{si}}", "spec", "replicas", 1),
+				 &r),
+			 200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(s.modified, 0);
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 200);
+	assert_true(json_equal(r.body, obj));
+	client_resp_release(&r);
+	/* a change writes, once: a new version, an event, a generation */
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web/scale", MERGE,
+				 json_pack("{s{si}}", "spec", "replicas", 2),
+				 &r),
+			 200);
+	assert_string_not_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+	assert_int_equal(s.modified, 1);
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 200);
+	assert_int_equal(generation_of(r.body), generation_of(obj) + 1);
+	client_resp_release(&r);
+	json_decref(obj);
+	w->c->ops->unwatch(w->c, cw);
+}
+
+/* kube-apiserver's answer to a JSON patch that does not apply or copies
+ * more than 3 MiB: 422 with a fixed message and empty details. */
+static void
+assert_patch_rejected(json_t *st)
+{
+	json_t *want = json_pack(
+	    "{sssss{}sssssss{}si}", "kind", "Status", "apiVersion", "v1",
+	    "metadata", "status", "Failure", "message",
+	    "the server rejected our request due to an error in our request",
+	    "reason", "Invalid", "details", "code", 422);
+
+	if (!json_equal(st, want)) {
+		char *g = json_dumps(st, JSON_COMPACT);
+
+		fail_msg("got %.500s", g);
+	}
+	json_decref(want);
+}
+
+/* The issue's 18 copies of /metadata into its annotations, as a patch
+ * and as a dry run; 10,001 operations; a patch that is not a list; an
+ * object over etcd's limit (refused, but not in a dry run): each refused
+ * as kube-apiserver refuses it, and nothing is written. */
+static void
+test_patch_refusals(void **state)
+{
+	struct world *w = *state;
+	struct client_resp r;
+	json_t *ops = json_array(), *big;
+	char rv[32], path[64];
+	int i;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("web", 1), &r), 201);
+	snprintf(rv, sizeof(rv), "%s", rv_of(r.body));
+	client_resp_release(&r);
+	for (i = 0; i < 18; i++) {
+		snprintf(path, sizeof(path), "/metadata/annotations/c%d", i);
+		json_array_append_new(ops, json_pack("{ssssss}", "op", "copy",
+						     "from", "/metadata",
+						     "path", path));
+	}
+	json_array_insert_new(ops, 0,
+			      json_pack("{sssss{}}", "op", "add", "path",
+					"/metadata/annotations", "value"));
+	for (i = 0; i < 2; i++) {
+		client_request(w->c, "PATCH", DEPLOY "/web",
+			       i ? "dryRun=All" : NULL, JSONPATCH, ops, &r);
+		assert_int_equal(r.status, 422);
+		assert_patch_rejected(r.body);
+		client_resp_release(&r);
+	}
+	json_decref(ops);
+	ops = json_array();
+	for (i = 0; i < PATCH_MAX_OPS + 1; i++)
+		json_array_append_new(
+		    ops, json_pack("{ssss}", "op", "remove", "path", "/spec"));
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web", JSONPATCH, ops, &r),
+			 413);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "message")),
+	    "Request entity too large: The allowed maximum operations in a "
+	    "JSON patch is 10000, got 10001");
+	client_resp_release(&r);
+	assert_int_equal(request(w, "PATCH", DEPLOY "/web", JSONPATCH,
+				 json_pack("{ss}", "op", "add"), &r),
+			 400);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "message")),
+	    "json: cannot unmarshal object into Go value of type "
+	    "jsonpatch.Patch");
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/web", JSONPATCH,
+		    json_pack("[{ssss}]", "op", "remove", "path", "/nothere"),
+		    &r),
+	    422);
+	assert_patch_rejected(r.body);
+	client_resp_release(&r);
+	/* 1.6 MB in one argument: over 1.5 MiB */
+	{
+		char *x = malloc(1600001);
+
+		memset(x, 'x', 1600000);
+		x[1600000] = '\0';
+		big = json_pack("{s{s{s{s[{sssss[s]}]}}}}", "spec", "template",
+				"spec", "containers", "name", "web", "image",
+				"web:1", "args", x);
+		free(x);
+	}
+	client_request(w->c, "PATCH", DEPLOY "/web", "dryRun=All", SMP, big,
+		       &r);
+	assert_int_equal(r.status, 200);
+	client_resp_release(&r);
+	client_request(w->c, "PATCH", DEPLOY "/web", NULL, SMP, big, &r);
+	assert_int_equal(r.status, 500);
+	assert_string_equal(
+	    json_string_value(json_object_get(r.body, "message")),
+	    "etcdserver: request is too large");
+	assert_null(json_object_get(r.body, "reason"));
+	client_resp_release(&r);
+	json_decref(big);
+	assert_int_equal(request(w, "GET", DEPLOY "/web", NULL, NULL, &r), 200);
+	assert_string_equal(rv_of(r.body), rv);
+	client_resp_release(&r);
+}
+
 int
 main(void)
 {
@@ -404,6 +610,10 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_status_patch_with_uid_precondition, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_writes_that_change_nothing,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_patch_refusals, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
