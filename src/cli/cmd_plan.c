@@ -567,7 +567,7 @@ plan_run(int argc, char **argv)
 		strlist_release(&files);
 		return 2;
 	}
-	if (a.now && dtime_parse(a.now, &now)) {
+	if (a.now && dtime_parse_now(a.now, &now)) {
 		fprintf(stderr,
 			"error: --now: \"%s\" is not an RFC 3339 time\n",
 			a.now);

@@ -18,6 +18,13 @@ rolling-update` (kubectl's legacy client-side rolling update), end to end.
    message; --timeout firing (exit status 3) when the new pods never
    become ready, the old pods still serving.
 
+4. The design's names written (kubernetes.io/desired-replicas,
+   update-partner, the label kubernetes.io/deployment) and an update a
+   real kubectl 1.17 began (its names) finished; --rollback with no
+   update to roll back an error; desired-replicas refilled from
+   original-replicas; a NEW made by hand taken in or refused; the
+   --timeout error naming what it waited for.
+
 The crash, rollback and refusal tests use pods as objects (--runtime none,
 the test marks them Ready), which keeps them fast; the load and timeout
 tests run real processes. Every test deletes its controllers and waits

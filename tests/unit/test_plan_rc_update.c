@@ -598,6 +598,13 @@ test_seed_names(void **state)
 	assert_string_equal(rcu_next_of(old), "foo-" H);
 	assert_int_equal(rcu_desired(nx, &v), 0);
 	assert_int_equal(v, 3);
+	/* its label key is kubectl's, and the run goes on with it */
+	assert_string_equal(rcu_key_in_progress(nx, RCU_LABEL_KEY_DEF),
+			    "deployment");
+	assert_string_equal(rcu_key_in_progress(nx, "track"), "deployment");
+	strmap_set(&nx->spec.selector, "track", "v2");
+	assert_string_equal(rcu_key_in_progress(nx, "track"), "track");
+	strmap_del(&nx->spec.selector, "track");
 	base_in(&in, NULL);
 	in.old = old;
 	in.next = nx;
