@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "options.h"
 #include "clock.h"
 #include "inplace_apply.h"
 #include "labels.h"
@@ -610,6 +611,8 @@ filter_parse(const struct query *q, enum kind_id kid, struct filter *f,
 
 	memset(f, 0, sizeof(*f));
 	f->kid = kid;
+	if (list_numbers_check(q, resp))
+		return -1;
 	if (ls && *ls) {
 		if (selector_parse(ls, &f->labels, err, sizeof(err))) {
 			schema_release(&schema_label_selector, &f->labels);
@@ -618,10 +621,18 @@ filter_parse(const struct query *q, enum kind_id kid, struct filter *f,
 			return -1;
 		}
 		f->has_labels = true;
+		if (label_selector_check(&f->labels, resp)) {
+			filter_release(f);
+			return -1;
+		}
 	}
 	if (fs && *fs && field_selector_parse(fs, f, err, sizeof(err))) {
 		filter_release(f);
 		resp_status(resp, 400, "BadRequest", err, NULL, NULL, NULL);
+		return -1;
+	}
+	if (list_continue_check(q, resp)) {
+		filter_release(f);
 		return -1;
 	}
 	return 0;
@@ -788,6 +799,7 @@ api_resp_release(struct api_resp *resp)
 bool
 api_is_watch(const struct api_req *req)
 {
+	struct route rt;
 	struct query q;
 	bool r;
 
@@ -796,7 +808,10 @@ api_is_watch(const struct api_req *req)
 	query_of(req, &q);
 	r = query_bool(&q, "watch");
 	query_release(&q);
-	return r;
+	/* One in the namespace "." or "..", refused, is answered by
+	 * api_handle (route_dots_check). */
+	return r && (route_parse(req->path, &rt) || !rt.ns ||
+		     (strcmp(rt.ns, ".") && strcmp(rt.ns, "..")));
 }
 
 /* The options of a write that the query string carries: dryRun (the
@@ -861,6 +876,8 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 		return;
 	}
 	*rt_out = rt;
+	if (route_dots_check(&rt, resp))
+		return;
 	query_of(req, &q);
 	if (!strcmp(m, "GET") && req->accept &&
 	    table_wanted(req->accept, rt.table, sizeof(rt.table)))

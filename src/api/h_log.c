@@ -1,13 +1,16 @@
-/* h_log.c - GET pods/NAME/log: the API checks the pod and the container
- * (container, previous, tailLines, limitBytes, and drover's offset=N: the
- * bytes from N on, for `drover logs -f`) and asks the agent of the pod's
- * node for the text, as the API server asks the kubelet
+/* h_log.c - GET pods/NAME/log: the API checks the options as
+ * kube-apiserver does (numbers, then ValidatePodLogOptions: options.h),
+ * then the pod and the container (container, previous, tailLines,
+ * limitBytes, and drover's offset=N: the bytes from N on, for `drover
+ * logs -f`; sinceSeconds is checked but not applied) and asks the agent
+ * of the pod's node for the text, as the API server asks the kubelet
  * (api_serve_node_logs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_int.h"
+#include "options.h"
 #include "podlog.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -26,9 +29,8 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	struct store_item it;
 	json_t *pod, *cs, *c;
 	const char *want = query_get(q, "container");
-	const char *tail = query_get(q, "tailLines");
-	const char *limit = query_get(q, "limitBytes");
 	const char *offset = query_get(q, "offset");
+	struct log_options lo;
 	const char *uid, *name = NULL, *node;
 	struct strbuf out = STRBUF_INIT, names = STRBUF_INIT;
 	struct podlog_req rq;
@@ -37,6 +39,9 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	size_t i;
 	int r;
 
+	/* The options first, as LogREST.Get checks them before the pod. */
+	if (log_options_parse(q, rt->name, &lo, resp))
+		return;
 	if ((r = store_get(a->cfg.store, &k, &it))) {
 		resp_store_error(resp, r, rt->res, rt->name);
 		return;
@@ -82,13 +87,8 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	rq.container = name;
 	rq.previous = query_bool(q, "previous");
 	rq.offset = offset ? strtoll(offset, NULL, 10) : 0;
-	/* -1: none given; a negative one given answers nothing */
-	rq.limit = limit ? strtoll(limit, NULL, 10) : -1;
-	if (limit && rq.limit < 0)
-		rq.limit = 0;
-	rq.tail = tail ? strtoll(tail, NULL, 10) : -1;
-	if (tail && rq.tail < 0)
-		rq.tail = 0;
+	rq.limit = lo.limit_bytes; /* -1: none given */
+	rq.tail = lo.tail_lines;
 	r = a->logs[i].read(a->logs[i].arg, &rq, &out, &end, msg, sizeof(msg));
 	if (r) {
 		resp_status(resp, r, r == 400 ? "BadRequest" : "NotFound", msg,

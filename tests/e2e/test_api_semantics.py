@@ -393,3 +393,171 @@ def test_pod_log_asks_the_agent_of_the_pods_node(api):
     assert r.status_code == 400
     assert r.json()["message"] == "container other is not valid for pod quiet"
     assert api.req("DELETE", CORE + "/pods/quiet").status_code == 200
+
+
+def raw_get(api, path):
+    """A GET of path exactly as written ("..": requests would resolve it
+    away): (status, answer)."""
+    import http.client
+    import ssl
+    c = http.client.HTTPSConnection(
+        "127.0.0.1", api.port, timeout=10,
+        context=ssl.create_default_context(cafile=api.ca))
+    try:
+        c.request("GET", path, headers={"Authorization": "Bearer " + api.token})
+        r = c.getresponse()
+        return r.status, json.loads(r.read())
+    finally:
+        c.close()
+
+
+def b64url(text):
+    import base64
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+LABEL_VALUE_RULE = (
+    "a valid label must be an empty string or consist of alphanumeric "
+    "characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
+def test_query_parameters_refused_as_kubernetes_refuses_them(api):
+    web = deployment("web", replicas=0)
+    assert api.req("POST", APPS + "/deployments", web).status_code == 201
+    wait_for(lambda: settled(api, "web"), what="web to settle")
+    before = list_rv(api, APPS + "/deployments")
+    lists = [APPS + "/deployments", CORE + "/pods", "/api/v1/pods"]
+    # label selectors: labels.Parse's texts (values checked as a sorted set)
+    for sel, msg in (
+            ("a=$$$", 'values[0][a]: Invalid value: "$$$": ' + LABEL_VALUE_RULE),
+            ("a in (x,-b,$)", '[values[0][a]: Invalid value: "$": %s, '
+             'values[1][a]: Invalid value: "-b": %s]' % (LABEL_VALUE_RULE,
+                                                         LABEL_VALUE_RULE)),
+            ("a$", '<nil>: Invalid value: "a$": name part must consist of '
+             "alphanumeric characters, '-', '_' or '.', and must start and end "
+             "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+             "'123-abc', regex used for validation is "
+             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")):
+        for path in lists:
+            for watch in ({}, {"watch": "true"}):
+                st = status(api.req("GET", path, params=dict(
+                    watch, labelSelector=sel)), 400)
+                assert st["reason"] == "BadRequest"
+                assert st["message"] == "unable to parse requirement: " + msg
+    r = api.req("GET", APPS + "/deployments", params={"labelSelector": "a in (),b="})
+    assert r.status_code == 200 and r.json()["items"] == []
+    # numbers: strconv.ParseInt's text, lists and watches alike
+    for key in ("timeoutSeconds", "limit"):
+        for watch in ({}, {"watch": "true"}):
+            st = status(api.req("GET", APPS + "/deployments",
+                                params=dict(watch, **{key: "abc"})), 400)
+            assert st["message"] == 'strconv.ParseInt: parsing "abc": invalid syntax'
+    r = api.req("GET", APPS + "/deployments", params={"limit": "1", "timeoutSeconds": "5"})
+    assert r.status_code == 200 and len(r.json()["items"]) == 1
+    # continue tokens: storage.DecodeContinue's texts; drover hands out
+    # none, so a well-formed one is expired
+    bad = "invalid continue token: continue key is not valid"
+    for token, msg in (
+            ("garbage!", bad + ": illegal base64 data at input byte 7"),
+            ("a", bad + ": illegal base64 data at input byte 0"),
+            ("abc", bad + ": invalid character 'i' looking for beginning of value"),
+            (b64url("[1]"), bad + ": json: cannot unmarshal array into Go value "
+             "of type storage.continueToken"),
+            (b64url('{"rv":"1"}'), bad + ": json: cannot unmarshal string into "
+             "Go struct field continueToken.rv of type int64"),
+            (b64url('{"v":"x"}'), bad + ": server does not recognize this "
+             "encoded version x"),
+            (b64url('{"v":"meta.k8s.io/v1","start":"a"}'), bad + ": incorrect "
+             "encoded start resourceVersion (version meta.k8s.io/v1)"),
+            (b64url('{"v":"meta.k8s.io/v1","rv":3}'), bad + ": encoded start "
+             "key empty (version meta.k8s.io/v1)")):
+        st = status(api.req("GET", APPS + "/deployments",
+                            params={"continue": token}), 400)
+        assert st["message"] == msg, token
+    st = status(api.req("GET", APPS + "/deployments", params={
+        "continue": b64url('{"v":"meta.k8s.io/v1","rv":3,"start":"default/web\\u0000"}')}),
+        410)
+    assert st["reason"] == "Expired"
+    # a namespace "..": the storage key's refusal (a 500 without a
+    # reason, as kube-apiserver answers it); a name "..": the registry's
+    for path in ("/api/v1/namespaces/../pods", "/api/v1/namespaces/../pods?watch=true",
+                 "/apis/apps/v1/namespaces/./deployments/web"):
+        code, st = raw_get(api, path)
+        key = "/deployments/./web" if "deployments" in path else "/pods/.."
+        assert (code, st) == (500, {"kind": "Status", "apiVersion": "v1",
+                                    "metadata": {}, "status": "Failure",
+                                    "message": 'invalid key: "%s"' % key,
+                                    "code": 500}), path
+    code, st = raw_get(api, "/api/v1/namespaces/default/pods/..")
+    assert code == 400 and st["message"] == (
+        'Name parameter invalid: "..": may not be \'..\'')
+    # pods/log: PodLogOptions decoded (400), then validated (422), before
+    # the pod is looked at
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "quiet"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    assert api.req("POST", CORE + "/pods", pod).status_code == 201
+    for q in ({"tailLines": "abc"}, {"sinceSeconds": "x"}, {"limitBytes": "1.5"}):
+        st = status(api.req("GET", CORE + "/pods/quiet/log", params=q), 400)
+        v = list(q.values())[0]
+        assert st["message"] == 'strconv.ParseInt: parsing "%s": invalid syntax' % v
+    for q, field, msg in (
+            ({"limitBytes": "-1"}, "limitBytes", "Invalid value: -1: must be greater than 0"),
+            ({"limitBytes": "0"}, "limitBytes", "Invalid value: 0: must be greater than 0"),
+            ({"tailLines": "-1"}, "tailLines",
+             "Invalid value: -1: must be greater than or equal to 0"),
+            ({"sinceSeconds": "0"}, "sinceSeconds",
+             "Invalid value: 0: must be greater than 0")):
+        for name in ("quiet", "nothere"):
+            st = status(api.req("GET", CORE + "/pods/%s/log" % name, params=q), 422)
+            assert st["message"] == 'PodLogOptions "%s" is invalid: %s: %s' % (
+                name, field, msg)
+            assert st["details"] == {"name": name, "kind": "PodLogOptions",
+                                     "causes": [{"reason": "FieldValueInvalid",
+                                                 "message": msg, "field": field}]}
+    assert api.req("DELETE", CORE + "/pods/quiet",
+                   params={"gracePeriodSeconds": "0"}).status_code == 200
+    # nothing was written by the refusals
+    assert list_rv(api, APPS + "/deployments") >= before
+    assert api.req("DELETE", APPS + "/deployments/web").status_code == 200
+
+
+def test_writes_that_change_nothing_write_nothing(api):
+    """GuaranteedUpdate does not write an object whose new text is the
+    stored one: no new resourceVersion, no watch event."""
+    path = APPS + "/deployments/web"
+    assert api.req("POST", APPS + "/deployments",
+                   deployment("web", replicas=0)).status_code == 201
+    wait_for(lambda: settled(api, "web"), what="web to settle")
+    web = api.req("GET", path).json()
+    rv = web["metadata"]["resourceVersion"]
+    writes = (
+        ("PUT", path, web, "application/json"),
+        ("PATCH", path, {}, "application/merge-patch+json"),
+        ("PATCH", path, {"metadata": {}}, "application/strategic-merge-patch+json"),
+        ("PATCH", path, [{"op": "test", "path": "/spec/replicas", "value": 0}],
+         "application/json-patch+json"),
+        ("PUT", path + "/status", web, "application/json"),
+        ("PUT", path + "/scale", {"kind": "Scale", "apiVersion": "autoscaling/v1",
+                                  "metadata": {"name": "web"},
+                                  "spec": {"replicas": 0}}, "application/json"),
+        ("PATCH", path + "/scale", {"spec": {"replicas": 0}},
+         "application/merge-patch+json"))
+    for method, p, body, ct in writes:
+        r = api.req(method, p, body, ct=ct)
+        assert r.status_code == 200, (method, p, r.text)
+        assert r.json()["metadata"]["resourceVersion"] == rv, (method, p)
+    assert api.req("GET", path).json() == web
+    # a change is written, once: the first event after rv is its own
+    r = api.req("PATCH", path, {"metadata": {"labels": {"x": "1"}}},
+                ct="application/merge-patch+json")
+    assert r.status_code == 200
+    new_rv = r.json()["metadata"]["resourceVersion"]
+    assert int(new_rv) > int(rv)
+    evs = read_events(api, APPS + "/deployments",
+                      {"watch": "true", "resourceVersion": rv,
+                       "fieldSelector": "metadata.name=web"}, 1)
+    assert evs[0]["type"] == "MODIFIED"
+    assert evs[0]["object"]["metadata"]["resourceVersion"] == new_rv
+    assert api.req("DELETE", path).status_code == 200

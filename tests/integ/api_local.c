@@ -590,6 +590,54 @@ test_patch_refusals(void **state)
 	client_resp_release(&r);
 }
 
+/* A read's query refused as kube-apiserver refuses it: 400 with
+ * labels.Parse's, strconv.ParseInt's and DecodeContinue's texts, 500 for
+ * a namespace ".." (its storage key), and the log options' bounds 422. */
+static void
+test_read_query_refusals(void **state)
+{
+	static const struct {
+		const char *path, *query;
+		int code;
+		const char *message;
+	} cases[] = {
+	    {DEPLOY, "labelSelector=a%3D%24%24%24", 400,
+	     "unable to parse requirement: values[0][a]: Invalid value: "
+	     "\"$$$\": a valid label must be an empty string or consist of "
+	     "alphanumeric characters, '-', '_' or '.', and must start and "
+	     "end with an alphanumeric character (e.g. 'MyValue',  or "
+	     "'my_value',  or '12345', regex used for validation is "
+	     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+	    {DEPLOY, "timeoutSeconds=abc", 400,
+	     "strconv.ParseInt: parsing \"abc\": invalid syntax"},
+	    {DEPLOY, "continue=garbage!", 400,
+	     "invalid continue token: continue key is not valid: illegal "
+	     "base64 data at input byte 7"},
+	    {"/api/v1/namespaces/../pods", NULL, 500,
+	     "invalid key: \"/pods/..\""},
+	    {POD "/p/log", "tailLines=abc", 400,
+	     "strconv.ParseInt: parsing \"abc\": invalid syntax"},
+	    {POD "/p/log", "limitBytes=-1", 422,
+	     "PodLogOptions \"p\" is invalid: limitBytes: Invalid value: -1: "
+	     "must be greater than 0"},
+	    {POD "/p/log", "sinceSeconds=x", 400,
+	     "strconv.ParseInt: parsing \"x\": invalid syntax"},
+	};
+	struct world *w = *state;
+	struct client_resp r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		client_request(w->c, "GET", cases[i].path, cases[i].query, NULL,
+			       NULL, &r);
+		assert_int_equal(r.status, cases[i].code);
+		assert_string_equal(
+		    json_string_value(json_object_get(r.body, "message")),
+		    cases[i].message);
+		client_resp_release(&r);
+	}
+}
+
 int
 main(void)
 {
@@ -613,6 +661,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_writes_that_change_nothing,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_refusals, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_read_query_refusals, setup,
 					    teardown),
 	};
 
