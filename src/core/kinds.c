@@ -404,6 +404,7 @@ static const struct kind_info kinds[] = {
 	.category_all = true,
 	.schema = &schema_service,
 	.meta_off = offsetof(struct service, metadata),
+	.subresources = KIND_SUB_STATUS,
 	.initial_status = initial_status_service,
 	.field_labels = service_fields,
 	.defaults = def_service,

@@ -102,15 +102,20 @@ test_subresources_have_what_they_serve(void **state)
 	assert_true(k->subresources & KIND_SUB_BINDING);
 	assert_false(kind_by_id(KIND_NODE)->namespaced);
 	assert_true(kind_by_id(KIND_NODE)->rules & KIND_CREATE_WITH_STATUS);
-	/* Services and their endpoints: no status (a Service's status is
-	 * a load balancer's, which drover has not), no subresources */
+	/* Services: a status of Kubernetes' shape (loadBalancer {}, no
+	 * load balancer is made) behind services/NAME/status */
 	k = kind_by_resource("", "v1", "services");
 	assert_non_null(k);
 	assert_int_equal(k->id, KIND_SERVICE);
 	assert_string_equal(k->short_names[0], "svc");
 	assert_true(k->namespaced);
-	assert_int_equal(k->subresources, 0);
-	assert_null(kind_status_field(k));
+	assert_int_equal(k->subresources, KIND_SUB_STATUS);
+	assert_non_null(kind_status_field(k));
+	{
+		struct service svc = {0};
+
+		assert_ptr_equal(kind_status(k, &svc), &svc.status);
+	}
 	k = kind_lookup("discovery.k8s.io/v1", "EndpointSlice");
 	assert_non_null(k);
 	assert_string_equal(k->plural, "endpointslices");
