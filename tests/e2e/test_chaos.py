@@ -73,8 +73,8 @@ def deployed():
 
 def test_observer_sees_a_lost_ready_process(deployed):
     dm, trial, obs = deployed
-    time.sleep(0.5)
-    assert not obs.violations and obs.samples > 0
+    chaos.poll(lambda: obs.samples >= 3, 10, "the observer's first samples")
+    assert not obs.violations
     # restarted by the agent at once, ready 1.5 s later
     os.killpg(chaos.service_pids(dm.dir)[0], signal.SIGKILL)
     chaos.poll(lambda: obs.violations, 10, "the observer to see it")
