@@ -20,11 +20,13 @@ struct guard_stats {
 
 static struct guard_stats *all_stats;
 
-/* One path's writes in the current window; hash 0: free. */
+/* One path's run of identical writes in the current window; hash 0:
+ * free. */
 struct slot {
 	uint64_t hash;
-	dtime since; /* start of the window */
-	uint32_t n;  /* writes in it */
+	uint64_t body; /* body_hash() of the run's writes */
+	dtime since;   /* start of the window */
+	uint32_t n;    /* writes of the run in it */
 };
 
 struct guard {
@@ -62,17 +64,85 @@ client_guard_hot_writes(const char *component)
 	return 0;
 }
 
+#define FNV_BASIS 14695981039346656037ULL
+
+/* FNV-1a over n bytes, from h. */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 /* FNV-1a, never 0 (the mark of a free slot). */
 static uint64_t
 path_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = fnv(FNV_BASIS, s, strlen(s));
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
 	return h ? h : 1;
+}
+
+/* Members that change at every write of the same thing: the version a
+ * write is made on, and the times conditions and probes stamp. */
+static bool
+volatile_key(const char *k)
+{
+	return !strcmp(k, "resourceVersion") || !strcmp(k, "lastUpdateTime") ||
+	       !strcmp(k, "lastTransitionTime") ||
+	       !strcmp(k, "lastHeartbeatTime") || !strcmp(k, "lastProbeTime");
+}
+
+/* A hash of a JSON value, walked in place (no text is made), members in
+ * their order, volatile_key members left out: two writes of the same
+ * content hash alike. depth bounds the walk. */
+static uint64_t
+json_hash(uint64_t h, json_t *v, int depth)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (v == NULL || depth > 32)
+		return h;
+	h = fnv(h, &(char){(char)json_typeof(v)}, 1);
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_object_foreach(v, k, e)
+		{
+			if (volatile_key(k))
+				continue;
+			h = fnv(h, k, strlen(k) + 1);
+			h = json_hash(h, e, depth + 1);
+		}
+		break;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, e) h = json_hash(h, e, depth + 1);
+		break;
+	case JSON_STRING:
+		h = fnv(h, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER: {
+		json_int_t n = json_integer_value(v);
+
+		h = fnv(h, &n, sizeof(n));
+		break;
+	}
+	case JSON_REAL: {
+		double d = json_real_value(v);
+
+		h = fnv(h, &d, sizeof(d));
+		break;
+	}
+	default:
+		break;
+	}
+	return h;
 }
 
 /* Whether path (no query) names a subresource of a namespaced object:
@@ -119,6 +189,7 @@ slot_for(struct guard *g, uint64_t h, dtime now)
 	if (s->hash && now - s->since < GUARD_WINDOW_MS && --s->n > 0)
 		return NULL;
 	s->hash = h;
+	s->body = 0;
 	s->since = now;
 	s->n = 0;
 	return s;
@@ -132,26 +203,29 @@ warn_hot(struct guard *g, const char *method, const char *path, dtime now)
 		return;
 	}
 	if (g->held)
-		log_warn("%s: %s written more than %d times within %d ms (last "
-			 "%s): a write loop (and %llu more warnings held "
-			 "back)",
+		log_warn("%s: %s written the same more than %d times within "
+			 "%d ms (%s): a write loop (and %llu more warnings "
+			 "held back)",
 			 g->st->name, path, GUARD_HOT_WRITES, GUARD_WINDOW_MS,
 			 method, (unsigned long long)g->held);
 	else
-		log_warn("%s: %s written more than %d times within %d ms (last "
-			 "%s): a write loop",
+		log_warn("%s: %s written the same more than %d times within "
+			 "%d ms (%s): a write loop",
 			 g->st->name, path, GUARD_HOT_WRITES, GUARD_WINDOW_MS,
 			 method);
 	g->warned = now;
 	g->held = 0;
 }
 
-/* Counts a request if it is a write. */
+/* Counts a request if it is a write: a run of identical writes of one
+ * path (the same method and body but for volatile_key members) within
+ * a window; a write of other content starts a run again. */
 static void
-count(struct guard *g, const char *method, const char *path)
+count(struct guard *g, const char *method, const char *path, json_t *body)
 {
 	dtime now;
 	struct slot *s;
+	uint64_t b;
 
 	if (g->now == NULL || !is_write(method, path))
 		return;
@@ -159,7 +233,9 @@ count(struct guard *g, const char *method, const char *path)
 	s = slot_for(g, path_hash(path), now);
 	if (s == NULL)
 		return;
-	if (now - s->since >= GUARD_WINDOW_MS) {
+	b = json_hash(fnv(FNV_BASIS, method, strlen(method)), body, 0);
+	if (b != s->body || now - s->since >= GUARD_WINDOW_MS) {
+		s->body = b;
 		s->since = now;
 		s->n = 0;
 	}
@@ -177,7 +253,7 @@ g_request(struct client *c, const char *method, const char *path,
 {
 	struct guard *g = (struct guard *)c;
 
-	count(g, method, path);
+	count(g, method, path, body);
 	return g->inner->ops->request(g->inner, method, path, query,
 				      content_type, body, out);
 }
@@ -191,7 +267,7 @@ g_request_async(struct client *c, const char *method, const char *path,
 
 	if (g->inner->ops->request_async == NULL)
 		return -1;
-	count(g, method, path);
+	count(g, method, path, body);
 	return g->inner->ops->request_async(g->inner, method, path, query,
 					    content_type, body, cb, arg);
 }
@@ -257,8 +333,9 @@ client_guard_metrics_collect(void *arg, struct strbuf *out)
 	if (all_stats == NULL)
 		return;
 	metrics_family(out, "drover_controller_hot_writes_total", "counter",
-		       "Writes of one object by a controller past 100 within "
-		       "a second: a write loop (src/client/guard.h)");
+		       "Identical writes of one object by a controller past "
+		       "100 within a second: a write loop "
+		       "(src/client/guard.h)");
 	for (st = all_stats; st; st = st->next) {
 		strbuf_reset(&lb);
 		metrics_label(&lb, "controller", st->name);

@@ -4,17 +4,26 @@
  *
  * A write is a PUT, PATCH or DELETE, or a POST to an object's subresource
  * (pods/NAME/binding, .../inplaceupdate; a POST that creates is not one:
- * a ReplicaSet creating 500 pods writes 500 objects). Writes are counted
- * by path (an object, or one of its subresources) over windows of
- * GUARD_WINDOW_MS: past GUARD_HOT_WRITES writes of one path within a
- * window, each further write is a hot write. The first of a window logs a
- * warning naming the component and the object (at most one warning every
- * GUARD_WARN_EVERY_MS per guard, saying how many were held back), and
- * each is counted in drover_controller_hot_writes_total{controller=NAME}
+ * a ReplicaSet creating 500 pods writes 500 objects). What is counted is
+ * a run of identical writes of one path (an object, or one of its
+ * subresources): the same method and body, but for the members that
+ * change at every write of the same thing (resourceVersion and the
+ * lastUpdateTime, lastTransitionTime, lastHeartbeatTime, lastProbeTime
+ * stamps). A write loop writes the same thing again and again: the agent
+ * finishing the deletion of a pod its finalizer held rewrote it 13,000
+ * times a second. A controller writing what changed is not one (a
+ * Deployment's status during a 2,000-pod rollout: more than 100 writes
+ * in some seconds, none the same as the one before).
+ * Past GUARD_HOT_WRITES identical writes of one path within
+ * GUARD_WINDOW_MS, each further one is a hot write. The first of a
+ * window logs a warning naming the component and the object (at most
+ * one warning every GUARD_WARN_EVERY_MS per guard, saying how many were
+ * held back), and each is counted in
+ * drover_controller_hot_writes_total{controller=NAME}
  * (client_guard_metrics_collect). The guard only tells: every request
- * goes through.
+ * goes through. (A loop that alternates two contents is not seen.)
  *
- * The counts live in a table of GUARD_SLOTS slots hashed by path (24 KiB
+ * The counts live in a table of GUARD_SLOTS slots hashed by path (32 KiB
  * a guard, however many objects are written): another path landing on a
  * slot wears its count down by one and takes the slot at 0, so paths
  * written a few times each come and go while a path in a loop keeps its

@@ -1,11 +1,13 @@
 /* client_guard.c - the hot-write guard (src/client/guard.h) over the
  * recording fake, on a clock the test moves: every request goes through;
- * an object written past 100 times within a second is counted (each
- * write past the 100th) and warned of, a warning every 10 s at most per
- * guard; windows start again; creates (POST to a collection) and reads
- * are not writes; thousands of objects written a few times each count
- * nothing, and a path in a loop is seen while they churn the table; the
- * counters are in /metrics per component. */
+ * an object written the same past 100 times within a second is counted
+ * (each write past the 100th) and warned of, a warning every 10 s at
+ * most per guard; windows start again; writes of changing content are
+ * not a loop, writes that differ only in resourceVersion and condition
+ * times are; creates (POST to a collection) and reads are not writes;
+ * thousands of objects written a few times each count nothing, and a
+ * path in a loop is seen while they churn the table; the counters are
+ * in /metrics per component. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,9 +58,9 @@ test_a_loop_is_counted_past_the_threshold(void **state)
 	(void)state;
 	writes(g, "PUT", POD, GUARD_HOT_WRITES);
 	assert_int_equal(client_guard_hot_writes("t-loop"), 0);
-	writes(g, "DELETE", POD, 1);
+	writes(g, "PUT", POD, 1);
 	assert_int_equal(client_guard_hot_writes("t-loop"), 1);
-	writes(g, "PATCH", POD, 49);
+	writes(g, "PUT", POD, 49);
 	assert_int_equal(client_guard_hot_writes("t-loop"), 50);
 	/* Every request went through. */
 	assert_int_equal(client_fake_count(fake), GUARD_HOT_WRITES + 50);
@@ -71,6 +73,52 @@ test_a_loop_is_counted_past_the_threshold(void **state)
 	for (int w = 0; w < 5; w++, clock_ms += GUARD_WINDOW_MS)
 		writes(g, "PUT", POD "/status", 60);
 	assert_int_equal(client_guard_hot_writes("t-loop"), 50);
+	g->ops->free(g);
+	fake->ops->free(fake);
+}
+
+/* PUTs of POD whose bodies are a status with `replicas` and a version
+ * and a condition time that change at every write. */
+static void
+status_puts(struct client *c, int n, bool changing)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct client_resp r;
+		json_t *b = json_pack(
+		    "{s{ss}s{sis[{sssssi}]}}", "metadata", "resourceVersion",
+		    i % 2 ? "17" : "18", "status", "replicas", changing ? i : 3,
+		    "conditions", "type", "Available", "lastUpdateTime",
+		    i % 2 ? "2026-01-01T00:00:00Z" : "2026-01-01T00:00:01Z",
+		    "observedGeneration", 2);
+
+		client_request(c, "PUT", POD "/status", NULL, NULL, b, &r);
+		client_resp_release(&r);
+		json_decref(b);
+	}
+}
+
+static void
+test_only_writes_of_the_same_content_are_a_loop(void **state)
+{
+	struct client *fake = client_fake_new(NULL);
+	struct client *g = client_guard_new(fake, "t-same", fake_now);
+
+	(void)state;
+	clock_ms += GUARD_WINDOW_MS;
+	/* A status that changes at each write: 500 in a window, no loop. */
+	status_puts(g, 500, true);
+	assert_int_equal(client_guard_hot_writes("t-same"), 0);
+	/* The same status, only its version and times moving: a loop. */
+	clock_ms += GUARD_WINDOW_MS;
+	status_puts(g, GUARD_HOT_WRITES + 7, false);
+	assert_int_equal(client_guard_hot_writes("t-same"), 7);
+	/* Alternating DELETE and PUT of one object: runs of one. */
+	clock_ms += GUARD_WINDOW_MS;
+	for (int i = 0; i < 300; i++)
+		req(g, i % 2 ? "DELETE" : "PATCH", POD);
+	assert_int_equal(client_guard_hot_writes("t-same"), 7);
 	g->ops->free(g);
 	fake->ops->free(fake);
 }
@@ -185,13 +233,13 @@ test_warnings_name_the_object_and_are_rate_limited(void **state)
 	(void)state;
 	log = log_of(two_loops, g);
 	assert_int_equal(count_of(log, "a write loop"), 1);
-	assert_non_null(strstr(log, "t-warn: " POD " written more than 100 "
-				    "times within 1000 ms (last PUT): a "
+	assert_non_null(strstr(log, "t-warn: " POD " written the same more "
+				    "than 100 times within 1000 ms (PUT): a "
 				    "write loop\n"));
 	free(log);
 	log = log_of(a_third_later, g);
 	assert_int_equal(count_of(log, "a write loop"), 1);
-	assert_non_null(strstr(log, POD "3 written more than 100"));
+	assert_non_null(strstr(log, POD "3 written the same more than 100"));
 	assert_non_null(strstr(log, "(and 1 more warnings held back)"));
 	free(log);
 	assert_int_equal(client_guard_hot_writes("t-warn"), 21);
@@ -231,6 +279,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_a_loop_is_counted_past_the_threshold),
+	    cmocka_unit_test(test_only_writes_of_the_same_content_are_a_loop),
 	    cmocka_unit_test(test_creates_and_reads_are_not_writes),
 	    cmocka_unit_test(
 		test_many_objects_count_nothing_and_a_loop_is_seen_among_them),
