@@ -5,7 +5,8 @@ which finishes a pod's deletion at each of its events, used to rewrite it
 thousands of times a second), its status can be written, a second DELETE
 answers 200 without a write, and removing the last finalizer deletes it.
 The daemon's hot-write guard (src/client/guard.h) has nothing to report:
-drover_controller_hot_writes_total stays 0."""
+drover_controller_hot_writes_total stays 0. With real processes the
+agent stops the pod first, then it stays still the same way."""
 import json
 import re
 
@@ -151,3 +152,46 @@ def test_a_held_deployment_stays_still(drover):
          what="the Deployment to be deleted")
     poll(lambda: not drover.pods("d-"), what="its pods to go")
     assert hot_writes(drover) == 0
+
+
+def test_a_held_pod_of_processes_is_stopped_then_stays_still():
+    """--runtime process: the agent stops the pod's process (SIGTERM,
+    the grace period), finishes the deletion, which the finalizer holds,
+    and then writes it no more; no process is left."""
+    import os
+    import tempfile
+
+    from test_api import CORE, Daemon, wait_for
+    from test_runtime import kill_and_check_left, pids_of
+
+    with tempfile.TemporaryDirectory() as d:
+        dm = Daemon(d, extra=["--runtime", "process"])
+        try:
+            pod = held_pod("p")
+            pod["spec"]["terminationGracePeriodSeconds"] = 1
+            pod["spec"]["containers"][0]["image"] = "/bin/sleep"
+            pod["spec"]["containers"][0]["command"] = ["/bin/sleep", "600"]
+            assert dm.req("POST", CORE + "/pods", pod).status_code == 201
+            pids = wait_for(lambda: pids_of(dm.req(
+                "GET", CORE + "/pods/p").json()), what="the process")
+            assert dm.req("DELETE", CORE + "/pods/p").status_code == 200
+
+            def finished():
+                md = dm.req("GET", CORE + "/pods/p").json()["metadata"]
+                return md if md.get("deletionGracePeriodSeconds") == 0 \
+                    else None
+            md = wait_for(finished, timeout=20, what="the stop")
+            assert not os.path.exists("/proc/%d" % pids[0]) or \
+                open("/proc/%d/stat" % pids[0]).read().split()[2] == "Z"
+            rv = md["resourceVersion"]
+            r = dm.req("GET", CORE + "/pods", params={
+                "watch": "true", "resourceVersion": rv, "timeoutSeconds": "1"})
+            assert r.status_code == 200 and r.text.strip() == "", r.text[:500]
+            r = dm.req("PATCH", CORE + "/pods/p",
+                       {"metadata": {"finalizers": None}},
+                       ct="application/merge-patch+json")
+            assert r.status_code == 200, r.text
+            wait_for(lambda: dm.req("GET", CORE + "/pods/p").status_code
+                     == 404, what="the pod to be deleted")
+        finally:
+            kill_and_check_left(dm)
