@@ -546,6 +546,7 @@ runtime_free(struct runtime *rt)
 	}
 	uv_timer_stop(rt->rotate);
 	uv_close((uv_handle_t *)rt->rotate, rt_free_handle);
+	rt_remove_doomed(rt, true);
 	pidlog_close(rt->pids);
 	logpool_free(rt->logs);
 	portalloc_release(&rt->ports);

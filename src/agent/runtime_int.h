@@ -133,7 +133,22 @@ struct runtime {
 	struct logpool *logs;     /* log files made ahead (NULL: none) */
 	struct portalloc ports;   /* the host ports this agent hands out */
 	struct spawn_job *spawns; /* starts under way, to detach at free */
+	struct doomed_log *doomed; /* deleted pods' logs, kept a little */
 };
+
+/* A log file of a deleted pod, removed at `at` (uv_now, ms) or at the
+ * runtime's free: a follower (`drover logs -f`) still reads its last
+ * lines by the pod's uid once the pod is gone (api h_log). */
+struct doomed_log {
+	char *path;
+	uint64_t at;
+	struct doomed_log *next;
+};
+/* How long a deleted pod's logs stay readable: the rotation timer's
+ * period or twice it. */
+#define RUNTIME_LOG_KEEP_MS 10000
+/* Removes the doomed logs whose time has come; all of them if `all`. */
+void rt_remove_doomed(struct runtime *rt, bool all);
 
 /* ---- runtime.c: the pod lifecycle ---- */
 

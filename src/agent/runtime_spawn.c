@@ -252,15 +252,21 @@ void
 rt_on_rotate(uv_timer_t *t)
 {
 	rotate_logs(t->data);
+	rt_remove_doomed(t->data, false);
 }
 
 /* A pod stopped for its deletion: its logs go with it (the API object
  * is removed right after), as the kubelet removes a deleted pod's. They
- * would otherwise pile up, a file per container start. */
+ * would otherwise pile up, a file per container start. They go
+ * RUNTIME_LOG_KEEP_MS later, not at once: a `drover logs -f` polling the
+ * log reads the lines the process wrote while it stopped after the pod
+ * is gone (by its uid), instead of losing what came after its last
+ * poll. */
 void
 rt_remove_logs(struct rpod *p)
 {
 	const struct object_meta *m = &p->pod.metadata;
+	uint64_t at = uv_now(p->rt->cfg.loop) + RUNTIME_LOG_KEEP_MS;
 	char path[1200];
 	size_t i;
 	int prev;
@@ -269,8 +275,32 @@ rt_remove_logs(struct rpod *p)
 		for (prev = 0; prev < 2; prev++)
 			if (podlog_path(path, sizeof(path), p->rt->cfg.log_dir,
 					m->namespace, m->name, m->uid,
-					p->c[i].spec->name, prev) == 0)
-				unlink(path);
+					p->c[i].spec->name, prev) == 0) {
+				struct doomed_log *d = xcalloc(1, sizeof(*d));
+
+				d->path = xstrdup(path);
+				d->at = at;
+				d->next = p->rt->doomed;
+				p->rt->doomed = d;
+			}
+}
+
+void
+rt_remove_doomed(struct runtime *rt, bool all)
+{
+	uint64_t now = uv_now(rt->cfg.loop);
+	struct doomed_log **pp = &rt->doomed, *d;
+
+	while ((d = *pp) != NULL) {
+		if (!all && d->at > now) {
+			pp = &d->next;
+			continue;
+		}
+		unlink(d->path);
+		*pp = d->next;
+		free(d->path);
+		free(d);
+	}
 }
 
 /* A start that cannot be made: the container waits with the reason

@@ -4,7 +4,14 @@
  * limitBytes, and drover's offset=N: the bytes from N on, for `drover
  * logs -f`; sinceSeconds is checked but not applied) and asks the agent
  * of the pod's node for the text, as the API server asks the kubelet
- * (api_serve_node_logs). */
+ * (api_serve_node_logs).
+ *
+ * A follower's last read: once the pod is gone, a request that names
+ * the pod's uid, its container and an offset (uid=U&container=C&
+ * offset=N, what `drover logs -f` sends when its poll finds the pod
+ * deleted) is answered from the logs the agents keep a few seconds
+ * after a deletion, so that the lines the process wrote while it
+ * stopped are not lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,46 @@ static void
 bad(struct api_resp *resp, const char *msg)
 {
 	resp_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
+}
+
+/* The last bytes of a deleted pod's container for a follower that
+ * names its uid, container and offset, from whichever agent still has
+ * them. True if answered. */
+static bool
+gone_pod_log(struct api *a, const struct route *rt, const struct query *q,
+	     const struct log_options *lo, struct api_resp *resp)
+{
+	const char *uid = query_get(q, "uid");
+	const char *container = query_get(q, "container");
+	const char *offset = query_get(q, "offset");
+	struct podlog_req rq = {0};
+	struct strbuf out = STRBUF_INIT;
+	char msg[600];
+	int64_t end = 0;
+	size_t i;
+
+	if (!uid || !*uid || !container || !*container || !offset)
+		return false;
+	rq.ns = rt->ns;
+	rq.pod = rt->name;
+	rq.uid = uid;
+	rq.container = container;
+	rq.offset = strtoll(offset, NULL, 10);
+	rq.limit = lo->limit_bytes;
+	rq.tail = lo->tail_lines;
+	for (i = 0; i < a->nlogs; i++) {
+		strbuf_reset(&out);
+		if (a->logs[i].read(a->logs[i].arg, &rq, &out, &end, msg,
+				    sizeof(msg)) == 0) {
+			resp->status = 200;
+			resp->content_type = "text/plain";
+			resp->body = strbuf_detach(&out);
+			resp->log_end = end;
+			return true;
+		}
+	}
+	strbuf_release(&out);
+	return false;
 }
 
 void
@@ -43,7 +90,8 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	if (log_options_parse(q, rt->name, &lo, resp))
 		return;
 	if ((r = store_get(a->cfg.store, &k, &it))) {
-		resp_store_error(resp, r, rt->res, rt->name);
+		if (r != STORE_ENOENT || !gone_pod_log(a, rt, q, &lo, resp))
+			resp_store_error(resp, r, rt->res, rt->name);
 		return;
 	}
 	pod = json_loads(it.value, 0, NULL);

@@ -2,7 +2,9 @@
  * POD`: a container's log through the pods/log subresource. -f follows
  * the file: it asks again every half second for the bytes after the
  * offset the last answer ended at (X-Drover-Log-Offset), across
- * rotations, until interrupted. */
+ * rotations, until interrupted or the pod is gone; then it asks once
+ * more by the pod's uid (h_log.c) for what the process wrote while it
+ * stopped, and ends. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,8 +33,11 @@ on_signal(int sig)
 	stop = 1;
 }
 
+/* One read of the log: prints it, or the error unless its status is
+ * `quiet` (-1: none is). Returns the HTTP status (0: no answer). */
 static int
-fetch(struct client *c, const char *path, const char *query, int64_t *off)
+fetch(struct client *c, const char *path, const char *query, int64_t *off,
+      int quiet)
 {
 	struct strbuf text = STRBUF_INIT;
 	char err[600];
@@ -42,6 +47,8 @@ fetch(struct client *c, const char *path, const char *query, int64_t *off)
 	if (st == 200) {
 		fwrite(text.buf, 1, text.len, stdout);
 		fflush(stdout);
+	} else if (st == quiet) {
+		/* the caller's to say */
 	} else if (st == 0) {
 		fprintf(stderr, "Unable to connect to the server: %s\n", err);
 	} else {
@@ -55,7 +62,69 @@ fetch(struct client *c, const char *path, const char *query, int64_t *off)
 		json_decref(j);
 	}
 	strbuf_release(&text);
-	return st == 200 ? 0 : 1;
+	return st;
+}
+
+/* The pod's uid and the container's name (the pod's only one if none
+ * was given), for the follower's last read; false if unknown. */
+static bool
+identify(struct client *c, const char *name, const char *container, char *uid,
+	 size_t ulen, char *cname, size_t clen)
+{
+	json_t *pod = NULL, *cs;
+	const char *u, *n = container;
+
+	if (cli_get(c, kind_by_id(KIND_POD), cli_g.ns, name, &pod))
+		return false;
+	u = json_string_value(
+	    json_object_get(json_object_get(pod, "metadata"), "uid"));
+	cs = json_object_get(json_object_get(pod, "spec"), "containers");
+	if (n == NULL && json_array_size(cs) == 1)
+		n = json_string_value(
+		    json_object_get(json_array_get(cs, 0), "name"));
+	if (u && n) {
+		snprintf(uid, ulen, "%s", u);
+		snprintf(cname, clen, "%s", n);
+	}
+	json_decref(pod);
+	return u && n;
+}
+
+/* -f: polls for the bytes after *off until interrupted or the pod is
+ * gone; then the last read by uid. Returns the exit status. */
+static int
+follow_log(struct client *c, const char *path, const char *name,
+	   const char *container, int64_t off)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct timespec ts = {0, 500 * 1000 * 1000};
+	char uid[128], cname[256];
+	bool known = identify(c, name, container, uid, sizeof(uid), cname,
+			      sizeof(cname));
+	int st = 200;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stop && st == 200) {
+		struct strbuf fq = STRBUF_INIT;
+
+		nanosleep(&ts, NULL); /* polling a file, not a test */
+		if (stop)
+			break;
+		strbuf_addf(&fq, "offset=%lld", (long long)off);
+		if (container)
+			strbuf_addf(&fq, "&container=%s", container);
+		st = fetch(c, path, fq.buf, &off, known ? 404 : -1);
+		if (st == 404 && known) {
+			/* gone: what it wrote while it stopped */
+			strbuf_reset(&fq);
+			strbuf_addf(&fq, "offset=%lld&uid=%s&container=%s",
+				    (long long)off, uid, cname);
+			fetch(c, path, fq.buf, &off, 404);
+		}
+		strbuf_release(&fq);
+	}
+	return 0;
 }
 
 static int
@@ -118,27 +187,9 @@ logs_run(int argc, char **argv)
 	if (tail)
 		strbuf_addf(&q, "tailLines=%s&", tail);
 	c = cli_client();
-	rc = fetch(c, path, q.buf, &off);
-	if (follow && rc == 0 && !previous) {
-		struct sigaction sa = {.sa_handler = on_signal};
-		struct timespec ts = {0, 500 * 1000 * 1000};
-
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		while (!stop && rc == 0) {
-			struct strbuf fq = STRBUF_INIT;
-
-			nanosleep(&ts, NULL); /* polling a file, not a test */
-			if (stop)
-				break;
-			strbuf_addf(&fq, "offset=%lld", (long long)off);
-			if (container)
-				strbuf_addf(&fq, "&container=%s", container);
-			rc = fetch(c, path, fq.buf, &off);
-			strbuf_release(&fq);
-		}
-		rc = 0;
-	}
+	rc = fetch(c, path, q.buf, &off, -1) == 200 ? 0 : 1;
+	if (follow && rc == 0 && !previous)
+		rc = follow_log(c, path, name, container, off);
 	strbuf_release(&q);
 	c->ops->free(c);
 	return rc;

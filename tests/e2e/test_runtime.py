@@ -171,12 +171,14 @@ def test_processes_env_logs_and_rolling_update(rt):
         wait_for(lambda: not alive(pid), what="old pid %d to exit" % pid)
     for pod in running_pods(rt):
         assert environ(pids_of(pod)[0])["VERSION"] == "v2"
-    # the old pods' logs went with them; the new pods' are there
+    # the old pods' logs went with them (10 to 20 s later: kept for a
+    # follower's last read); the new pods' are there
     def logs():
         return sorted(f for f in os.listdir(os.path.join(rt.dir, "pods"))
                       if f.startswith("default_web-"))
     wait_for(lambda: not any(p["metadata"]["uid"] in f for f in logs()
-                             for p in v1), what="the old pods' logs to go")
+                             for p in v1), timeout=30,
+             what="the old pods' logs to go")
     assert len(logs()) == 3
 
 
@@ -277,6 +279,37 @@ def test_logs_current_previous_tail_follow(rt):
         p.terminate()
         p.wait(timeout=10)
         p.stdout.close()
+
+
+def test_logs_follow_ends_with_the_last_lines_of_a_deleted_pod(rt):
+    """drover logs -f on a pod that is deleted prints what the process
+    wrote while it stopped (after the follower's last poll, before the
+    pod was gone) and then ends by itself."""
+    script = ("trap 'sleep 0.3; echo last words; exit 0' TERM; "
+              "echo started; while :; do sleep 0.05; done")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bye"},
+           "spec": {"terminationGracePeriodSeconds": 5,
+                    "containers": [{"name": "c", "image": "x",
+                                    "command": ["/bin/sh", "-c", script]}]}}
+    assert rt.req("POST", CORE + "/pods", pod).status_code == 201
+    env = dict(os.environ, DROVER_SERVER=os.path.join(rt.dir, "drover.sock"))
+    bin_ = os.environ.get("DROVER_BIN", os.path.join(ROOT, "build", "drover"))
+    wait_for(lambda: "started" in subprocess.run(
+        [bin_, "logs", "bye"], env=env, capture_output=True, text=True,
+        timeout=10).stdout, what="the first line")
+    p = subprocess.Popen([bin_, "logs", "-f", "bye"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        assert p.stdout.readline() == "started\n"
+        assert rt.req("DELETE", CORE + "/pods/bye").status_code == 200
+        out, err = p.communicate(timeout=20)  # it ends by itself
+        assert "last words\n" in out, (out, err)
+        assert p.returncode == 0 and err == "", err
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(timeout=10)
 
 
 def test_a_finished_pod_is_deleted_at_once(rt):
