@@ -67,10 +67,14 @@ struct api_req {
 /* An answer produced in pieces (a long list), so that the server can send
  * it a piece at a time and serve other requests between pieces. next()
  * appends the next piece to out (tens of KB), or returns false once the
- * answer is complete (nothing appended); free() releases it. */
+ * answer is complete (nothing appended); free() releases it. held is
+ * what the stream keeps in memory besides the pieces it printed (rows
+ * read ahead, its store cursor), as next() left it: the server counts
+ * it in its budget of what clients leave unread. */
 struct api_stream {
 	bool (*next)(struct api_stream *s, struct strbuf *out);
 	void (*free)(struct api_stream *s);
+	size_t held;
 };
 
 struct api_resp {

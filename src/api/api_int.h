@@ -215,6 +215,15 @@ enum table_include table_include_parse(const char *s);
 json_t *table_of(const struct kind_info *k, json_t *const *objs, size_t n,
 		 const char *rv, const char *version, enum table_include inc,
 		 dtime now);
+/* One row of a Table of kind k (the Table's version): a list sent in
+ * pieces prints its rows one at a time. New reference. */
+json_t *table_row_of(const struct kind_info *k, json_t *obj,
+		     const char *version, enum table_include inc, dtime now);
+/* The text of an empty Table of kind k up to its rows, ending with
+ * "rows":[ (the caller prints the rows and "]}"); NULL on a failure.
+ * Ownership: the caller frees it. */
+char *table_head_text(const struct kind_info *k, const char *rv,
+		      const char *version);
 /* The one-row Table of a get or a watch event: the object's own
  * resourceVersion. */
 json_t *table_of_one(const struct kind_info *k, json_t *obj,

@@ -2,7 +2,8 @@
  * shared/notes/http-server-spike.md §4 and §9 for the rules followed
  * here: reply on the second handler call, MHD_run after every resume,
  * a connection limit, resume everything before stopping), with the
- * limits of server.h: watch streams' lag, and the deadlines and counts of
+ * limits of server.h: the budget of what watch and list streams hold
+ * that their clients have not taken, and the deadlines and counts of
  * TCP connections that have not presented the token. */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include <arpa/inet.h>
@@ -54,11 +55,13 @@ struct conn {
 	/* The first bytes of out still to send that are the watch's initial
 	 * state (not counted in its lag). */
 	size_t exempt;
-	/* uv_hrtime() when the stream last went from nothing to send to
-	 * something (0: it has nothing to send): a client that reads has
-	 * caught up within a loop turn or two, one that does not has been
-	 * behind since long ago. */
-	uint64_t behind_since;
+	/* uv_hrtime() when the client last took bytes of the stream (MHD
+	 * asked for more), or, for a watch, when it last went from nothing
+	 * to send to something: a stream with something to send whose
+	 * progress_at is older than its listener's last MHD_run had a
+	 * chance to send and its client took nothing (stalled). */
+	uint64_t progress_at;
+	size_t counted;       /* what it adds to srv->held_total */
 	uv_timer_t *deadline; /* timeoutSeconds */
 	struct conn *next;    /* in srv->watches */
 	/* an answer held until the turn's group commit (see handler) */
@@ -69,6 +72,8 @@ struct conn {
 	/* answers in pieces (api_stream: long lists) */
 	struct api_stream *stream;
 	bool stream_done;
+	bool listed;              /* in srv->lists */
+	struct conn *next_list;   /* in srv->lists */
 	struct conn *next_paused; /* in l->paused */
 };
 
@@ -97,7 +102,12 @@ struct http_server {
 	char *unix_path;
 	struct stat unix_st; /* the socket file bound: unlinked only if so */
 	struct conn *watches;
-	size_t lag_total; /* of every watch stream */
+	struct conn *lists; /* answers in pieces under way */
+	/* What the streams hold that their clients have not taken: the
+	 * watches' lags, the lists' rows read ahead and cursors. */
+	size_t held_total;
+	/* enforce_total found nothing it may end: not again before a run. */
+	bool nothing_stalled;
 	struct sock *unauth_head, *unauth_tail;
 	unsigned nunauth;
 	uv_timer_t unauth_timer; /* the head's deadline */
@@ -107,7 +117,7 @@ struct http_server {
 };
 
 static void run_listener(struct listener *l);
-static void enforce_total(struct http_server *s);
+static bool enforce_total(struct http_server *s);
 
 static void
 on_timer(uv_timer_t *t)
@@ -224,16 +234,18 @@ run_listener(struct listener *l)
 	l->pending_run = false;
 	release_awaiting(l, false);
 	resume_paused(l);
-	l->run_started = uv_hrtime();
 	/* Commits the turn's writes, which hands their events to the watch
 	 * streams; a group that fails to commit is rolled back and never
 	 * reaches them (store.h), so the answers still go out. */
 	api_flush(l->srv->cfg.api, NULL);
+	/* Every stream of l with something to send has a chance to send it
+	 * in this run: one that takes nothing is stalled after it. */
+	l->run_started = uv_hrtime();
+	l->srv->nothing_stalled = false;
 	MHD_run(l->d);
-	if (l->srv->lag_total > l->srv->cfg.watch_buffer_total) {
-		enforce_total(l->srv);
+	if (l->srv->held_total > l->srv->cfg.watch_buffer_total &&
+	    enforce_total(l->srv))
 		MHD_run(l->d); /* the ends of the streams it ended */
-	}
 	schedule(l);
 }
 
@@ -268,14 +280,26 @@ lag(const struct conn *c)
 	return pending > c->exempt ? pending - c->exempt : 0;
 }
 
-/* Keeps srv->lag_total in step after c's buffer changed (its lag was
- * before). */
+/* What a stream holds that its client has not taken: a watch's lag; a
+ * list's printed piece not yet handed to MHD, and its rows read ahead
+ * and cursor. */
+static size_t
+held(const struct conn *c)
+{
+	if (c->watch)
+		return lag(c);
+	return c->out.len - c->out_off + (c->stream ? c->stream->held : 0);
+}
+
+/* Keeps srv->held_total in step after c changed. */
 static void
-account(struct conn *c, size_t before)
+recount(struct conn *c)
 {
 	struct http_server *s = c->l->srv;
+	size_t now = held(c);
 
-	s->lag_total = s->lag_total - before + lag(c);
+	s->held_total = s->held_total - c->counted + now;
+	c->counted = now;
 }
 
 /* A buffer that grew for a burst is given back once it is drained. */
@@ -299,7 +323,7 @@ out_drained(struct conn *c)
 static void
 overflow(struct conn *c)
 {
-	size_t before = lag(c), keep = 0;
+	size_t keep = 0;
 
 	if (c->midline) {
 		const char *nl = memchr(c->out.buf + c->out_off, '\n',
@@ -320,76 +344,104 @@ overflow(struct conn *c)
 	}
 	c->exempt = 0;
 	c->ended = true;
-	account(c, before);
+	recount(c);
 	MHD_set_connection_option(c->c, MHD_CONNECTION_OPTION_TIMEOUT,
 				  c->l->srv->cfg.idle_timeout);
 	resume(c);
 }
 
-/* Closes a stream at once, without the rest of its event. */
+/* Closes a stream's connection at once: a watch without the rest of
+ * its event, a list in the middle (the client sees the answer cut
+ * short). What the stream held is let go now, not when MHD closes the
+ * connection. */
 static void
 cut(struct conn *c)
 {
 	const union MHD_ConnectionInfo *fd =
 	    MHD_get_connection_info(c->c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	size_t before = lag(c);
 
 	out_drained(c);
 	c->exempt = 0;
 	c->ended = true;
-	account(c, before);
+	if (c->stream) {
+		c->stream->free(c->stream);
+		c->stream = NULL;
+	}
+	recount(c);
 	if (fd)
 		shutdown(fd->connect_fd, SHUT_RDWR);
-	resume(c);
+	if (c->watch)
+		resume(c);
+	else /* a list paused for the next run (l->paused) ends in it */
+		run_soon(c->l);
 }
 
-/* Whether MHD has tried to send c's backlog: it has run c's listener
- * since c fell behind. A burst of events lands in every stream at once,
- * before any is sent. */
+/* Whether c's client has taken nothing of what it holds since its
+ * listener's last MHD_run began: MHD had a chance to send it. A burst
+ * of events lands in every watch at once, before any is sent: those are
+ * not stalled until a run has passed. */
 static bool
-had_a_run(const struct conn *c)
+stalled(const struct conn *c)
 {
-	return c->behind_since < c->l->run_started;
+	return c->counted > 0 && c->progress_at < c->l->run_started;
 }
 
-/* Of two live streams with something to send: one that MHD has tried to
- * send, then the one whose client has been behind for longer, then the
- * one with more to send. The client that reads has a fresh backlog, the
- * one that does not an old one. */
+/* Of two stalled streams: the one whose client has gone longer without
+ * taking anything, then the one that holds more. */
 static bool
-lags_more(const struct conn *a, const struct conn *b)
+stalled_longer(const struct conn *a, const struct conn *b)
 {
-	if (had_a_run(a) != had_a_run(b))
-		return had_a_run(a);
-	if (a->behind_since != b->behind_since)
-		return a->behind_since < b->behind_since;
-	return lag(a) > lag(b);
+	if (a->progress_at != b->progress_at)
+		return a->progress_at < b->progress_at;
+	return a->counted > b->counted;
 }
 
-/* While all streams together lag too much: first closes the ended
- * stream that holds most (the rest of an event its client does not
- * take), then ends the live stream that has been behind the longest. */
-static void
+/* The stream to end for the total: an ended watch that holds the rest of
+ * an event first, then the live stream, watch or list, stalled the
+ * longest. NULL if none is stalled: every client with something to
+ * take took some in the last run. */
+static struct conn *
+victim(struct http_server *s)
+{
+	struct conn *c, *worst = NULL, *held = NULL;
+
+	for (c = s->watches; c; c = c->next) {
+		if (!stalled(c))
+			continue;
+		if (c->ended && (held == NULL || c->counted > held->counted))
+			held = c;
+		if (!c->ended && (worst == NULL || stalled_longer(c, worst)))
+			worst = c;
+	}
+	for (c = s->lists; c; c = c->next_list)
+		if (c->stream && stalled(c) &&
+		    (worst == NULL || stalled_longer(c, worst)))
+			worst = c;
+	return held ? held : worst;
+}
+
+/* While all streams together hold more than the budget, ends stalled
+ * ones (victim), never one whose client took bytes in the last run.
+ * Whether it ended any. */
+static bool
 enforce_total(struct http_server *s)
 {
-	while (s->lag_total > s->cfg.watch_buffer_total) {
-		struct conn *w, *worst = NULL, *held = NULL;
+	bool any = false;
 
-		for (w = s->watches; w; w = w->next) {
-			if (lag(w) == 0)
-				continue;
-			if (!w->ended && (worst == NULL || lags_more(w, worst)))
-				worst = w;
-			if (w->ended && (held == NULL || lag(w) > lag(held)))
-				held = w;
+	while (s->held_total > s->cfg.watch_buffer_total) {
+		struct conn *c = victim(s);
+
+		if (c == NULL) {
+			s->nothing_stalled = true;
+			break;
 		}
-		if (held)
-			cut(held);
-		else if (worst)
-			overflow(worst);
+		if (c->watch && !c->ended)
+			overflow(c);
 		else
-			return;
+			cut(c);
+		any = true;
 	}
+	return any;
 }
 
 /* Appends an event to a stream's buffer: what was sent goes first, and
@@ -429,7 +481,7 @@ static int
 on_watch_line(void *arg, const char *line, size_t len)
 {
 	struct conn *c = arg;
-	size_t before = lag(c);
+	struct http_server *s = c->l->srv;
 
 	if (c->ended)
 		return 1;
@@ -438,18 +490,20 @@ on_watch_line(void *arg, const char *line, size_t len)
 		c->exempt += len;
 		return 0;
 	}
-	account(c, before);
-	if (before == 0)
-		c->behind_since = uv_hrtime();
-	if (lag(c) > c->l->srv->cfg.watch_buffer && lag(c) > len)
+	if (c->counted == 0)
+		c->progress_at = uv_hrtime();
+	recount(c);
+	if (lag(c) > s->cfg.watch_buffer && lag(c) > len)
 		overflow(c);
 	else
 		resume(c);
 	/* The total is enforced after the next MHD_run (run_listener),
-	 * once every client could take its share of the burst; only twice
-	 * the bound is enforced at once. */
-	if (c->l->srv->lag_total > 2 * c->l->srv->cfg.watch_buffer_total)
-		enforce_total(c->l->srv);
+	 * once every client could take its share of the burst; past twice
+	 * the bound, the streams stalled since before this burst are ended
+	 * at once (never one the burst has just reached). */
+	if (s->held_total > 2 * s->cfg.watch_buffer_total &&
+	    !s->nothing_stalled)
+		enforce_total(s);
 	return c->ended;
 }
 
@@ -457,14 +511,13 @@ static ssize_t
 reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct conn *c = cls;
-	size_t n, before = lag(c);
+	size_t n;
 
 	(void)pos;
 	if (c->out_off == c->out.len) {
 		out_drained(c);
 		c->exempt = 0;
-		c->behind_since = 0;
-		account(c, before);
+		recount(c);
 		if (c->ended)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		c->suspended = true;
@@ -487,7 +540,8 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		c->out.buf[c->out.len] = '\0';
 		c->out_off = 0;
 	}
-	account(c, before);
+	c->progress_at = uv_hrtime();
+	recount(c);
 	return (ssize_t)n;
 }
 
@@ -504,6 +558,19 @@ unlink_watch(struct conn *c)
 }
 
 static void
+unlink_list(struct conn *c)
+{
+	struct conn **pp;
+
+	for (pp = &c->l->srv->lists; *pp; pp = &(*pp)->next_list)
+		if (*pp == c) {
+			*pp = c->next_list;
+			break;
+		}
+	c->listed = false;
+}
+
+static void
 free_timer(uv_handle_t *h)
 {
 	free(h);
@@ -513,14 +580,12 @@ static void
 conn_free(struct conn *c)
 {
 	if (c->watch) {
-		size_t before = lag(c);
-
 		api_watch_close(c->watch);
 		unlink_watch(c);
-		c->out_off = c->out.len;
-		c->exempt = 0;
-		account(c, before);
 	}
+	if (c->listed)
+		unlink_list(c);
+	c->l->srv->held_total -= c->counted;
 	if (c->deadline) {
 		uv_timer_stop(c->deadline);
 		uv_close((uv_handle_t *)c->deadline, free_timer);
@@ -535,8 +600,10 @@ conn_free(struct conn *c)
 }
 
 /* The content reader of an answer in pieces: each piece the API prints
- * goes out through c->out; past this run's budget the connection waits
- * for the next run. */
+ * goes out through c->out, and the next is printed only once MHD has
+ * taken the last (its socket took the bytes before); past this run's
+ * budget the connection waits for the next run. A stream cut for the
+ * budget (cut) ends with an error. */
 static ssize_t
 stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -545,28 +612,34 @@ stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
 	size_t n;
 
 	(void)pos;
+	c->progress_at = uv_hrtime();
 	if (c->out_off == c->out.len) {
 		out_drained(c);
 		if (c->stream_done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (c->stream == NULL)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
 		if (uv_hrtime() - l->run_started > STREAM_RUN_BUDGET_NS) {
 			c->suspended = true;
 			MHD_suspend_connection(c->c);
 			c->next_paused = l->paused;
 			l->paused = c;
 			run_soon(l);
+			recount(c);
 			return 0;
 		}
-		if (!c->stream->next(c->stream, &c->out)) {
+		if (!c->stream->next(c->stream, &c->out))
 			c->stream_done = true;
+		recount(c);
+		if (c->stream_done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		}
 	}
 	n = c->out.len - c->out_off;
 	if (n > max)
 		n = max;
 	memcpy(buf, c->out.buf + c->out_off, n);
 	c->out_off += n;
+	recount(c);
 	return (ssize_t)n;
 }
 
@@ -821,6 +894,11 @@ answer(struct MHD_Connection *conn, struct conn *c, struct api_resp *resp)
 		return queue_api(conn, resp);
 	c->stream = resp->stream;
 	resp->stream = NULL;
+	c->next_list = c->l->srv->lists;
+	c->l->srv->lists = c;
+	c->listed = true;
+	c->progress_at = uv_hrtime();
+	recount(c);
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
 					      stream_reader, c, reader_free);
 	MHD_add_response_header(r, "Content-Type",

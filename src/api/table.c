@@ -22,6 +22,7 @@
  * Each row's object is what ?includeObject= asks for: Metadata (the
  * default: a PartialObjectMetadata, which kubectl needs for -A,
  * --show-labels and -L), Object (the whole object) or None. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -181,6 +182,34 @@ table_of(const struct kind_info *k, json_t *const *objs, size_t n,
 		json_object_set_new(json_object_get(t, "metadata"),
 				    "resourceVersion", json_string(rv));
 	return t;
+}
+
+json_t *
+table_row_of(const struct kind_info *k, json_t *obj, const char *version,
+	     enum table_include inc, dtime now)
+{
+	char gv[32];
+
+	snprintf(gv, sizeof(gv), "meta.k8s.io/%s", version);
+	return table_row(k, obj, inc, gv, now);
+}
+
+char *
+table_head_text(const struct kind_info *k, const char *rv, const char *version)
+{
+	json_t *t = table_of(k, NULL, 0, rv, version, TABLE_INCLUDE_NONE, 0);
+	static const char tail[] = "\"rows\":[]}";
+	char *s = json_dumps(t, JSON_COMPACT);
+	size_t n = s ? strlen(s) : 0;
+
+	json_decref(t);
+	/* jansson prints members in insertion order: "rows":[] is last */
+	if (n < sizeof(tail) || strcmp(s + n - (sizeof(tail) - 1), tail)) {
+		free(s);
+		return NULL;
+	}
+	s[n - 2] = '\0';
+	return s;
 }
 
 json_t *

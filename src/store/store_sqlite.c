@@ -222,7 +222,12 @@ lite_list(void *be, const char *resource, const char *ns,
  * the API closes it when the answer is sent or its connection ends. The
  * connection is opened for the cursor and closed with it (0.2-0.5 ms):
  * kept open, its page cache and its mapping of the file stayed in the
- * daemon's RSS (1.1 MB more with 100 pods). */
+ * daemon's RSS (1.1 MB more with 100 pods). It reads with pread into its
+ * 256 KiB cache, not through a mapping of the file: rows read in name
+ * order are scattered over the file, and the pages around each fault
+ * that the kernel maps with it made most of the file resident in each
+ * cursor's mapping (a list whose client read nothing held 14 MB of RSS
+ * with 4,000 pods of 5 KB, 22 MB with 20,000 pods of 1 KB). */
 struct lite_cursor {
 	sqlite3 *db;
 	sqlite3_stmt *st;
@@ -244,7 +249,7 @@ lite_cursor_open(void *be, const char *resource, const char *ns, void **cur,
 			     NULL) != SQLITE_OK ||
 	     sqlite3_exec(db,
 			  "PRAGMA cache_size=-256;"
-			  "PRAGMA mmap_size=1073741824;",
+			  "PRAGMA mmap_size=0;",
 			  NULL, NULL, NULL) != SQLITE_OK)) {
 		sqlite3_close(db);
 		return STORE_EIO;

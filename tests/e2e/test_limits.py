@@ -557,6 +557,7 @@ def test_slow_and_stalled_requests_are_cut(tmpdir_, tls):
     finally:
         d.stop()
 
+
 class VersionProbe(threading.Thread):
     """Asks GET /version over and over on new connections, and keeps the
     longest answer time seen while `busy` is set: how long one request
@@ -667,4 +668,167 @@ def test_patches_are_bounded(tmpdir_):
     finally:
         probe.stop.set()
         probe.join(timeout=10)
+        d.stop()
+
+
+def stalled_list(d, table=False):
+    """A GET of every pod on the unix socket whose client reads nothing."""
+    s = socket.socket(socket.AF_UNIX)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(d.sock)
+    accept = (b"Accept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n"
+              if table else b"")
+    s.sendall(b"GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n" + accept + b"\r\n")
+    return s
+
+
+def hung_up(socks):
+    """How many of socks the server has closed (read nothing of them: a
+    read would let the server send more)."""
+    p = select.poll()
+    for s in socks:
+        p.register(s.fileno(), select.POLLRDHUP)
+    return sum(1 for _, ev in p.poll(0)
+               if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR))
+
+
+def test_lists_that_are_not_read_are_bounded(tmpdir_):
+    # 1,500 pods of about 5 KB (a list of 8 MB), 40 clients that ask for
+    # all of them and read nothing, the budget 2 MB: the stalled lists are
+    # ended well before the idle timeout (60 s), the daemon's memory stays
+    # bounded, and a client that reads gets the whole list meanwhile.
+    n = 1500
+    d = Daemon(tmpdir_, extra=["--idle-timeout", "60",
+                               "--watch-buffer-total", "2000000"])
+    stalled = []
+    try:
+        dep = deployment("many", {})
+        dep["spec"]["replicas"] = n
+        dep["spec"]["template"]["metadata"]["annotations"] = {
+            "pad": big(4000)}
+        st, obj = d.api("POST", APPS + "/deployments", dep)
+        assert st == 201, obj
+        poll(lambda: len(d.api("GET", "/api/v1/pods", timeout=30)[1]
+                         ["items"]) == n, timeout=60, what="%d pods" % n)
+        before = d.rss()
+        peak = [before]
+        for i in range(40):
+            stalled.append(stalled_list(d, table=i % 2 == 1))
+            peak[0] = max(peak[0], d.rss())
+        # A reader, slower than the socket, meanwhile: never ended.
+        c = UnixHTTPConnection(d.sock, timeout=30)
+        c.request("GET", "/api/v1/pods")
+        r = c.getresponse()
+        assert r.status == 200
+        body = b""
+        while True:
+            b = r.read(256 * 1024)
+            if not b:
+                break
+            body += b
+            peak[0] = max(peak[0], d.rss())
+            time.sleep(0.01)
+        c.close()
+        assert len(json.loads(body)["items"]) == n
+        poll(lambda: hung_up(stalled) >= 35, timeout=20,
+             what="the daemon to end the lists nobody reads (%d of 40)" %
+             hung_up(stalled))
+        peak[0] = max(peak[0], d.rss())
+        print("RSS %.1f MB before 40 stalled lists of %d pods, peak %.1f MB;"
+              " %d ended" % (before / MB, n, peak[0] / MB, hung_up(stalled)))
+        if not SANITIZED:
+            assert peak[0] - before < 60 * MB, "RSS %.1f MB more" % (
+                (peak[0] - before) / MB)
+        st, _ = d.api("GET", "/version", timeout=2)
+        assert st == 200
+    finally:
+        for s in stalled:
+            s.close()
+        d.api("DELETE", APPS + "/deployments/many")
+        d.stop()
+
+
+class FastReader(threading.Thread):
+    """A watch of deployments read as fast as it comes: its events'
+    annotation n, and whether the server ended its stream."""
+
+    def __init__(self, d):
+        super().__init__(daemon=True)
+        self.s = socket.socket(socket.AF_UNIX)
+        self.s.connect(d.sock)
+        self.s.sendall(b"GET " + APPS.encode() + b"/deployments?watch=true"
+                       b"&fieldSelector=metadata.name%3Dbig HTTP/1.1\r\n"
+                       b"Host: x\r\n\r\n")
+        self.seen = set()
+        self.ended = False
+        self.stop = False
+
+    def run(self):
+        raw = b""
+        self.s.settimeout(0.5)
+        while not self.stop:
+            try:
+                b = self.s.recv(1 << 20)
+            except socket.timeout:
+                continue
+            except OSError:
+                b = b""
+            if not b:
+                self.ended = True
+                return
+            raw += b
+            if raw.endswith(b"\r\n0\r\n\r\n"):
+                self.ended = True
+            for n in range(60):
+                if ('"n":"%d"' % n).encode() in raw:
+                    self.seen.add(n)
+            raw = raw[-200:]
+
+
+def test_the_watch_budget_spares_the_streams_that_read(tmpdir_):
+    # 100 watches that read nothing, a budget of 4 MB (100 streams hold
+    # 10 MB after one write of 100 KiB), 40 writes of 100 KiB, and two
+    # clients that read as fast as they can, one opened before the idle
+    # ones and one after (first in the store's fan-out): the readers see
+    # every write on their first stream, the idle streams are ended.
+    d = Daemon(tmpdir_, extra=["--idle-timeout", "60",
+                               "--watch-buffer-total", "4000000"])
+    idle, readers = [], []
+    try:
+        st, obj = d.api("POST", APPS + "/deployments",
+                        deployment("big", {"n": "-1"}))
+        assert st == 201, obj
+        readers.append(FastReader(d))
+        for _ in range(100):
+            s = socket.socket(socket.AF_UNIX)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(d.sock)
+            s.sendall(b"GET " + APPS.encode() +
+                      b"/deployments?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+            idle.append(s)
+        readers.append(FastReader(d))
+        for r in readers:
+            r.start()
+        for i in range(40):
+            st, obj = d.api("PATCH", APPS + "/deployments/big",
+                            {"metadata": {"annotations": {
+                                "n": str(i), "big": big(100 * 1024)}}},
+                            ct="application/merge-patch+json", timeout=30)
+            assert st == 200, obj
+        for r in readers:
+            poll(lambda: r.seen >= set(range(40)) or r.ended, timeout=30,
+                 what="the readers to see every write")
+        print("idle streams ended: %d of 100; readers ended: %s" % (
+            hung_up(idle), [r.ended for r in readers]))
+        assert [r.ended for r in readers] == [False, False]
+        assert all(r.seen >= set(range(40)) for r in readers)
+        assert hung_up(idle) > 50
+    finally:
+        for r in readers:
+            r.stop = True
+            r.join(5)
+            r.s.close()
+        for s in idle:
+            s.close()
+        d.api("DELETE", APPS + "/deployments/big")
         d.stop()
