@@ -3,16 +3,18 @@
  * here: reply on the second handler call, MHD_run after every resume,
  * a connection limit, resume everything before stopping), with the
  * limits of server.h: the budget of what watch and list streams hold
- * that their clients have not taken, and the deadlines and counts of
- * TCP connections that have not presented the token. */
+ * that their clients have not taken, and the deadlines, counts and
+ * eviction order of TCP connections that have not presented the token. */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -87,11 +89,23 @@ struct conn {
  * oldest first. */
 struct sock {
 	struct listener *l;
+	struct MHD_Connection *conn;
 	int fd;
 	struct in_addr addr;
 	uint64_t deadline; /* uv_now() ms */
 	bool unauth;       /* in srv->unauth */
+	bool request;      /* its request line has come (on_uri) */
 	struct sock *prev, *next;
+};
+
+/* How far a connection that has not presented the token has got: the
+ * one closed to make room for a new one is the one that got least far
+ * (sock_stage). */
+enum sock_stage {
+	SOCK_SILENT,    /* nothing received that MHD or GnuTLS has seen */
+	SOCK_STARTED,   /* bytes received: a TLS handshake under way */
+	SOCK_SECURE,    /* its TLS handshake is finished */
+	SOCK_REQUESTED, /* its request line has come: headers are coming */
 };
 
 struct http_server {
@@ -728,21 +742,78 @@ on_unauth_timer(uv_timer_t *t)
 	unauth_arm(s);
 }
 
+static enum sock_stage
+sock_stage(const struct sock *k)
+{
+	const union MHD_ConnectionInfo *ci;
+	int waiting = 0;
+
+	if (k->request)
+		return SOCK_REQUESTED;
+	if (k->l->srv->cfg.tls_cert) {
+		ci = MHD_get_connection_info(
+		    k->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+		if (ci && ci->tls_session) {
+			gnutls_session_t ss = ci->tls_session;
+			int in = (int)gnutls_handshake_get_last_in(ss);
+			int cipher = (int)gnutls_cipher_get(ss);
+
+			/* The last handshake message received is -1 before
+			 * the first and again once the handshake is over;
+			 * the cipher is NULL until keys are agreed. */
+			if (in >= (int)GNUTLS_HANDSHAKE_CLIENT_HELLO)
+				return SOCK_STARTED;
+			if (cipher != GNUTLS_CIPHER_NULL &&
+			    cipher != GNUTLS_CIPHER_UNKNOWN)
+				return SOCK_SECURE;
+		}
+	}
+	if (ioctl(k->fd, FIONREAD, &waiting) == 0 && waiting > 0)
+		return SOCK_STARTED;
+	return SOCK_SILENT;
+}
+
+/* The connection to close to make room, among those from addr (from
+ * any address when addr is NULL): the one that got least far, and of
+ * those the oldest. A client that finished its handshake and sends its
+ * headers is not closed for connections that have done less. */
+static struct sock *
+unauth_victim(struct http_server *s, const struct in_addr *addr)
+{
+	struct sock *p, *best = NULL;
+	enum sock_stage best_stage = SOCK_REQUESTED;
+
+	for (p = s->unauth_head; p; p = p->next) {
+		enum sock_stage st;
+
+		if (addr && p->addr.s_addr != addr->s_addr)
+			continue;
+		st = sock_stage(p);
+		if (best == NULL || st < best_stage) {
+			best = p;
+			best_stage = st;
+		}
+		if (best_stage == SOCK_SILENT)
+			break;
+	}
+	return best;
+}
+
 /* A new connection: counted as unauthenticated, making room if it is one
- * too many in all or from its address (the oldest goes). */
+ * too many in all or from its address (unauth_victim goes). */
 static void
 unauth_add(struct http_server *s, struct sock *k)
 {
-	struct sock *p, *oldest = NULL;
+	struct sock *p;
 	unsigned same = 0;
 
 	for (p = s->unauth_head; p; p = p->next)
-		if (p->addr.s_addr == k->addr.s_addr && same++ == 0)
-			oldest = p;
-	if (oldest && same >= s->cfg.max_unauth_per_addr)
-		unauth_drop(s, oldest);
+		if (p->addr.s_addr == k->addr.s_addr)
+			same++;
+	if (same && same >= s->cfg.max_unauth_per_addr)
+		unauth_drop(s, unauth_victim(s, &k->addr));
 	if (s->unauth_head && s->nunauth >= s->cfg.max_unauth)
-		unauth_drop(s, s->unauth_head);
+		unauth_drop(s, unauth_victim(s, NULL));
 	k->deadline =
 	    uv_now(s->cfg.loop) + (uint64_t)s->cfg.header_timeout * 1000;
 	k->unauth = true;
@@ -769,6 +840,7 @@ on_connection(void *cls, struct MHD_Connection *connection,
 
 		k = xcalloc(1, sizeof(*k));
 		k->l = l;
+		k->conn = connection;
 		fd = MHD_get_connection_info(connection,
 					     MHD_CONNECTION_INFO_CONNECTION_FD);
 		sa = MHD_get_connection_info(
@@ -790,6 +862,22 @@ on_connection(void *cls, struct MHD_Connection *connection,
 		free(k);
 		*socket_context = NULL;
 	}
+}
+
+/* MHD has the request line of a connection (MHD_OPTION_URI_LOG_CALLBACK):
+ * its headers are coming. Returns no request context. */
+static void *
+on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct sock *k = ci ? ci->socket_context : NULL;
+
+	(void)cls;
+	(void)uri;
+	if (k)
+		k->request = true;
+	return NULL;
 }
 
 /* The connection presented the token: it is no longer counted. */
@@ -1161,9 +1249,10 @@ start_listener(struct http_server *s, struct listener *l, int fd,
 		    MHD_OPTION_EXTERNAL_LOGGER, log_cb, NULL, MHD_OPTION_ARRAY,
 		    tls, MHD_OPTION_SOCK_ADDR, sin, MHD_OPTION_NOTIFY_COMPLETED,
 		    on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
-		    on_connection, l, MHD_OPTION_CONNECTION_LIMIT,
-		    s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-		    s->cfg.idle_timeout, MHD_OPTION_END);
+		    on_connection, l, MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
+		    MHD_OPTION_CONNECTION_LIMIT, s->cfg.max_connections,
+		    MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout,
+		    MHD_OPTION_END);
 	}
 	if (l->d == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP listener");

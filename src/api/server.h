@@ -13,14 +13,23 @@
  * - A watch stream whose client reads slower than events arrive is ended
  *   (the client sees the chunked stream end and resumes from its last
  *   resourceVersion, as with Kubernetes' watch cache) once it lags by more
- *   than watch_buffer bytes, or, when all streams together lag by more
- *   than watch_buffer_total, the stream that lags most. The events of a
- *   watch's initial state do not count: a client may be slow to take them.
+ *   than watch_buffer bytes. The events of a watch's initial state do not
+ *   count: a client may be slow to take them.
+ * - A list is sent in pieces, each printed once MHD has taken the one
+ *   before, its rows read a batch at a time from a store cursor; what a
+ *   list holds (the batch, the cursor) and what the watches lag count
+ *   together against watch_buffer_total. Past it, the stream whose
+ *   client has gone longest without taking a byte is ended (a watch at
+ *   the end of an event, a list cut short), and only a stalled one: one
+ *   that had a chance to send in the last MHD_run and whose client took
+ *   nothing; a client that takes bytes is never ended for the total.
  * - A TCP connection that has not sent the headers of a request with the
  *   right token within header_timeout seconds of being accepted is
- *   closed (the TLS handshake is part of that time); so is the oldest
- *   such connection when a new one makes them more than max_unauth in
- *   all or max_unauth_per_addr from one address.
+ *   closed (the TLS handshake is part of that time). When a new one makes
+ *   them more than max_unauth in all or max_unauth_per_addr from one
+ *   address, the one closed is the one that got least far (nothing
+ *   received, then a TLS handshake under way, then a handshake finished,
+ *   then a request line received), the oldest among equals.
  *   Connections that have presented the token are counted apart and never
  *   closed for the sake of new ones.
  * - A connection (TCP or unix) that sends nothing for idle_timeout seconds

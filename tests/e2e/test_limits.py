@@ -15,6 +15,7 @@ import socket
 import ssl
 import string
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -831,4 +832,55 @@ def test_the_watch_budget_spares_the_streams_that_read(tmpdir_):
         for s in idle:
             s.close()
         d.api("DELETE", APPS + "/deployments/big")
+        d.stop()
+
+
+# Connections that send nothing, opened as fast as one process can for
+# argv[2] seconds (it stops by itself); prints how many.
+FLOOD = """
+import socket, sys, time
+end, keep, n = time.monotonic() + float(sys.argv[2]), [], 0
+while time.monotonic() < end:
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", int(sys.argv[1])))
+    keep.append(s)
+    n += 1
+    if len(keep) > 500:
+        keep.pop(0).close()
+print(n)
+"""
+
+
+def test_unauthenticated_flood_does_not_evict_the_token_holder(tmpdir_):
+    # Connections from 127.0.0.1 that send nothing, opened by another
+    # process as fast as it can (several thousand a second), with a quota
+    # of 8 per address: the one closed to make room is one that sent
+    # nothing, never the token holder's, which is in the middle of its TLS
+    # handshake or past it, and sends its headers. (Before: all 30 failed.)
+    d = Daemon(tmpdir_, tcp=True,
+               extra=["--max-unauthenticated-per-address", "8"])
+    flood = None
+    try:
+        flood = subprocess.Popen([sys.executable, "-c", FLOOD, str(d.port),
+                                  "8"], stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # the flood under way
+        failed = []
+        for _ in range(30):
+            try:
+                st = d.tcp_get("/version", 5)
+                if st != 200:
+                    failed.append(st)
+            except (OSError, http.client.HTTPException) as e:
+                failed.append(repr(e))
+        assert flood.poll() is None, "the flood ended before the requests"
+        n = int(flood.communicate(timeout=20)[0])
+        print("%d of 30 requests failed under %.0f connections/s: %s" % (
+            len(failed), n / 8, failed[:3]))
+        assert n / 8 > 1000
+        assert not failed
+    finally:
+        if flood and flood.poll() is None:
+            flood.kill()
+            flood.wait()
         d.stop()
