@@ -107,6 +107,15 @@ int service_ports_free(struct api *a, const struct object *o,
 int service_target_ports_known(struct api *a, const struct object *o,
 			       struct api_resp *resp);
 
+/* h_service.c: spec.clusterIP and clusterIPs of Service o, written
+ * (old: the stored Service of an update, else NULL). Created: the address
+ * of the API server's node (its InternalIP), where a client on this host
+ * reaches the Service, or left empty before that node exists; another
+ * address is refused (422). Updated: kept; another value is refused as
+ * Kubernetes refuses it (immutable). 0, or -1 with the answer in resp. */
+int service_cluster_ip(struct api *a, struct object *o,
+		       const struct object *old, struct api_resp *resp);
+
 /* Stored JSON text -> the object as served (resourceVersion set). */
 json_t *served_object(const struct store_item *it);
 /* The same as text appended to out, without parsing: the store holds

@@ -21,13 +21,19 @@
  *   spec.ports[0].targetPort: Invalid value: "htp": no container port
  *   of the pods this Service selects is named "htp"
  * A Service created before its workload is accepted: nothing to check
- * against yet. */
+ * against yet.
+ *
+ * spec.clusterIP (service_cluster_ip) holds the address of the API
+ * server's node, which is where a client on that host reaches the
+ * Service (every node serves it at its own address and the Service's
+ * port); Kubernetes' column CLUSTER-IP shows it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_int.h"
 #include "store.h"
+#include "xalloc.h"
 
 /* The ports held by stored Services other than ns/name; a port taken
  * twice by o itself is validate_service's (Duplicate value). Returns 0
@@ -208,4 +214,113 @@ service_target_ports_known(struct api *a, const struct object *o,
 	resp_invalid(resp, o->k, s->metadata.name, &errs);
 	fielderr_list_release(&errs);
 	return -1;
+}
+
+/* The InternalIP in a stored Node's text, or NULL; the caller frees
+ * it. */
+static char *
+internal_ip(const char *text)
+{
+	json_t *n = json_loads(text, 0, NULL), *ad;
+	char *out = NULL;
+	size_t i;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(n, "status"), "addresses"), i, ad)
+	{
+		const char *t = json_string_value(json_object_get(ad, "type"));
+		const char *v =
+		    json_string_value(json_object_get(ad, "address"));
+
+		if (t && v && !strcmp(t, "InternalIP")) {
+			out = xstrdup(v);
+			break;
+		}
+	}
+	json_decref(n);
+	return out;
+}
+
+/* The InternalIP of the node the API server runs beside: its own
+ * agent's node (api_serve_node_logs), else the only node there is; NULL
+ * if neither is known. The caller frees it. */
+static char *
+own_node_address(struct api *a)
+{
+	struct store_key k = {"nodes", "", NULL};
+	struct store_items items = {0};
+	struct store_item it;
+	char *out = NULL;
+	int64_t rv;
+
+	if (a->nlogs > 0) {
+		k.name = a->logs[0].node;
+		if (store_get(a->cfg.store, &k, &it))
+			return NULL;
+		out = internal_ip(it.value);
+		store_item_release(&it);
+		return out;
+	}
+	if (store_list(a->cfg.store, "nodes", NULL, NULL, &items, &rv) == 0 &&
+	    items.n == 1)
+		out = internal_ip(items.v[0].value);
+	store_items_release(&items);
+	return out;
+}
+
+static void
+set_cluster_ip(struct service_spec *sp, const char *ip)
+{
+	free(sp->cluster_ip);
+	sp->cluster_ip = xstrdup(ip);
+	strlist_release(&sp->cluster_ips);
+	strlist_push(&sp->cluster_ips, ip);
+}
+
+static int
+cluster_ip_refused(struct api_resp *resp, const struct object *o,
+		   const char *ip, const char *why)
+{
+	struct fielderr_list errs = {0};
+
+	fielderr_addf_str(&errs, FE_INVALID, "spec.clusterIP", ip, why);
+	resp_invalid(resp, o->k,
+		     ((const struct service *)o->obj)->metadata.name, &errs);
+	fielderr_list_release(&errs);
+	return -1;
+}
+
+int
+service_cluster_ip(struct api *a, struct object *o, const struct object *old,
+		   struct api_resp *resp)
+{
+	struct service_spec *sp = &((struct service *)o->obj)->spec;
+	const char *want =
+	    sp->cluster_ip && *sp->cluster_ip ? sp->cluster_ip : NULL;
+	char *own;
+	int r = 0;
+
+	if (old) {
+		const struct service_spec *was =
+		    &((const struct service *)old->obj)->spec;
+		const char *had = was->cluster_ip ? was->cluster_ip : "";
+
+		if (want == NULL && *had)
+			set_cluster_ip(sp, had); /* kept, as Kubernetes */
+		else if (want && strcmp(want, had))
+			return cluster_ip_refused(resp, o, want,
+						  "field is immutable");
+		return 0;
+	}
+	own = own_node_address(a);
+	if (want && (own == NULL || strcmp(want, own)))
+		r = cluster_ip_refused(
+		    resp, o, want,
+		    "drover sets it to the address of the API server's node, "
+		    "where a client on that host reaches the Service (every "
+		    "node serves it at its own address); leave it out");
+	else if (own)
+		set_cluster_ip(sp, own);
+	free(own);
+	return r;
 }

@@ -373,7 +373,8 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 		    (default_and_validate_admit(res, &o, NULL, resp, true) ||
 		     (res->id == KIND_SERVICE &&
 		      (service_ports_free(a, &o, resp) ||
-		       service_target_ports_known(a, &o, resp))))) {
+		       service_target_ports_known(a, &o, resp) ||
+		       service_cluster_ip(a, &o, NULL, resp))))) {
 			object_release(&o);
 			return;
 		}
@@ -679,7 +680,8 @@ do_update(struct api *a, struct route *rt, json_t *body,
 		goto out;
 	if (res->id == KIND_SERVICE &&
 	    (service_ports_free(a, &nw, resp) ||
-	     service_target_ports_known(a, &nw, resp)))
+	     service_target_ports_known(a, &nw, resp) ||
+	     service_cluster_ip(a, &nw, &old, resp)))
 		goto out;
 	if (selector_changed(&old, &nw)) {
 		struct fielderr_list e = {0};

@@ -2,8 +2,8 @@
  * Nodes (printers.go: printService, printEndpoints, printEndpointSlice,
  * printNode), registered in columns.c.
  *
- *   NAME  TYPE       PORT(S)        AGE  [SELECTOR]                services
- *   web   ClusterIP  80/TCP,81/TCP  5m   app=web
+ *   NAME  TYPE       CLUSTER-IP  EXTERNAL-IP  PORT(S)        AGE     services
+ *   web   ClusterIP  127.0.0.1   <none>       80/TCP,81/TCP  5m
  *   NAME  ENDPOINTS                        AGE                      endpoints
  *   web   127.0.0.1:31001,127.0.0.1:31002  5m
  *   NAME       ADDRESSTYPE  PORTS  ENDPOINTS  AGE                   slices
@@ -12,9 +12,11 @@
  *   node-1  Ready   <none>  5m   v1.28.0-drover
  *
  * kubectl shows at most three endpoints or ports and then " + N
- * more...". drover has no cluster IP: a Service is served on every
- * node's address at its port, so the CLUSTER-IP and EXTERNAL-IP columns
- * of Kubernetes' Service table are left out. */
+ * more...". drover has no virtual cluster IP: a Service is served on
+ * every node's address at its port, and spec.clusterIP holds the
+ * address of the API server's node (h_service.c), which CLUSTER-IP
+ * shows as Kubernetes does; EXTERNAL-IP is <none> (no load balancer, no
+ * externalIPs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +72,11 @@ columns_endpoints(const struct endpoints *e, const char *port_name,
 
 /* ---- Service ----
  *
- * printService without its cluster IP columns: TYPE is spec.type,
- * PORT(S) each port as "port/protocol" (Kubernetes adds ":nodePort" for
- * NodePort Services; drover's NodePort is the port itself, so it adds
- * nothing), SELECTOR (wide) the selector map. */
+ * printService: TYPE is spec.type, CLUSTER-IP spec.clusterIPs[0] (else
+ * clusterIP, else <none>), EXTERNAL-IP <none>, PORT(S) each port as
+ * "port/protocol" (Kubernetes adds ":nodePort" for NodePort Services;
+ * drover's NodePort is the port itself, so it adds nothing), SELECTOR
+ * (wide) the selector map. */
 
 static void
 cell_svc_type(const struct object *o, dtime now, struct strbuf *out)
@@ -82,6 +85,27 @@ cell_svc_type(const struct object *o, dtime now, struct strbuf *out)
 
 	(void)now;
 	strbuf_addstr(out, s->spec.type ? s->spec.type : "");
+}
+
+static void
+cell_svc_cluster_ip(const struct object *o, dtime now, struct strbuf *out)
+{
+	const struct service_spec *sp = &((const struct service *)o->obj)->spec;
+
+	(void)now;
+	strbuf_addstr(out, sp->cluster_ips.n ? sp->cluster_ips.v[0]
+			   : sp->cluster_ip && *sp->cluster_ip ? sp->cluster_ip
+							       : "<none>");
+}
+
+/* getServiceExternalIP for ClusterIP and NodePort Services without
+ * externalIPs, which drover does not model. */
+static void
+cell_svc_external_ip(const struct object *o, dtime now, struct strbuf *out)
+{
+	(void)o;
+	(void)now;
+	strbuf_addstr(out, "<none>");
 }
 
 /* makePortString: "80/TCP", one per port, "<none>" without. */
@@ -115,6 +139,12 @@ const struct column columns_service[] = {
      "type determines how the Service is exposed. drover: ClusterIP or "
      "NodePort, both served on every node's address at the port.",
      cell_svc_type},
+    {"Cluster-IP", "string", "", 0,
+     "Cluster IP of the service. drover: the address of the API server's "
+     "node; every node serves the Service at its own address.",
+     cell_svc_cluster_ip},
+    {"External-IP", "string", "", 0, "External IP of the service.",
+     cell_svc_external_ip},
     {"Port(s)", "string", "", 0,
      "The list of ports that are exposed by this service.", cell_svc_ports},
     AGE_COL,

@@ -663,9 +663,9 @@ const struct schema schema_node = SCHEMA(node, node_f);
 
 /* v1.ServicePort and v1.ServiceSpec, in Kubernetes' field order. port
  * has no omitempty in Go; targetPort is defaulted to port. Fields of
- * Kubernetes' Service drover has no use for (clusterIP, nodePort,
- * sessionAffinity, ...) are not modelled, so a manifest that sets them
- * is refused as an unknown field rather than silently not honoured. */
+ * Kubernetes' Service drover has no use for (nodePort, sessionAffinity,
+ * ...) are not modelled, so a manifest that sets them is refused as an
+ * unknown field rather than silently not honoured. */
 static const struct field service_port_f[] = {
     F(service_port, "name", FT_STR, name, O, NULL),
     F(service_port, "protocol", FT_STR, protocol, O, NULL),
@@ -680,6 +680,8 @@ static const struct schema service_port_s =
 static const struct field service_spec_f[] = {
     FK(service_spec, "ports", ports, O, &service_port_s, "port"),
     F(service_spec, "selector", FT_STRMAP, selector, O, NULL),
+    F(service_spec, "clusterIP", FT_STR, cluster_ip, O, NULL),
+    F(service_spec, "clusterIPs", FT_STRLIST, cluster_ips, O, NULL),
     F(service_spec, "type", FT_STR, type, O, NULL),
 };
 static const struct schema service_spec_s =

@@ -489,6 +489,12 @@ LIST_OF(service_port);
 struct service_spec {
 	struct service_port_list ports;
 	struct strmap selector;
+	/* The address at which a client on the API server's host reaches the
+	 * Service: that node's address (InternalIP), set by the API at create
+	 * (h_service.c). Every node serves the Service at its own address
+	 * and `port`; there is no virtual IP. clusterIPs is [clusterIP]. */
+	char *cluster_ip;
+	struct strlist cluster_ips;
 	char *type; /* "ClusterIP" or "NodePort" */
 };
 

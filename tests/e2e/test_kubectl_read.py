@@ -184,8 +184,10 @@ def test_apply_create_and_get(kc, drover, tmp_path):
         "No resources found" in r.stderr
 
     t = table(ok(kc("get", "svc")))
-    assert t[0] == ["NAME", "TYPE", "PORT(S)", "AGE"]
-    assert t[1][:3] == ["web", "ClusterIP", "18080/TCP"]
+    assert t[0] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)",
+                    "AGE"]
+    assert t[1][:5] == ["web", "ClusterIP", "127.0.0.1", "<none>",
+                        "18080/TCP"]
     assert table(ok(kc("get", "svc", "-o", "wide")))[1][-1] == "app=web"
     poll(lambda: drover.api("GET", CORE + "/endpoints/web")[0] == 200,
          what="the Endpoints of web")

@@ -221,8 +221,10 @@ def test_service_endpoints_follow_pods(dm):
     out = cli(dm, "get", "svc")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "TYPE", "PORT(S)", "AGE"]
-    assert lines[1].split()[:3] == ["web", "ClusterIP", "%d/TCP" % PORT]
+    assert lines[0].split() == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP",
+                                "PORT(S)", "AGE"]
+    assert lines[1].split()[:5] == ["web", "ClusterIP", "127.0.0.1", "<none>",
+                                    "%d/TCP" % PORT]
     out = cli(dm, "get", "services", "-o", "wide")
     assert out.stdout.splitlines()[0].split()[-1] == "SELECTOR"
     assert out.stdout.splitlines()[1].split()[-1] == "app=web"
@@ -342,6 +344,38 @@ def test_service_endpoints_follow_pods(dm):
     wait_for(lambda: not slices(dm), what="the slices to go")
     wait_for(lambda: dm.req("GET", CORE + "/endpoints/web").status_code == 404,
              what="the Endpoints object to go")
+
+
+def test_cluster_ip_is_the_nodes_address(dm):
+    """spec.clusterIP is set at create to the address of the API server's
+    node (where a client on this host reaches the Service), kept by an
+    update that leaves it out, and refused when another address is asked
+    for or it is changed."""
+    r = dm.req("POST", CORE + "/services", service("cip", PORT + 7))
+    assert r.status_code == 201, r.text
+    svc = r.json()
+    assert svc["spec"]["clusterIP"] == "127.0.0.1"
+    assert svc["spec"]["clusterIPs"] == ["127.0.0.1"]
+    # a PUT without it keeps it, and writes nothing new
+    del svc["spec"]["clusterIP"], svc["spec"]["clusterIPs"]
+    r = dm.req("PUT", CORE + "/services/cip", svc)
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["clusterIP"] == "127.0.0.1"
+    svc = r.json()
+    svc["spec"]["clusterIP"] = "127.0.0.9"
+    svc["spec"]["clusterIPs"] = ["127.0.0.9"]
+    r = dm.req("PUT", CORE + "/services/cip", svc)
+    assert r.status_code == 422
+    assert 'spec.clusterIP: Invalid value: "127.0.0.9": field is immutable' \
+        in r.json()["message"]
+    other = service("other", PORT + 8)
+    other["spec"]["clusterIP"] = "10.96.0.5"
+    r = dm.req("POST", CORE + "/services", other)
+    assert r.status_code == 422
+    assert 'spec.clusterIP: Invalid value: "10.96.0.5": drover sets it' \
+        in r.json()["message"]
+    assert dm.req("GET", CORE + "/services/other").status_code == 404
+    assert dm.req("DELETE", CORE + "/services/cip").status_code == 200
 
 
 def service_events(dm, reason):

@@ -112,7 +112,8 @@ test_headers_are_kubernetes(void **state)
 	    {KIND_NODE, true,
 	     "NAME|STATUS|ROLES|AGE|VERSION|INTERNAL-IP|EXTERNAL-IP|OS-IMAGE|"
 	     "KERNEL-VERSION|CONTAINER-RUNTIME"},
-	    {KIND_SERVICE, true, "NAME|TYPE|PORT(S)|AGE|SELECTOR"},
+	    {KIND_SERVICE, true,
+	     "NAME|TYPE|CLUSTER-IP|EXTERNAL-IP|PORT(S)|AGE|SELECTOR"},
 	    {KIND_ENDPOINTS, false, "NAME|ENDPOINTS|AGE"},
 	    {KIND_ENDPOINT_SLICE, false,
 	     "NAME|ADDRESSTYPE|PORTS|ENDPOINTS|AGE"},
@@ -262,7 +263,15 @@ test_service_and_endpoints_cells(void **state)
 	sp->port = 81;
 	sp->protocol = xstrdup("TCP");
 	s = cells(&os, true, T0);
-	assert_string_equal(s, "web|ClusterIP|80/TCP,81/TCP|0s|app=web");
+	assert_string_equal(
+	    s, "web|ClusterIP|<none>|<none>|80/TCP,81/TCP|0s|app=web");
+	free(s);
+	/* the address the API set: the API server's node's */
+	svc.spec.cluster_ip = xstrdup("127.0.0.1");
+	strlist_push(&svc.spec.cluster_ips, "127.0.0.1");
+	s = cells(&os, false, T0);
+	assert_string_equal(s,
+			    "web|ClusterIP|127.0.0.1|<none>|80/TCP,81/TCP|0s");
 	free(s);
 
 	ep.metadata.name = xstrdup("web");
