@@ -27,6 +27,7 @@
  * server's node, which is where a client on that host reaches the
  * Service (every node serves it at its own address and the Service's
  * port); Kubernetes' column CLUSTER-IP shows it. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,7 @@ service_cluster_ip(struct api *a, struct object *o, const struct object *old,
 	struct service_spec *sp = &((struct service *)o->obj)->spec;
 	const char *want =
 	    sp->cluster_ip && *sp->cluster_ip ? sp->cluster_ip : NULL;
+	unsigned char buf[16];
 	char *own;
 	int r = 0;
 
@@ -312,6 +314,11 @@ service_cluster_ip(struct api *a, struct object *o, const struct object *old,
 						  "field is immutable");
 		return 0;
 	}
+	if (want && inet_pton(AF_INET, want, buf) != 1 &&
+	    inet_pton(AF_INET6, want, buf) != 1)
+		return cluster_ip_refused(resp, o, want,
+					  "must be a valid IP address, (e.g. "
+					  "10.9.8.7 or 2001:db8::ffff)");
 	own = own_node_address(a);
 	if (want && (own == NULL || strcmp(want, own)))
 		r = cluster_ip_refused(

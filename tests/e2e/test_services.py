@@ -374,6 +374,11 @@ def test_cluster_ip_is_the_nodes_address(dm):
     assert r.status_code == 422
     assert 'spec.clusterIP: Invalid value: "10.96.0.5": drover sets it' \
         in r.json()["message"]
+    other["spec"]["clusterIP"] = "10.0.0"
+    r = dm.req("POST", CORE + "/services", other)
+    assert r.status_code == 422
+    assert 'spec.clusterIP: Invalid value: "10.0.0": must be a valid IP ' \
+        'address' in r.json()["message"]
     assert dm.req("GET", CORE + "/services/other").status_code == 404
     assert dm.req("DELETE", CORE + "/services/cip").status_code == 200
 
