@@ -657,6 +657,18 @@ plan_rollout(const struct plan_rcu_in *in, int64_t desired,
 		 "%lld)",
 		 next->metadata.name, (long long)avail, (long long)n);
 }
+/* The seed's answer to a rollback with no new controller to roll back
+ * from: an error that says to roll out the old version instead. */
+static void
+nothing_to_roll_back(struct plan_rcu_step *out, const char *name)
+{
+	out->op = RCU_ERROR;
+	snprintf(out->message, sizeof(out->message),
+		 "replicationcontrollers \"%s\" not found: nothing to roll "
+		 "back; you may want to simply do a new rollout with the old "
+		 "version",
+		 name);
+}
 
 /* Only NEXT exists: the rename (or, NEW named, the last cleanup) of an
  * update of OLD, if NEXT says it is one. On --rollback (roles swapped:
@@ -678,12 +690,7 @@ plan_only_next(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 		return;
 	}
 	if (in->rollback && !rcu_source_names(next, in->old_name)) {
-		out->op = RCU_ERROR;
-		snprintf(out->message, sizeof(out->message),
-			 "replicationcontrollers \"%s\" not found: nothing "
-			 "to roll back; you may want to simply do a new "
-			 "rollout with the old version",
-			 in->old_name);
+		nothing_to_roll_back(out, in->old_name);
 		return;
 	}
 	if (!rcu_source_names(next, in->old_name)) {
@@ -738,12 +745,7 @@ plan_only_old(const struct plan_rcu_in *in, struct plan_rcu_step *out)
 		return;
 	}
 	if (in->rollback || in->proto == NULL) {
-		out->op = RCU_ERROR;
-		snprintf(out->message, sizeof(out->message),
-			 "replicationcontrollers \"%s\" not found: nothing "
-			 "to roll back; you may want to simply do a new "
-			 "rollout with the old version",
-			 in->next_name);
+		nothing_to_roll_back(out, in->next_name);
 		return;
 	}
 	if (plan_prepare_old(in, out))
