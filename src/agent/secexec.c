@@ -70,13 +70,21 @@ cap_mask(cap_t c, cap_flag_t flag)
 	return m;
 }
 
+/* Read once: a process's capabilities do not change under it, and a
+ * read is some 80 system calls, at every start and exec probe
+ * otherwise. The loop thread is the only caller. */
 static struct held
 held(void)
 {
-	cap_t c = cap_get_proc();
-	struct held h = {0};
+	static struct held h;
+	static bool known;
+	cap_t c;
 	int i, n = (int)cap_max_bits();
 
+	if (known)
+		return h;
+	known = true;
+	c = cap_get_proc();
 	h.permitted = cap_mask(c, CAP_PERMITTED);
 	h.setpcap = cap_mask(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP);
 	h.any = h.permitted || cap_mask(c, CAP_INHERITABLE);

@@ -8,6 +8,7 @@
 #include "guard.h"
 #include "log.h"
 #include "metrics.h"
+#include "tmplhash.h"
 #include "xalloc.h"
 
 /* The hot writes of one component name: every name ever used, in the
@@ -64,26 +65,11 @@ client_guard_hot_writes(const char *component)
 	return 0;
 }
 
-#define FNV_BASIS 14695981039346656037ULL
-
-/* FNV-1a over n bytes, from h. */
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* FNV-1a, never 0 (the mark of a free slot). */
 static uint64_t
 path_hash(const char *s)
 {
-	uint64_t h = fnv(FNV_BASIS, s, strlen(s));
+	uint64_t h = fnv1a64(FNV1A64_BASIS, s, strlen(s));
 
 	return h ? h : 1;
 }
@@ -110,14 +96,14 @@ json_hash(uint64_t h, json_t *v, int depth)
 
 	if (v == NULL || depth > 32)
 		return h;
-	h = fnv(h, &(char){(char)json_typeof(v)}, 1);
+	h = fnv1a64(h, &(char){(char)json_typeof(v)}, 1);
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		json_object_foreach(v, k, e)
 		{
 			if (volatile_key(k))
 				continue;
-			h = fnv(h, k, strlen(k) + 1);
+			h = fnv1a64(h, k, strlen(k) + 1);
 			h = json_hash(h, e, depth + 1);
 		}
 		break;
@@ -125,18 +111,18 @@ json_hash(uint64_t h, json_t *v, int depth)
 		json_array_foreach(v, i, e) h = json_hash(h, e, depth + 1);
 		break;
 	case JSON_STRING:
-		h = fnv(h, json_string_value(v), json_string_length(v));
+		h = fnv1a64(h, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER: {
 		json_int_t n = json_integer_value(v);
 
-		h = fnv(h, &n, sizeof(n));
+		h = fnv1a64(h, &n, sizeof(n));
 		break;
 	}
 	case JSON_REAL: {
 		double d = json_real_value(v);
 
-		h = fnv(h, &d, sizeof(d));
+		h = fnv1a64(h, &d, sizeof(d));
 		break;
 	}
 	default:
@@ -233,7 +219,7 @@ count(struct guard *g, const char *method, const char *path, json_t *body)
 	s = slot_for(g, path_hash(path), now);
 	if (s == NULL)
 		return;
-	b = json_hash(fnv(FNV_BASIS, method, strlen(method)), body, 0);
+	b = json_hash(fnv1a64(FNV1A64_BASIS, method, strlen(method)), body, 0);
 	if (b != s->body || now - s->since >= GUARD_WINDOW_MS) {
 		s->body = b;
 		s->since = now;

@@ -21,20 +21,14 @@
 #include "plan_rs.h"
 #include "pod_facts.h"
 #include "strmap.h"
+#include "tmplhash.h"
 
-#define FNV64_OFFSET 14695981039346656037ULL
-#define FNV64_PRIME  1099511628211ULL
-
-/* FNV-1a, 64 bits, over s including its NUL. */
+/* FNV-1a, 64 bits, over s including its NUL: "a"+"bc" and "ab"+"c"
+ * differ. */
 static uint64_t
-fnv1a64(uint64_t h, const char *s)
+fnv_str(uint64_t h, const char *s)
 {
-	/* the terminating NUL too: "a"+"bc" and "ab"+"c" differ */
-	do {
-		h ^= (unsigned char)*s;
-		h *= FNV64_PRIME;
-	} while (*s++);
-	return h;
+	return fnv1a64(h, s, strlen(s) + 1);
 }
 
 /* A 64-bit hash of the label map in key order (strmap is sorted), so
@@ -45,12 +39,12 @@ fnv1a64(uint64_t h, const char *s)
 uint64_t
 labels_fingerprint(const struct strmap *labels)
 {
-	uint64_t h = FNV64_OFFSET;
+	uint64_t h = FNV1A64_BASIS;
 	size_t i;
 
 	for (i = 0; i < labels->n; i++) {
-		h = fnv1a64(h, labels->v[i].key);
-		h = fnv1a64(h, labels->v[i].value ? labels->v[i].value : "");
+		h = fnv_str(h, labels->v[i].key);
+		h = fnv_str(h, labels->v[i].value ? labels->v[i].value : "");
 	}
 	return h;
 }

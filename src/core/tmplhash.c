@@ -40,6 +40,19 @@ fnv1a32(uint32_t h, const void *data, size_t n)
 	return h;
 }
 
+uint64_t
+fnv1a64(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 /* out receives at most 10 characters plus the NUL: the decimal digits of
  * a uint32 (at most 4294967295), each mapped through SafeEncodeString,
  * which indexes the 27-letter alphabet with the byte value modulo 27.

@@ -19,6 +19,11 @@ void tmplhash_compute(const struct pod_template *t,
 
 /* The FNV-1a 32-bit step, exposed for tests. */
 uint32_t fnv1a32(uint32_t h, const void *data, size_t n);
+/* The same in 64 bits, from FNV1A64_BASIS or a previous result (Go's
+ * New64a): the hash of the pod facts' label sets and of the hot-write
+ * guard's writes. */
+#define FNV1A64_BASIS 14695981039346656037ULL
+uint64_t fnv1a64(uint64_t h, const void *data, size_t n);
 
 /* True if a and b are equal ignoring the pod-template-hash label
  * (Kubernetes' EqualIgnoreHash). */
