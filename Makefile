@@ -11,7 +11,8 @@
 #   make fuzz           run the decoder fuzzer for FUZZ_SECONDS (default 60)
 #   make chaos          the crash campaign for CHAOS_SECONDS (default 600):
 #                       rollouts of real processes with SIGKILLs of the
-#                       daemon (CHAOS_SEED=N replays, CHAOS_TRIALS=N caps)
+#                       daemon (CHAOS_SEED=N replays, CHAOS_TRIALS=N caps,
+#                       CHAOS_TRAFFIC=1: only trials with traffic)
 
 SANITIZE ?= 0
 JOBS ?= 2
@@ -19,6 +20,7 @@ FUZZ_SECONDS ?= 60
 CHAOS_SECONDS ?= 600
 CHAOS_SEED ?=
 CHAOS_TRIALS ?=
+CHAOS_TRAFFIC ?=
 ifeq ($(SANITIZE),1)
 BUILD ?= build-asan
 CMAKE_FLAGS = -DSANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
@@ -52,7 +54,8 @@ test: build
 chaos: build
 	/usr/bin/python3 tests/chaos/chaos.py --seconds $(CHAOS_SECONDS) \
 		--build $(BUILD) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) \
-		$(if $(CHAOS_TRIALS),--trials $(CHAOS_TRIALS))
+		$(if $(CHAOS_TRIALS),--trials $(CHAOS_TRIALS)) \
+		$(if $(CHAOS_TRAFFIC),--traffic)
 
 check-layers: build
 	scripts/check-layers.sh $(BUILD)

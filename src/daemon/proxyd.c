@@ -22,7 +22,24 @@
  * table applied is answered with the "busy" message (wire.h), and so is
  * each endpoint that drains; the endpoints of earlier tables that are gone
  * are watched until idle too, so that a pod left out of a table is reported
- * busy while a connection to it remains. */
+ * busy while a connection to it remains.
+ *
+ * The hold: a new agent's tables are not applied while they would leave
+ * a Service with no ready endpoint that has ready ones in the table in
+ * force; the table in force routes on, for at most --hold-ms (HOLD_MS),
+ * until the agent sends one that does not (applied at once), or the
+ * hold ends (the last one held is applied, and its 503s are the
+ * truth). An agent that has just started may see the cluster before it
+ * has caught up (a restarted daemon rewriting its pods' readiness, say);
+ * the endpoints that answered a moment ago still answer if their
+ * processes run, and a process that is gone only costs a failed connect
+ * and the next endpoint. Only a new agent's tables are held, until one
+ * is applied: after that an outage is shown as it happens. While a table
+ * is held no busy message is sent, so no drain is acknowledged that the
+ * table in force does not show. Example: agent A's table has web with 3
+ * ready endpoints; the daemon is SIGKILLed and restarts; agent B's first
+ * table has web with 0 ready and 3 draining: held, web keeps its 3;
+ * 40 ms later B's next table has 3 ready: applied, answered busy. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -46,6 +63,9 @@
 
 /* How often the counters go to the agent. */
 #define METRICS_MS 1000
+
+/* How long a new agent's tables may be held (the hold, above). */
+#define HOLD_MS 5000
 
 /* A line longer than this ends the control connection. */
 #define MAX_LINE (16u << 20)
@@ -75,6 +95,12 @@ struct proxyd {
 	 * of its own tables, and acknowledge a drain its proxy has not
 	 * applied. */
 	bool table_ours;
+	/* The hold: the last table held and its agent generation; when the
+	 * hold of the agent connected ends (uv_now; 0: none began). */
+	struct proxy_table *held;
+	int64_t held_agen;
+	uint64_t hold_until, hold_ms;
+	uv_timer_t hold;
 	struct departed *departed;
 	char *last_sent; /* the last busy message, to send changes only */
 	bool stopping;
@@ -309,6 +335,111 @@ log_table(struct proxyd *d, const struct proxy_table *t, int64_t agen)
 		 t->n_services, total, nready, empty);
 }
 
+/* Whether t leaves a Service with no ready endpoint that has some in
+ * the table in force. */
+static bool
+starves(const struct proxy_table *in_force, const struct proxy_table *t)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < t->n_services; i++) {
+		const struct proxy_service *s = &t->services[i];
+		size_t ready = 0;
+
+		for (j = 0; j < s->n_endpoints; j++)
+			ready += s->endpoints[j].state == PROXY_EP_READY;
+		for (j = 0; !ready && in_force && j < in_force->n_services;
+		     j++) {
+			const struct proxy_service *o = &in_force->services[j];
+
+			if (strcmp(o->name, s->name))
+				continue;
+			for (k = 0; k < o->n_endpoints; k++)
+				if (o->endpoints[k].state == PROXY_EP_READY)
+					return true;
+		}
+	}
+	return false;
+}
+
+static void
+drop_held(struct proxyd *d)
+{
+	proxy_wire_table_free(d->held);
+	d->held = NULL;
+	if (!d->stopping)
+		uv_timer_stop(&d->hold);
+}
+
+/* Puts t in force (owned); false (t freed) if the proxy refused it. */
+static bool
+apply(struct proxyd *d, struct proxy_table *t, int64_t agen)
+{
+	int64_t pgen = proxy_set_table(d->proxy, t);
+
+	if (pgen < 0) {
+		log_warn("proxy: a table refused: %s", strerror((int)-pgen));
+		proxy_wire_table_free(t);
+		return false;
+	}
+	log_table(d, t, agen);
+	note_departed(d, d->table, t);
+	proxy_wire_table_free(d->table);
+	d->table = t;
+	d->table_pgen = pgen;
+	d->table_agen = agen;
+	d->table_ours = true;
+	report(d, true);
+	return true;
+}
+
+static void
+on_hold_end(uv_timer_t *h)
+{
+	struct proxyd *d = h->data;
+	struct proxy_table *t = d->held;
+
+	if (t == NULL)
+		return;
+	d->held = NULL;
+	log_warn("proxy: table %lld applied after a hold of %llu ms: the "
+		 "agent's view still has a Service without a ready endpoint",
+		 (long long)d->held_agen, (unsigned long long)d->hold_ms);
+	apply(d, t, d->held_agen);
+}
+
+/* A table of the agent connected: applied, or held (the hold, above). */
+static void
+take_table(struct proxyd *d, struct proxy_table *t, int64_t agen)
+{
+	uint64_t now = uv_now(d->loop);
+
+	if (!d->table_ours && d->table && starves(d->table, t)) {
+		if (d->hold_until == 0) {
+			d->hold_until = now + d->hold_ms;
+			log_warn("proxy: table %lld (a new agent's) leaves a "
+				 "Service without the ready endpoints it has "
+				 "now: held, the table in force kept for up "
+				 "to %llu ms",
+				 (long long)agen,
+				 (unsigned long long)d->hold_ms);
+		}
+		if (now < d->hold_until) {
+			proxy_wire_table_free(d->held);
+			d->held = t;
+			d->held_agen = agen;
+			uv_timer_start(&d->hold, on_hold_end,
+				       d->hold_until - now, 0);
+			return;
+		}
+	}
+	if (d->held)
+		log_info("proxy: table %lld ends the hold of table %lld",
+			 (long long)agen, (long long)d->held_agen);
+	drop_held(d);
+	apply(d, t, agen);
+}
+
 static void
 handle_line(struct proxyd *d, const char *line, size_t n)
 {
@@ -317,25 +448,13 @@ handle_line(struct proxyd *d, const char *line, size_t n)
 	const char *op = json_string_value(json_object_get(msg, "op"));
 	struct proxy_table *t;
 	const char *why = NULL;
-	int64_t agen, pgen;
+	int64_t agen;
 
 	if (op && !strcmp(op, "table")) {
-		if (proxy_wire_parse_table(msg, &agen, &t, &why)) {
+		if (proxy_wire_parse_table(msg, &agen, &t, &why))
 			log_warn("proxy: a table refused: %s", why);
-		} else if ((pgen = proxy_set_table(d->proxy, t)) < 0) {
-			log_warn("proxy: a table refused: %s",
-				 strerror((int)-pgen));
-			proxy_wire_table_free(t);
-		} else {
-			log_table(d, t, agen);
-			note_departed(d, d->table, t);
-			proxy_wire_table_free(d->table);
-			d->table = t;
-			d->table_pgen = pgen;
-			d->table_agen = agen;
-			d->table_ours = true;
-			report(d, true);
-		}
+		else
+			take_table(d, t, agen);
 	} else if (op && !strcmp(op, "exit")) {
 		log_info("proxy: no Service left: exiting");
 		stop_all(d);
@@ -359,6 +478,8 @@ close_client(struct proxyd *d)
 	uv_close((uv_handle_t *)d->client, on_client_closed);
 	d->client = NULL;
 	strbuf_reset(&d->in);
+	drop_held(d); /* the next agent sends its own */
+	d->hold_until = 0;
 }
 
 static void
@@ -433,6 +554,7 @@ stop_all(struct proxyd *d)
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->metrics, NULL);
+	uv_close((uv_handle_t *)&d->hold, NULL);
 }
 
 static void
@@ -471,11 +593,15 @@ proxyd_main(int argc, char **argv)
 	const char *sock = NULL;
 	int i, r, lock;
 
+	d.hold_ms = HOLD_MS;
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--socket") && i + 1 < argc)
 			sock = argv[++i];
+		else if (!strcmp(argv[i], "--hold-ms") && i + 1 < argc)
+			d.hold_ms = strtoull(argv[++i], NULL, 10);
 	if (sock == NULL) {
-		fprintf(stderr, "usage: drover %s --socket PATH\n",
+		fprintf(stderr,
+			"usage: drover %s --socket PATH [--hold-ms MS]\n",
 			PROXYD_VERB);
 		return 2;
 	}
@@ -510,6 +636,8 @@ proxyd_main(int argc, char **argv)
 	uv_timer_init(d.loop, &d.metrics);
 	d.metrics.data = &d;
 	uv_timer_start(&d.metrics, on_metrics, METRICS_MS, METRICS_MS);
+	uv_timer_init(d.loop, &d.hold);
+	d.hold.data = &d;
 	cfg.on_idle = on_idle;
 	cfg.on_applied = on_applied;
 	cfg.on_listen = on_listen;
@@ -529,6 +657,7 @@ proxyd_main(int argc, char **argv)
 	proxy_stop(d.proxy);
 	unlink(sock);
 	proxy_wire_table_free(d.table);
+	proxy_wire_table_free(d.held);
 	while (d.departed) {
 		struct departed *x = d.departed;
 

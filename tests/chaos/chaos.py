@@ -8,7 +8,7 @@ each trial (rollout complete, no duplicate or orphan process, no lost
 revision).
 
     chaos.py [--seconds N] [--seed S] [--trials N] [--build DIR]
-             [--actions N] [--max-replicas N]
+             [--actions N] [--max-replicas N] [--traffic]
 
 Trial i of a campaign with seed S runs scenario S+i; a failed trial is
 replayed alone with `--seed S+i --trials 1` (or `make chaos
@@ -37,7 +37,8 @@ sending keep-alive requests through the Service's port for the whole
 trial, and rollouts each followed by a SIGKILL of the daemon at a random
 point in the next 1.5 s (and sometimes another right after the restart).
 Every request must be answered 2xx: a non-2xx response or a socket error
-fails the trial. The counts are summed in the campaign's summary."""
+fails the trial. The counts are summed in the campaign's summary. With
+--traffic (make chaos CHAOS_TRAFFIC=1) every trial is a traffic trial."""
 import argparse
 import os
 import random
@@ -743,10 +744,13 @@ class TrafficTrial(Trial):
             return False
 
 
+TRAFFIC_ONLY = False  # --traffic: every scenario is a traffic trial
+
+
 def is_traffic(seed):
     """Which scenarios are traffic trials: every third (the others' seeds
-    keep their scenarios)."""
-    return seed % 3 == 0
+    keep their scenarios), or all of them with --traffic."""
+    return TRAFFIC_ONLY or seed % 3 == 0
 
 
 # ---- the campaign -------------------------------------------------------
@@ -775,6 +779,23 @@ def clean_up(dm, failures_of_trial):
         failures_of_trial.append("processes left behind (killed): %s" % left)
 
 
+def keep_logs(data_dir, seed):
+    """Copies the logs of a failed trial (the daemon's, the proxy's, the
+    pods') to a directory of the system's temporary one; its path, or
+    None."""
+    dest = os.path.join(tempfile.gettempdir(), "drover-chaos-failed", str(seed))
+    try:
+        for root, _, files in os.walk(data_dir):
+            for f in files:
+                if f.endswith(".log"):
+                    rel = os.path.relpath(os.path.join(root, f), data_dir)
+                    os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+                    shutil.copyfile(os.path.join(root, f), os.path.join(dest, rel))
+    except OSError:
+        return None
+    return dest
+
+
 def run_trial(seed, drover, example, actions, log, max_replicas):
     """Returns (failures, kills, samples) of one trial."""
     failures = []
@@ -801,6 +822,9 @@ def run_trial(seed, drover, example, actions, log, max_replicas):
             clean_up(dm, failures)
         if failures:
             failures.append("scenario: " + "; ".join(trial.events))
+            kept = keep_logs(d, seed)
+            if kept:
+                failures.append("logs: " + kept)
         elif os.environ.get("CHAOS_VERBOSE"):
             log("    scenario: " + "; ".join(trial.events))
         samples = (obs.samples, obs.down_samples, obs.min_ready, obs.max_pods) if obs else None
@@ -818,7 +842,9 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replic
             raise SystemExit("not built: " + f)
     end = time.monotonic() + seconds
     out = {"seed": seed, "trials": 0, "kills": 0, "failed": [], "samples": 0,
-           "down_samples": 0, "traffic_trials": 0}
+           "down_samples": 0, "traffic_trials": 0, "traffic_kills": 0,
+           "longest_clean": 0}
+    clean = 0
     TrafficTrial.requests = TrafficTrial.non2xx = TrafficTrial.sock_errors = 0
     i = 0
     while (trials is None or i < trials) and (time.monotonic() < end or i == 0):
@@ -829,6 +855,10 @@ def campaign(seconds, seed, build, trials=None, actions=4, log=print, max_replic
         out["trials"] += 1
         out["traffic_trials"] += is_traffic(s)
         out["kills"] += kills
+        if is_traffic(s):
+            out["traffic_kills"] += kills
+        clean = 0 if failures else clean + 1
+        out["longest_clean"] = max(out["longest_clean"], clean)
         if samples:
             out["samples"] += samples[0]
             out["down_samples"] += samples[1]
@@ -857,10 +887,14 @@ def main():
     ap.add_argument("--trials", type=int, default=None)
     ap.add_argument("--actions", type=int, default=4, help="changes per trial")
     ap.add_argument("--max-replicas", type=int, default=4)
+    ap.add_argument("--traffic", action="store_true",
+                    help="every trial a traffic trial")
     ap.add_argument("--build", default=os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         "build"))
     a = ap.parse_args()
+    global TRAFFIC_ONLY
+    TRAFFIC_ONLY = a.traffic
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10**6)
     print("crash campaign: %gs, seed %d, build %s" % (a.seconds, seed, a.build), flush=True)
     t0 = time.monotonic()
@@ -870,9 +904,12 @@ def main():
           "%d failed, %.0fs" % (out["trials"], out["kills"], out["samples"],
                                 out["down_samples"], len(out["failed"]),
                                 time.monotonic() - t0))
-    print("%d traffic trials: %d requests through the Service, %d non-2xx, "
-          "%d socket errors" % (out["traffic_trials"], out["requests"],
-                                out["non2xx"], out["sock_errors"]))
+    print("%d traffic trials (%d SIGKILLs under load): %d requests through the "
+          "Service, %d non-2xx, %d socket errors" % (
+              out["traffic_trials"], out["traffic_kills"], out["requests"],
+              out["non2xx"], out["sock_errors"]))
+    print("longest run of consecutive trials without a failure: %d"
+          % out["longest_clean"])
     for s, f in out["failed"]:
         print("  failed: seed %d (replay: make chaos CHAOS_SEED=%d CHAOS_TRIALS=1): %s"
               % (s, s, f[0]))
