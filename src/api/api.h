@@ -62,6 +62,11 @@ struct api_req {
 	 * value in resp->json rather than text. */
 	json_t *json;
 	bool want_json;
+	/* Or the body text already parsed as JSON by the server, off the
+	 * loop (a large body, server.c): the value (borrowed), or NULL and
+	 * the parser's error. The media type is checked as for text. */
+	json_t *parsed;
+	const json_error_t *parse_error;
 };
 
 /* An answer produced in pieces (a long list), so that the server can send

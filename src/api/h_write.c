@@ -119,11 +119,18 @@ api_parse_body(const struct api_req *req, struct api_resp *resp)
 
 	if (req->json)
 		return json_incref(req->json);
+	if (req->parsed)
+		return json_incref(req->parsed);
 	if (req->body == NULL || req->body_len == 0) {
 		bad_request(resp, "the request body is empty");
 		return NULL;
 	}
-	j = json_loadb(req->body, req->body_len, 0, &je);
+	if (req->parse_error) {
+		j = NULL;
+		je = *req->parse_error;
+	} else {
+		j = json_loadb(req->body, req->body_len, 0, &je);
+	}
 	if (j == NULL) {
 		snprintf(msg, sizeof(msg),
 			 "the body of the request was in an unknown format: "

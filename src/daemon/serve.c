@@ -28,6 +28,7 @@
 #include "fit.h"
 #include "guard.h"
 #include "log.h"
+#include "loopstat.h"
 #include "logs.h"
 #include "metrics.h"
 #include "metrics_process.h"
@@ -106,6 +107,7 @@ struct serve {
 	struct event_broadcaster *events; /* the Events of ctl and agent */
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit;     /* the group commit of each loop turn */
+	struct loopstat turns;   /* the CPU time of each turn (/metrics) */
 	uv_check_t commit_after; /* and again after the agent's kick */
 	uv_async_t synced;       /* the store's sync thread made more durable */
 	uv_timer_t quiet;        /* a quiet spell after writes: trim the heap */
@@ -374,6 +376,7 @@ shutdown_all(struct serve *s)
 	uv_close((uv_handle_t *)&s->sigint, NULL);
 	uv_prepare_stop(&s->commit);
 	uv_close((uv_handle_t *)&s->commit, NULL);
+	loopstat_stop(&s->turns);
 	uv_check_stop(&s->commit_after);
 	uv_close((uv_handle_t *)&s->commit_after, NULL);
 	uv_timer_stop(&s->quiet);
@@ -944,6 +947,8 @@ serve_main(int argc, char **argv)
 	 * arena would keep pages of its own. */
 	mallopt(M_ARENA_MAX, 1);
 	store_set_deferred(s.store, true);
+	/* first: its turn ends after the commit's prepare (loopstat.h) */
+	loopstat_start(&s.turns, s.loop);
 	uv_prepare_init(s.loop, &s.commit);
 	s.commit.data = &s;
 	uv_timer_init(s.loop, &s.quiet);
@@ -989,6 +994,7 @@ serve_main(int argc, char **argv)
 	metrics_register(s.metrics, "hotwrites", client_guard_metrics_collect,
 			 NULL);
 	metrics_register(s.metrics, "process", metrics_process_collect, NULL);
+	metrics_register(s.metrics, "loop", loopstat_collect, &s.turns);
 	/* The proxy's counters, through the agent of the moment (it is
 	 * started again after a store rollback). */
 	metrics_register(s.metrics, "proxy", proxy_metrics, &s);
@@ -1018,6 +1024,7 @@ serve_main(int argc, char **argv)
 		serve_tls_release(&tls);
 		api_free(s.api);
 		metrics_free(s.metrics);
+		loopstat_release(&s.turns);
 		store_free(s.store);
 		return 1;
 	}
@@ -1097,6 +1104,7 @@ serve_main(int argc, char **argv)
 	s.client->ops->free(s.client);
 	api_free(s.api);
 	metrics_free(s.metrics);
+	loopstat_release(&s.turns);
 	store_free(s.store);
 	uv_loop_close(s.loop);
 	log_info("drover serve: stopped");

@@ -126,6 +126,7 @@ def test_metrics_needs_the_token_and_parses_and_counts_writes(api):
                      ("drover_store_writes_total", "counter"),
                      ("drover_store_commits_total", "counter"),
                      ("drover_store_fsync_duration_seconds", "histogram"),
+                     ("drover_event_loop_turn_cpu_seconds", "histogram"),
                      ("process_resident_memory_bytes", "gauge"),
                      ("process_cpu_seconds_total", "counter"),
                      ("process_start_time_seconds", "gauge"),
@@ -133,6 +134,9 @@ def test_metrics_needs_the_token_and_parses_and_counts_writes(api):
         assert before[fam]["type"] == typ, fam
     assert value(before, "process_resident_memory_bytes") > 1 << 20
     assert value(before, "process_open_fds") >= 3
+    # the loop has turned (every request is answered in a turn)
+    assert value(before, "drover_event_loop_turn_cpu_seconds",
+                 "drover_event_loop_turn_cpu_seconds_count") > 0
     start = value(before, "process_start_time_seconds")
     assert abs(start - time.time()) < 600, start
     # a histogram: cumulative buckets ending in +Inf == _count
