@@ -85,7 +85,7 @@ fuzz:
 		tests/fuzz/corpus-work tests/fuzz/corpus
 
 format:
-	clang-format -i src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
+	clang-format -i $$(find src -name "*.[ch]") tests/unit/*.c tests/unit/*.h \
 		tests/integ/*.c tests/fuzz/*.c examples/service/*.c bench/*.c bench/rollout/*.c \
 		bench/proxy/*.c
 

@@ -3,7 +3,7 @@
 # `make format` rewrites them.
 set -eu
 cd "$(dirname "$0")/.."
-files=$(ls src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h tests/integ/*.c \
+files=$(find src -name "*.[ch]" | sort; ls tests/unit/*.c tests/unit/*.h tests/integ/*.c \
 	tests/fuzz/*.c examples/service/*.c bench/*.c bench/proxy/*.c 2>/dev/null)
 if clang-format --dry-run -Werror $files 2>/tmp/check-format.$$; then
 	rm -f /tmp/check-format.$$

@@ -141,7 +141,7 @@ struct http_server {
 	char *unix_path;
 	struct stat unix_st; /* the socket file bound: unlinked only if so */
 	struct conn *watches;
-	struct conn *lists; /* answers in pieces under way */
+	struct conn *lists;   /* answers in pieces under way */
 	struct conn *parsing; /* bodies being parsed off the loop */
 	/* What the streams hold that their clients have not taken: the
 	 * watches' lags, the lists' rows read ahead and cursors. */

@@ -245,12 +245,6 @@ expect_observe(struct ctl_rs *c, json_t *ev)
 		expect_free(c, x);
 }
 
-static int64_t
-rs_replicas(const struct replicaset *rs)
-{
-	return rs->spec.replicas.set ? rs->spec.replicas.v : 1;
-}
-
 /* The carried plan of key, if it was made for rs as it is now. */
 static struct carried *
 carried_for(struct ctl_rs *c, const char *key, const struct replicaset *rs)

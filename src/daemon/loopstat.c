@@ -31,7 +31,8 @@ on_prepare(uv_prepare_t *h)
 	uint64_t now = thread_cpu_ns();
 
 	if (now >= ls->last_ns)
-		histogram_observe(&ls->turns, (double)(now - ls->last_ns) / 1e9);
+		histogram_observe(&ls->turns,
+				  (double)(now - ls->last_ns) / 1e9);
 	ls->last_ns = now;
 }
 

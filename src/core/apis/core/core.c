@@ -1,132 +1,14 @@
-/* model.c - the field tables that describe every model struct (see
- * schema.h), in Kubernetes' field order, and small object helpers.
- *
- * One table per Go type, one row per field drover models: F(struct,
- * "jsonName", type, member, flags, sub). The rows follow the order of
- * the fields in Kubernetes' Go types (k8s.io/api/core/v1 and apps/v1
- * types.go), so encoded objects list members in the order `kubectl get
- * -o json` shows them. The order also feeds the pod-template-hash,
- * computed over schema_dump() of the template, which walks these rows
- * in order: reordering, adding or removing a row under pod_template
- * (object_meta, pod_spec, container and below) renames every ReplicaSet
- * a Deployment creates afterwards (existing ones are still found: the
- * new-RS test compares templates, not hashes).
- *
- * Flags: O (omitempty) matches the Go json tag: a field tagged
- * `json:"replicas"` without omitempty (ReplicaSetStatus.replicas,
- * ContainerStatus.ready, exitCode) is always encoded, 0 included.
- * I32/I64 are the Go integer widths, so that `replicas: 3000000000` is
- * refused as Kubernetes refuses it. creationTimestamp is FF_NULLTIME:
- * Kubernetes prints an unset one as null rather than leaving it out.
- *
- * Patch strategies (FK and FP rows): the lists a strategic merge patch
- * merges element by element, with Kubernetes' patchStrategy:"merge" and
- * patchMergeKey tags (core/v1 and apps/v1 types.go):
- *
- *   containers, env                     by "name"
- *   ports (container)                   by "containerPort"
- *   ports (Service)                     by "port"
- *   conditions (all statuses)           by "type"
- *   node addresses                      by "type"
- *   ownerReferences                     by "uid"
- *   podIPs                              by "ip"
- *   finalizers                          a set of strings (merge, no key)
- *
- * and one map with patchStrategy:"retainKeys", DeploymentSpec.strategy:
- * `kubectl apply` of {type: Recreate} over a RollingUpdate Deployment
- * sends {"$retainKeys": ["type"], "type": "Recreate"} and the server
- * drops rollingUpdate.
- *
- * Why it matters: `kubectl set image` and `kubectl apply` send patches
- * like {"spec":{"template":{"spec":{"containers":[{"name":"web",
- * "image":"web:2"}]}}}}; merging by name changes only that container's
- * image and keeps its ports, probes and env, where replacing the list
- * would leave a container with nothing but a name and an image. Lists
- * without a strategy (tolerations, taints, httpHeaders, command, args,
- * containerStatuses, matchExpressions) are replaced whole, as Kubernetes
- * does for lists without a patch strategy (src/codec/smp.c applies and
- * computes the patches). */
+/* core.c - the field tables of the core/v1 types drover models (the
+ * pod spec and template, Pod, ReplicationController, Node, Service,
+ * Endpoints, Event, ObjectReference) and their typed wrappers (core.h;
+ * the rules of the rows in schema_rows.h). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "core.h"
+#include "schema_rows.h"
 #include "xalloc.h"
-
-/* A plain row: no merge key. */
-#define F(st, name, ty, member, fl, sub)                                       \
-	{                                                                      \
-		name, ty, offsetof(struct st, member), fl, sub, NULL, 0        \
-	}
-/* A plain row with a patch strategy (enum patch_strategy). */
-#define FP(st, name, ty, member, fl, sub, ps)                                  \
-	{                                                                      \
-		name, ty, offsetof(struct st, member), fl, sub, NULL, ps       \
-	}
-/* A list merged element by element in a strategic merge patch, the
- * elements named by member `key` (Kubernetes' patchMergeKey). */
-#define FK(st, name, member, fl, sub, key)                                     \
-	{                                                                      \
-		name, FT_LIST, offsetof(struct st, member), fl, sub, key,      \
-		    PS_MERGE                                                   \
-	}
-#define O   FF_OMITEMPTY
-#define I32 FF_INT32
-#define I64 FF_INT64
-
-/* metav1.OwnerReference. controller/blockOwnerDeletion are *bool: unset
- * and false are different values (meta_controller_ref needs set && true).
- */
-static const struct field owner_ref_f[] = {
-    F(owner_ref, "apiVersion", FT_STR, api_version, 0, NULL),
-    F(owner_ref, "kind", FT_STR, kind, 0, NULL),
-    F(owner_ref, "name", FT_STR, name, 0, NULL),
-    F(owner_ref, "uid", FT_STR, uid, 0, NULL),
-    F(owner_ref, "controller", FT_OPTBOOL, controller, O, NULL),
-    F(owner_ref, "blockOwnerDeletion", FT_OPTBOOL, block_owner_deletion, O,
-      NULL),
-};
-static const struct schema owner_ref_s = SCHEMA(owner_ref, owner_ref_f);
-
-/* metav1.ObjectMeta, the fields drover stores. generation is int64;
- * deletionTimestamp set means "being deleted" (pod_is_active). */
-static const struct field meta_f[] = {
-    F(object_meta, "name", FT_STR, name, O, NULL),
-    F(object_meta, "generateName", FT_STR, generate_name, O, NULL),
-    F(object_meta, "namespace", FT_STR, namespace, O, NULL),
-    F(object_meta, "uid", FT_STR, uid, O, NULL),
-    F(object_meta, "resourceVersion", FT_STR, resource_version, O, NULL),
-    F(object_meta, "generation", FT_INT, generation, O | I64, NULL),
-    F(object_meta, "creationTimestamp", FT_TIME, creation_timestamp,
-      FF_NULLTIME, NULL),
-    F(object_meta, "deletionTimestamp", FT_TIME, deletion_timestamp, O, NULL),
-    F(object_meta, "deletionGracePeriodSeconds", FT_OPTINT,
-      deletion_grace_period_seconds, O | I64, NULL),
-    F(object_meta, "labels", FT_STRMAP, labels, O, NULL),
-    F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
-    FK(object_meta, "ownerReferences", owner_references, O, &owner_ref_s,
-       "uid"),
-    FP(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL, PS_MERGE),
-};
-const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
-
-/* metav1.LabelSelectorRequirement and LabelSelector (labels.c
- * evaluates them). */
-static const struct field selector_req_f[] = {
-    F(selector_req, "key", FT_STR, key, 0, NULL),
-    F(selector_req, "operator", FT_STR, operator, 0, NULL),
-    F(selector_req, "values", FT_STRLIST, values, O, NULL),
-};
-static const struct schema selector_req_s =
-    SCHEMA(selector_req, selector_req_f);
-
-static const struct field label_selector_f[] = {
-    F(label_selector, "matchLabels", FT_STRMAP, match_labels, O, NULL),
-    F(label_selector, "matchExpressions", FT_LIST, match_expressions, O,
-      &selector_req_s),
-};
-const struct schema schema_label_selector =
-    SCHEMA(label_selector, label_selector_f);
 
 /* The downward API's env source: only fieldRef is modelled
  * (downward.c); configMapKeyRef, secretKeyRef and resourceFieldRef are
@@ -359,116 +241,8 @@ static const struct field pod_template_f[] = {
 };
 const struct schema schema_pod_template = SCHEMA(pod_template, pod_template_f);
 
-/* One table for every kind's conditions: Deployment conditions use
- * lastUpdateTime (the progress deadline's clock) and
- * lastTransitionTime; pod conditions lastProbeTime and
- * lastTransitionTime; node conditions add lastHeartbeatTime. Unused
- * time members stay 0 and are omitted. */
-static const struct field condition_f[] = {
-    F(condition, "type", FT_STR, type, 0, NULL),
-    F(condition, "status", FT_STR, status, 0, NULL),
-    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
-    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
-    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
-    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
-    F(condition, "reason", FT_STR, reason, O, NULL),
-    F(condition, "message", FT_STR, message, O, NULL),
-};
-const struct schema schema_condition = SCHEMA(condition, condition_f);
-
-/* apps/v1 Deployment */
-
-/* maxUnavailable and maxSurge are *IntOrString in Go; here an intstr
- * whose INTSTR_UNSET is the nil, which defaulting replaces by "25%". */
-static const struct field rolling_update_f[] = {
-    F(rolling_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
-    F(rolling_update, "maxSurge", FT_INTSTR, max_surge, O, NULL),
-};
-static const struct schema rolling_update_s =
-    SCHEMA(rolling_update, rolling_update_f);
-
-/* InPlaceUpdate's one knob, an *IntOrString like rollingUpdate's. */
-static const struct field in_place_update_f[] = {
-    F(in_place_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
-};
-static const struct schema in_place_update_s =
-    SCHEMA(in_place_update, in_place_update_f);
-
-static const struct field strategy_f[] = {
-    F(deployment_strategy, "type", FT_STR, type, O, NULL),
-    F(deployment_strategy, "rollingUpdate", FT_PTR, rolling_update, O,
-      &rolling_update_s),
-    F(deployment_strategy, "inPlaceUpdate", FT_PTR, in_place_update, O,
-      &in_place_update_s),
-};
-static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
-
-/* apps/v1 DeploymentSpec. replicas, revisionHistoryLimit and
- * progressDeadlineSeconds are *int32 (unset means the default, 1, 10
- * and 600: defaults.c); minReadySeconds is a plain int32 (0 if absent);
- * template is required and inline. */
-static const struct field dspec_f[] = {
-    F(deployment_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
-    F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
-    F(deployment_spec, "template", FT_STRUCT, template, 0,
-      &schema_pod_template),
-    FP(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s,
-       PS_RETAIN_KEYS),
-    F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
-      NULL),
-    F(deployment_spec, "revisionHistoryLimit", FT_OPTINT,
-      revision_history_limit, O | I32, NULL),
-    F(deployment_spec, "paused", FT_BOOL, paused, O, NULL),
-    F(deployment_spec, "progressDeadlineSeconds", FT_OPTINT,
-      progress_deadline_seconds, O | I32, NULL),
-};
-static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
-
-/* apps/v1 DeploymentStatus. collisionCount is *int32: it is nil until
- * the first pod-template-hash collision, and it feeds the hash
- * (tmplhash.c), so nil and 0 must stay distinguishable. */
-static const struct field dstatus_f[] = {
-    F(deployment_status, "observedGeneration", FT_INT, observed_generation,
-      O | I64, NULL),
-    F(deployment_status, "replicas", FT_INT, replicas, O | I32, NULL),
-    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O | I32,
-      NULL),
-    F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O | I32,
-      NULL),
-    F(deployment_status, "availableReplicas", FT_INT, available_replicas,
-      O | I32, NULL),
-    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
-      O | I32, NULL),
-    FK(deployment_status, "conditions", conditions, O, &schema_condition,
-       "type"),
-    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O | I32,
-      NULL),
-};
-static const struct schema dstatus_s = SCHEMA(deployment_status, dstatus_f);
-
-static const struct field deployment_f[] = {
-    F(deployment, "apiVersion", FT_STR, api_version, O, NULL),
-    F(deployment, "kind", FT_STR, kind, O, NULL),
-    F(deployment, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
-    F(deployment, "spec", FT_STRUCT, spec, 0, &dspec_s),
-    F(deployment, "status", FT_STRUCT, status, 0, &dstatus_s),
-};
-const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
-
-/* apps/v1 ReplicaSet */
-
-/* apps/v1 ReplicaSetSpec and ReplicaSetStatus. status.replicas has no
- * omitempty in Go, so a scaled-to-zero RS prints "replicas": 0. */
-static const struct field rsspec_f[] = {
-    F(replicaset_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
-    F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
-      NULL),
-    F(replicaset_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
-    F(replicaset_spec, "template", FT_STRUCT, template, 0,
-      &schema_pod_template),
-};
-static const struct schema rsspec_s = SCHEMA(replicaset_spec, rsspec_f);
-
+/* The ReplicaSet status shape, which v1 ReplicationControllerStatus has
+ * too (core.h). */
 static const struct field rsstatus_f[] = {
     F(replicaset_status, "replicas", FT_INT, replicas, I32, NULL),
     F(replicaset_status, "fullyLabeledReplicas", FT_INT, fully_labeled_replicas,
@@ -482,16 +256,8 @@ static const struct field rsstatus_f[] = {
     FK(replicaset_status, "conditions", conditions, O, &schema_condition,
        "type"),
 };
-static const struct schema rsstatus_s = SCHEMA(replicaset_status, rsstatus_f);
-
-static const struct field replicaset_f[] = {
-    F(replicaset, "apiVersion", FT_STR, api_version, O, NULL),
-    F(replicaset, "kind", FT_STR, kind, O, NULL),
-    F(replicaset, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
-    F(replicaset, "spec", FT_STRUCT, spec, 0, &rsspec_s),
-    F(replicaset, "status", FT_STRUCT, status, 0, &rsstatus_s),
-};
-const struct schema schema_replicaset = SCHEMA(replicaset, replicaset_f);
+const struct schema schema_replicaset_status =
+    SCHEMA(replicaset_status, rsstatus_f);
 
 /* v1 ReplicationController: ReplicationControllerSpec has replicas,
  * minReadySeconds, selector (map[string]string) and template; its
@@ -510,7 +276,8 @@ static const struct field rc_f[] = {
     F(replication_controller, "metadata", FT_STRUCT, metadata, 0,
       &schema_object_meta),
     F(replication_controller, "spec", FT_STRUCT, spec, 0, &rcspec_s),
-    F(replication_controller, "status", FT_STRUCT, status, 0, &rsstatus_s),
+    F(replication_controller, "status", FT_STRUCT, status, 0,
+      &schema_replicaset_status),
 };
 const struct schema schema_replication_controller =
     SCHEMA(replication_controller, rc_f);
@@ -705,8 +472,6 @@ static const struct field service_f[] = {
 };
 const struct schema schema_service = SCHEMA(service, service_f);
 
-/* discovery.k8s.io/v1 EndpointSlice */
-
 /* v1.ObjectReference: an endpoint's targetRef, an Event's
  * involvedObject. */
 static const struct field object_ref_f[] = {
@@ -718,23 +483,7 @@ static const struct field object_ref_f[] = {
     F(object_ref, "resourceVersion", FT_STR, resource_version, O, NULL),
     F(object_ref, "fieldPath", FT_STR, field_path, O, NULL),
 };
-static const struct schema object_ref_s = SCHEMA(object_ref, object_ref_f);
-
-/* discovery/v1.EndpointConditions: three *bool. */
-static const struct field epcond_f[] = {
-    F(endpoint_conditions, "ready", FT_OPTBOOL, ready, O, NULL),
-    F(endpoint_conditions, "serving", FT_OPTBOOL, serving, O, NULL),
-    F(endpoint_conditions, "terminating", FT_OPTBOOL, terminating, O, NULL),
-};
-static const struct schema epcond_s = SCHEMA(endpoint_conditions, epcond_f);
-
-static const struct field endpoint_f[] = {
-    F(endpoint, "addresses", FT_STRLIST, addresses, 0, NULL),
-    F(endpoint, "conditions", FT_STRUCT, conditions, 0, &epcond_s),
-    F(endpoint, "targetRef", FT_PTR, target_ref, O, &object_ref_s),
-    F(endpoint, "nodeName", FT_STR, node_name, O, NULL),
-};
-static const struct schema endpoint_s = SCHEMA(endpoint, endpoint_f);
+const struct schema schema_object_ref = SCHEMA(object_ref, object_ref_f);
 
 /* discovery/v1.EndpointPort and v1.EndpointPort: name is a *string in
  * the slice ("" for an unnamed Service port) and is always written. */
@@ -744,26 +493,15 @@ static const struct field endpoint_port_f[] = {
     F(endpoint_port, "protocol", FT_STR, protocol, O, NULL),
     F(endpoint_port, "appProtocol", FT_STR, app_protocol, O, NULL),
 };
-static const struct schema endpoint_port_s =
+const struct schema schema_endpoint_port =
     SCHEMA(endpoint_port, endpoint_port_f);
-
-static const struct field endpoint_slice_f[] = {
-    F(endpoint_slice, "apiVersion", FT_STR, api_version, O, NULL),
-    F(endpoint_slice, "kind", FT_STR, kind, O, NULL),
-    F(endpoint_slice, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
-    F(endpoint_slice, "addressType", FT_STR, address_type, 0, NULL),
-    F(endpoint_slice, "endpoints", FT_LIST, endpoints, 0, &endpoint_s),
-    F(endpoint_slice, "ports", FT_LIST, ports, 0, &endpoint_port_s),
-};
-const struct schema schema_endpoint_slice =
-    SCHEMA(endpoint_slice, endpoint_slice_f);
 
 /* v1 Endpoints */
 
 static const struct field endpoint_address_f[] = {
     F(endpoint_address, "ip", FT_STR, ip, 0, NULL),
     F(endpoint_address, "nodeName", FT_STR, node_name, O, NULL),
-    F(endpoint_address, "targetRef", FT_PTR, target_ref, O, &object_ref_s),
+    F(endpoint_address, "targetRef", FT_PTR, target_ref, O, &schema_object_ref),
 };
 static const struct schema endpoint_address_s =
     SCHEMA(endpoint_address, endpoint_address_f);
@@ -772,7 +510,7 @@ static const struct field endpoint_subset_f[] = {
     F(endpoint_subset, "addresses", FT_LIST, addresses, O, &endpoint_address_s),
     F(endpoint_subset, "notReadyAddresses", FT_LIST, not_ready_addresses, O,
       &endpoint_address_s),
-    F(endpoint_subset, "ports", FT_LIST, ports, O, &endpoint_port_s),
+    F(endpoint_subset, "ports", FT_LIST, ports, O, &schema_endpoint_port),
 };
 static const struct schema endpoint_subset_s =
     SCHEMA(endpoint_subset, endpoint_subset_f);
@@ -801,7 +539,8 @@ static const struct field event_v1_f[] = {
     F(event_v1, "apiVersion", FT_STR, api_version, O, NULL),
     F(event_v1, "kind", FT_STR, kind, O, NULL),
     F(event_v1, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
-    F(event_v1, "involvedObject", FT_STRUCT, involved_object, 0, &object_ref_s),
+    F(event_v1, "involvedObject", FT_STRUCT, involved_object, 0,
+      &schema_object_ref),
     F(event_v1, "reason", FT_STR, reason, O, NULL),
     F(event_v1, "message", FT_STR, message, O, NULL),
     F(event_v1, "source", FT_STRUCT, source, O, &event_source_s),
@@ -815,33 +554,6 @@ static const struct field event_v1_f[] = {
 };
 const struct schema schema_event_v1 = SCHEMA(event_v1, event_v1_f);
 
-/* Typed wrappers, so callers need not name the schema: release frees
- * what the object owns (not the object), copy deep-copies into an
- * uninitialized (or released) destination. */
-void
-deployment_release(struct deployment *d)
-{
-	schema_release(&schema_deployment, d);
-}
-
-void
-deployment_copy(struct deployment *dst, const struct deployment *src)
-{
-	schema_copy(&schema_deployment, dst, src);
-}
-
-void
-replicaset_release(struct replicaset *rs)
-{
-	schema_release(&schema_replicaset, rs);
-}
-
-void
-replicaset_copy(struct replicaset *dst, const struct replicaset *src)
-{
-	schema_copy(&schema_replicaset, dst, src);
-}
-
 void
 rc_release(struct replication_controller *rc)
 {
@@ -853,28 +565,6 @@ rc_copy(struct replication_controller *dst,
 	const struct replication_controller *src)
 {
 	schema_copy(&schema_replication_controller, dst, src);
-}
-
-/* kind "ReplicationController" is what rs_owner_kind() reads: pods the
- * planner creates for the view get a v1 ReplicationController
- * ownerReference, and only pods with one count as the RC's. An unset
- * spec.replicas stays unset, which rs_replicas() reads as 1, the RC's
- * default too. The selector is copied as it is; an empty one would
- * select every pod, which defaulting (the template's labels) and
- * validate_rc keep from reaching here. */
-void
-rc_as_replicaset(const struct replication_controller *rc, struct replicaset *rs)
-{
-	memset(rs, 0, sizeof(*rs));
-	rs->api_version = xstrdup("v1");
-	rs->kind = xstrdup("ReplicationController");
-	schema_copy(&schema_object_meta, &rs->metadata, &rc->metadata);
-	rs->spec.replicas = rc->spec.replicas;
-	rs->spec.min_ready_seconds = rc->spec.min_ready_seconds;
-	rs->spec.selector = xcalloc(1, sizeof(*rs->spec.selector));
-	strmap_copy(&rs->spec.selector->match_labels, &rc->spec.selector);
-	pod_template_copy(&rs->spec.template, &rc->spec.template);
-	schema_copy(&rsstatus_s, &rs->status, &rc->status);
 }
 
 void
@@ -899,118 +589,4 @@ void
 pod_template_copy(struct pod_template *dst, const struct pod_template *src)
 {
 	schema_copy(&schema_pod_template, dst, src);
-}
-
-/* The first condition of that type, or NULL. Kubernetes keeps at most
- * one per type (SetDeploymentCondition replaces); condition_remove
- * removes all, in case an input carried duplicates. The pointer is into
- * the list: valid until it next grows or shrinks. */
-struct condition *
-condition_find(struct condition_list *l, const char *type)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i].type && strcmp(l->v[i].type, type) == 0)
-			return &l->v[i];
-	return NULL;
-}
-
-const struct condition *
-condition_get(const struct condition_list *l, const char *type)
-{
-	return condition_find((struct condition_list *)l, type);
-}
-
-void
-condition_remove(struct condition_list *l, const char *type)
-{
-	size_t i = 0;
-
-	while (i < l->n) {
-		if (l->v[i].type && strcmp(l->v[i].type, type) == 0) {
-			schema_release(&schema_condition, &l->v[i]);
-			memmove(&l->v[i], &l->v[i + 1],
-				(l->n - i - 1) * sizeof(l->v[0]));
-			l->n--;
-		} else {
-			i++;
-		}
-	}
-}
-
-/* Appends a deep copy of c; the caller keeps c. To replace a condition
- * (SetDeploymentCondition), remove then append: the replaced one moves
- * to the end, which is where Kubernetes puts it too (it filters the old
- * one out and appends). */
-void
-condition_append(struct condition_list *l, const struct condition *c)
-{
-	struct condition *n =
-	    anylist_push((struct anylist *)l, sizeof(struct condition));
-
-	schema_copy(&schema_condition, n, c);
-}
-
-/* metav1.GetControllerOf: the first owner reference with controller:
- * true, or NULL. Validation in Kubernetes allows only one. A reference
- * with controller unset (Go's nil *bool) or false is a plain owner: a
- * pod whose only reference says {kind: ReplicaSet, name: web-1} and
- * nothing more is an orphan to every controller. */
-const struct owner_ref *
-meta_controller_ref(const struct object_meta *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->owner_references.n; i++) {
-		const struct owner_ref *r = &m->owner_references.v[i];
-
-		if (r->controller.set && r->controller.v)
-			return r;
-	}
-	return NULL;
-}
-
-/* By uid alone, controller or not: a NULL uid asked for, or references
- * without a uid, never match. */
-bool
-meta_has_owner(const struct object_meta *m, const char *uid)
-{
-	size_t i;
-
-	for (i = 0; i < m->owner_references.n; i++)
-		if (uid && m->owner_references.v[i].uid &&
-		    !strcmp(m->owner_references.v[i].uid, uid))
-			return true;
-	return false;
-}
-
-/* Removes every reference to the owner (releasing an object, as the
- * controller's ClaimObject does on a selector mismatch). A reference
- * matches by uid when both sides have one, by name otherwise (manifests
- * written by hand often carry no uid); a reference without a kind
- * matches any kind. Example: removing kind ReplicaSet, uid "u1" from
- * [{ReplicaSet web-1 u1}, {ReplicaSet web-2 u2}] leaves web-2. */
-void
-meta_remove_owner_refs(struct object_meta *m, const char *kind, const char *uid,
-		       const char *name)
-{
-	struct owner_ref_list *l = &m->owner_references;
-	size_t i = 0;
-
-	while (i < l->n) {
-		struct owner_ref *r = &l->v[i];
-		bool kind_ok = !r->kind || !strcmp(r->kind, kind);
-		bool same = (uid && *uid && r->uid && *r->uid)
-				? !strcmp(r->uid, uid)
-				: (r->name && name && !strcmp(r->name, name));
-
-		if (kind_ok && same) {
-			schema_release(&owner_ref_s, r);
-			memmove(r, r + 1, (l->n - i - 1) * sizeof(*r));
-			l->n--;
-		} else {
-			i++;
-		}
-	}
 }

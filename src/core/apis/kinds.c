@@ -51,7 +51,7 @@
 #include <string.h>
 
 #include "defaults.h"
-#include "deploy_util.h"
+#include "apps.h"
 #include "inplace_check.h"
 #include "kinds.h"
 #include "validate.h"

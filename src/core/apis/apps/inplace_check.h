@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "fielderr.h"
-#include "model.h"
+#include "apps.h"
 #include "strbuf.h"
 
 #define MSG_INPLACE_ONLY                                                       \

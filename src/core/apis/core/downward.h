@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "fielderr.h"
-#include "model.h"
+#include "core.h"
 
 /* validateObjectFieldSelector for env: errors under path (the fieldRef's
  * own path, "spec.containers[0].env[1].valueFrom.fieldRef"). */

@@ -25,7 +25,7 @@
 
 #include "columns.h"
 #include "columns_int.h"
-#include "deploy_util.h"
+#include "apps.h"
 
 /* ---- text helpers ---- */
 

@@ -1,70 +1,16 @@
-/* model.h - the typed objects drover stores and plans with: the subset of
- * Kubernetes' apps/v1 Deployment and ReplicaSet and v1 Pod that drover
- * supports, with the same field names (see model.c for the JSON names).
+/* core.h - the core/v1 types drover models, with Kubernetes' field
+ * names: the pod spec and template, Pod, ReplicationController, Node,
+ * Service, Endpoints, Event, ObjectReference (core.c has their field
+ * tables, in Kubernetes' order).
  *
  * Ownership: every object owns all of its strings, maps, lists and optional
  * sub-structs. Release an object with <kind>_release() (which zeroes it),
- * copy it with <kind>_copy(). Optional sub-structs (FT_PTR in model.c) are
- * heap pointers owned by their parent. */
-#ifndef DROVER_MODEL_H
-#define DROVER_MODEL_H
+ * copy it with <kind>_copy(). Optional sub-structs (FT_PTR) are heap
+ * pointers owned by their parent. */
+#ifndef DROVER_CORE_H
+#define DROVER_CORE_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "dtime.h"
-#include "intstr.h"
-#include "schema.h"
-#include "strmap.h"
-
-#define LIST_OF(type)                                                          \
-	struct type##_list {                                                   \
-		struct type *v;                                                \
-		size_t n;                                                      \
-		size_t alloc;                                                  \
-	}
-
-/* ---- metadata ---- */
-
-struct owner_ref {
-	char *api_version;
-	char *kind;
-	char *name;
-	char *uid;
-	struct opt_bool controller;
-	struct opt_bool block_owner_deletion;
-};
-LIST_OF(owner_ref);
-
-struct object_meta {
-	char *name;
-	char *generate_name;
-	char *namespace;
-	char *uid;
-	char *resource_version;
-	int64_t generation;
-	dtime creation_timestamp;
-	dtime deletion_timestamp;
-	struct opt_int deletion_grace_period_seconds;
-	struct strmap labels;
-	struct strmap annotations;
-	struct owner_ref_list owner_references;
-	struct strlist finalizers;
-};
-
-/* ---- label selectors ---- */
-
-struct selector_req {
-	char *key;
-	char *operator; /* In, NotIn, Exists, DoesNotExist */
-	struct strlist values;
-};
-LIST_OF(selector_req);
-
-struct label_selector {
-	struct strmap match_labels;
-	struct selector_req_list match_expressions;
-};
+#include "meta.h"
 
 /* ---- pod spec ---- */
 
@@ -235,78 +181,10 @@ struct pod_template {
 	struct pod_spec spec;
 };
 
-/* ---- conditions ---- */
-
-struct condition {
-	char *type;
-	char *status;              /* "True", "False", "Unknown" */
-	dtime last_heartbeat_time; /* Node conditions */
-	dtime last_probe_time;
-	dtime last_update_time;
-	dtime last_transition_time;
-	char *reason;
-	char *message;
-};
-LIST_OF(condition);
-
-/* ---- apps/v1 Deployment ---- */
-
-struct rolling_update {
-	struct intstr max_unavailable;
-	struct intstr max_surge;
-};
-
-/* drover's InPlaceUpdate strategy (the KEP seed, issue 11): old pods are
- * updated where they are, maxUnavailable at a time; no surge. */
-struct in_place_update {
-	struct intstr max_unavailable;
-};
-
-struct deployment_strategy {
-	char *type; /* "RollingUpdate", "Recreate" or "InPlaceUpdate" */
-	struct rolling_update *rolling_update;
-	struct in_place_update *in_place_update; /* InPlaceUpdate only */
-};
-
-struct deployment_spec {
-	struct opt_int replicas;
-	struct label_selector *selector;
-	struct pod_template template;
-	struct deployment_strategy strategy;
-	int64_t min_ready_seconds;
-	struct opt_int revision_history_limit;
-	bool paused;
-	struct opt_int progress_deadline_seconds;
-};
-
-struct deployment_status {
-	int64_t observed_generation;
-	int64_t replicas;
-	int64_t updated_replicas;
-	int64_t ready_replicas;
-	int64_t available_replicas;
-	int64_t unavailable_replicas;
-	struct condition_list conditions;
-	struct opt_int collision_count;
-};
-
-struct deployment {
-	char *api_version;
-	char *kind;
-	struct object_meta metadata;
-	struct deployment_spec spec;
-	struct deployment_status status;
-};
-LIST_OF(deployment);
-
-/* ---- apps/v1 ReplicaSet ---- */
-
-struct replicaset_spec {
-	struct opt_int replicas;
-	int64_t min_ready_seconds;
-	struct label_selector *selector;
-	struct pod_template template;
-};
+/* ---- the ReplicaSet status shape ----
+ *
+ * apps/v1 ReplicaSetStatus, which v1 ReplicationControllerStatus has field
+ * for field: kept here, with the older of the two kinds, and used by both. */
 
 struct replicaset_status {
 	int64_t replicas;
@@ -316,15 +194,6 @@ struct replicaset_status {
 	int64_t observed_generation;
 	struct condition_list conditions;
 };
-
-struct replicaset {
-	char *api_version;
-	char *kind;
-	struct object_meta metadata;
-	struct replicaset_spec spec;
-	struct replicaset_status status;
-};
-LIST_OF(replicaset);
 
 /* ---- v1 ReplicationController ----
  *
@@ -515,8 +384,6 @@ struct service {
 };
 LIST_OF(service);
 
-/* ---- discovery.k8s.io/v1 EndpointSlice ---- */
-
 /* v1.ObjectReference: what an endpoint stands for (a Pod), and what an
  * Event is about (its involvedObject, where apiVersion, resourceVersion
  * and fieldPath are set too: fieldPath "spec.containers{web}" names one
@@ -531,20 +398,6 @@ struct object_ref {
 	char *field_path;
 };
 
-struct endpoint_conditions {
-	struct opt_bool ready;
-	struct opt_bool serving;
-	struct opt_bool terminating;
-};
-
-struct endpoint {
-	struct strlist addresses;
-	struct endpoint_conditions conditions;
-	struct object_ref *target_ref;
-	char *node_name;
-};
-LIST_OF(endpoint);
-
 /* discovery/v1.EndpointPort, also the shape of v1.EndpointPort (core):
  * name "" for an unnamed Service port. port is the HOST port the agent
  * allocated for the container port the Service targets. */
@@ -555,16 +408,6 @@ struct endpoint_port {
 	char *app_protocol;
 };
 LIST_OF(endpoint_port);
-
-struct endpoint_slice {
-	char *api_version;
-	char *kind;
-	struct object_meta metadata;
-	char *address_type; /* "IPv4" */
-	struct endpoint_list endpoints;
-	struct endpoint_port_list ports;
-};
-LIST_OF(endpoint_slice);
 
 /* ---- v1 Endpoints ---- */
 
@@ -621,81 +464,41 @@ struct event_v1 {
 	char *reporting_instance;
 };
 
-/* ---- schemas (model.c) ---- */
+/* ---- schemas (core.c) ---- */
 
-extern const struct schema schema_object_meta;
-extern const struct schema schema_label_selector;
 extern const struct schema schema_pod_template;
 extern const struct schema schema_pod_spec;
 extern const struct schema schema_security_context;
 extern const struct schema schema_pod_security_context;
-extern const struct schema schema_condition;
-extern const struct schema schema_deployment;
-extern const struct schema schema_replicaset;
+extern const struct schema schema_replicaset_status;
 extern const struct schema schema_replication_controller;
 extern const struct schema schema_pod;
 extern const struct schema schema_node;
 extern const struct schema schema_container_status;
 extern const struct schema schema_service;
-extern const struct schema schema_endpoint_slice;
+extern const struct schema schema_object_ref;
+extern const struct schema schema_endpoint_port;
 extern const struct schema schema_endpoints;
 extern const struct schema schema_event_v1;
 
-/* Well-known names. */
-#define ANN_REVISION            "deployment.kubernetes.io/revision"
-#define ANN_REVISION_HISTORY    "deployment.kubernetes.io/revision-history"
-#define ANN_DESIRED_REPLICAS    "deployment.kubernetes.io/desired-replicas"
-#define ANN_MAX_REPLICAS        "deployment.kubernetes.io/max-replicas"
-#define ANN_CHANGE_CAUSE        "kubernetes.io/change-cause"
-#define ANN_LAST_APPLIED        "kubectl.kubernetes.io/last-applied-configuration"
-#define ANN_ROLLBACK_TO         "deprecated.deployment.rollback.to"
-#define ANN_RESTARTED_AT        "kubectl.kubernetes.io/restartedAt"
-#define ANN_DELETION_COST       "controller.kubernetes.io/pod-deletion-cost"
-#define LABEL_POD_TEMPLATE_HASH "pod-template-hash"
+/* Well-known names of core objects. */
+#define ANN_CHANGE_CAUSE  "kubernetes.io/change-cause"
+#define ANN_LAST_APPLIED  "kubectl.kubernetes.io/last-applied-configuration"
+#define ANN_RESTARTED_AT  "kubectl.kubernetes.io/restartedAt"
+#define ANN_DELETION_COST "controller.kubernetes.io/pod-deletion-cost"
 /* On a pod: the name of the ReplicaSet an in-place update of the pod is
  * moving it to, written before any process is touched (the intent of the
  * KEP's crash-safe update); the planner counts such a pod as in flight. */
-#define ANN_IN_PLACE_UPDATE   "drover.io/in-place-update-to"
-#define LABEL_SERVICE_NAME    "kubernetes.io/service-name"
-#define LABEL_MANAGED_BY      "endpointslice.kubernetes.io/managed-by"
-#define MANAGED_BY_CONTROLLER "endpointslice-controller.k8s.io"
+#define ANN_IN_PLACE_UPDATE "drover.io/in-place-update-to"
 
 /* Lifecycle helpers: thin wrappers over schema_release/schema_copy. */
-void deployment_release(struct deployment *d);
-void deployment_copy(struct deployment *dst, const struct deployment *src);
-void replicaset_release(struct replicaset *rs);
-void replicaset_copy(struct replicaset *dst, const struct replicaset *src);
 void rc_release(struct replication_controller *rc);
 void rc_copy(struct replication_controller *dst,
 	     const struct replication_controller *src);
-/* The ReplicaSet an RC behaves as (selector.matchLabels = its selector),
- * for the ReplicaSet planner; *rs is overwritten and the caller releases
- * it with replicaset_release(). Example: RC web {selector {app: web},
- * replicas 3} → RS web {selector {matchLabels {app: web}}, replicas 3},
- * same metadata, template and status. */
-void rc_as_replicaset(const struct replication_controller *rc,
-		      struct replicaset *rs);
 void pod_release(struct pod *p);
 void pod_copy(struct pod *dst, const struct pod *src);
 void pod_template_release(struct pod_template *t);
 void pod_template_copy(struct pod_template *dst,
 		       const struct pod_template *src);
-
-/* Conditions: find by type (NULL if absent). */
-struct condition *condition_find(struct condition_list *l, const char *type);
-const struct condition *condition_get(const struct condition_list *l,
-				      const char *type);
-void condition_remove(struct condition_list *l, const char *type);
-/* Appends a copy of c. */
-void condition_append(struct condition_list *l, const struct condition *c);
-
-/* Removes every ownerReference to (kind, uid or name). */
-void meta_remove_owner_refs(struct object_meta *m, const char *kind,
-			    const char *uid, const char *name);
-
-/* The controller ownerReference of m, or NULL. */
-const struct owner_ref *meta_controller_ref(const struct object_meta *m);
-/* Whether m has an ownerReference (controller or not) to uid. */
-bool meta_has_owner(const struct object_meta *m, const char *uid);
 
 #endif

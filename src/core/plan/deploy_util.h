@@ -29,11 +29,6 @@
 #define REASON_MIN_AVAILABLE    "MinimumReplicasAvailable"
 #define REASON_MIN_UNAVAILABLE  "MinimumReplicasUnavailable"
 
-int64_t deploy_replicas(const struct deployment *d);
-int64_t rs_replicas(const struct replicaset *rs);
-bool deploy_is_rolling(const struct deployment *d);
-/* spec.strategy.type is drover's InPlaceUpdate. */
-bool deploy_is_inplace(const struct deployment *d);
 /* InPlaceUpdate's maxUnavailable: percent rounds down, at least 1 when
  * replicas > 0, clamped to replicas; 0 for other strategies. Examples:
  * 25% of 10 -> 2, 25% of 3 -> 0 -> 1, 7 of 5 -> 5, anything of 0 -> 0. */

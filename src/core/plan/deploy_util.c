@@ -13,38 +13,6 @@
 #include "tmplhash.h"
 #include "xalloc.h"
 
-/* *(deployment.Spec.Replicas): an unset count reads as 1, the API
- * default, so that an undefaulted object read from a test or a file plans
- * the way the API server would have stored it. */
-int64_t
-deploy_replicas(const struct deployment *d)
-{
-	return d->spec.replicas.set ? d->spec.replicas.v : 1;
-}
-
-int64_t
-rs_replicas(const struct replicaset *rs)
-{
-	return rs->spec.replicas.set ? rs->spec.replicas.v : 1;
-}
-
-/* Only RollingUpdate has a surge/unavailable budget; Recreate (and an
- * unknown type, which validation rejects) gets 0 for both, as in
- * Kubernetes' MaxSurge/MaxUnavailable. */
-bool
-deploy_is_rolling(const struct deployment *d)
-{
-	return d->spec.strategy.type &&
-	       strcmp(d->spec.strategy.type, "RollingUpdate") == 0;
-}
-
-bool
-deploy_is_inplace(const struct deployment *d)
-{
-	return d->spec.strategy.type &&
-	       strcmp(d->spec.strategy.type, "InPlaceUpdate") == 0;
-}
-
 /* The InPlaceUpdate budget. There is no surge to fall back on, so the
  * fencepost rule "both zero -> unavailable 1" becomes "at least 1": a
  * percent that rounds down to 0 pods still lets one pod update at a time

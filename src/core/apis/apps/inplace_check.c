@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deploy_util.h"
+#include "apps.h"
 #include "inplace_check.h"
 #include "xalloc.h"
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "fielderr.h"
-#include "model.h"
+#include "meta.h"
 
 bool selector_matches(const struct label_selector *sel,
 		      const struct strmap *labels);

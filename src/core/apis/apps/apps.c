@@ -1,0 +1,194 @@
+/* apps.c - the field tables of the apps/v1 types drover models
+ * (Deployment, ReplicaSet), their typed wrappers, the accessors every
+ * reader of them uses, and the ReplicaSet view of a ReplicationController
+ * (apps.h; the rules of the rows in schema_rows.h). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps.h"
+#include "schema_rows.h"
+#include "xalloc.h"
+
+/* apps/v1 Deployment */
+
+/* maxUnavailable and maxSurge are *IntOrString in Go; here an intstr
+ * whose INTSTR_UNSET is the nil, which defaulting replaces by "25%". */
+static const struct field rolling_update_f[] = {
+    F(rolling_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
+    F(rolling_update, "maxSurge", FT_INTSTR, max_surge, O, NULL),
+};
+static const struct schema rolling_update_s =
+    SCHEMA(rolling_update, rolling_update_f);
+
+/* InPlaceUpdate's one knob, an *IntOrString like rollingUpdate's. */
+static const struct field in_place_update_f[] = {
+    F(in_place_update, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
+};
+static const struct schema in_place_update_s =
+    SCHEMA(in_place_update, in_place_update_f);
+
+static const struct field strategy_f[] = {
+    F(deployment_strategy, "type", FT_STR, type, O, NULL),
+    F(deployment_strategy, "rollingUpdate", FT_PTR, rolling_update, O,
+      &rolling_update_s),
+    F(deployment_strategy, "inPlaceUpdate", FT_PTR, in_place_update, O,
+      &in_place_update_s),
+};
+static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
+
+/* apps/v1 DeploymentSpec. replicas, revisionHistoryLimit and
+ * progressDeadlineSeconds are *int32 (unset means the default, 1, 10
+ * and 600: defaults.c); minReadySeconds is a plain int32 (0 if absent);
+ * template is required and inline. */
+static const struct field dspec_f[] = {
+    F(deployment_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
+    F(deployment_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
+    F(deployment_spec, "template", FT_STRUCT, template, 0,
+      &schema_pod_template),
+    FP(deployment_spec, "strategy", FT_STRUCT, strategy, 0, &strategy_s,
+       PS_RETAIN_KEYS),
+    F(deployment_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
+      NULL),
+    F(deployment_spec, "revisionHistoryLimit", FT_OPTINT,
+      revision_history_limit, O | I32, NULL),
+    F(deployment_spec, "paused", FT_BOOL, paused, O, NULL),
+    F(deployment_spec, "progressDeadlineSeconds", FT_OPTINT,
+      progress_deadline_seconds, O | I32, NULL),
+};
+static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
+
+/* apps/v1 DeploymentStatus. collisionCount is *int32: it is nil until
+ * the first pod-template-hash collision, and it feeds the hash
+ * (tmplhash.c), so nil and 0 must stay distinguishable. */
+static const struct field dstatus_f[] = {
+    F(deployment_status, "observedGeneration", FT_INT, observed_generation,
+      O | I64, NULL),
+    F(deployment_status, "replicas", FT_INT, replicas, O | I32, NULL),
+    F(deployment_status, "updatedReplicas", FT_INT, updated_replicas, O | I32,
+      NULL),
+    F(deployment_status, "readyReplicas", FT_INT, ready_replicas, O | I32,
+      NULL),
+    F(deployment_status, "availableReplicas", FT_INT, available_replicas,
+      O | I32, NULL),
+    F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
+      O | I32, NULL),
+    FK(deployment_status, "conditions", conditions, O, &schema_condition,
+       "type"),
+    F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O | I32,
+      NULL),
+};
+static const struct schema dstatus_s = SCHEMA(deployment_status, dstatus_f);
+
+static const struct field deployment_f[] = {
+    F(deployment, "apiVersion", FT_STR, api_version, O, NULL),
+    F(deployment, "kind", FT_STR, kind, O, NULL),
+    F(deployment, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(deployment, "spec", FT_STRUCT, spec, 0, &dspec_s),
+    F(deployment, "status", FT_STRUCT, status, 0, &dstatus_s),
+};
+const struct schema schema_deployment = SCHEMA(deployment, deployment_f);
+
+/* apps/v1 ReplicaSet */
+
+/* apps/v1 ReplicaSetSpec and ReplicaSetStatus. status.replicas has no
+ * omitempty in Go, so a scaled-to-zero RS prints "replicas": 0. */
+static const struct field rsspec_f[] = {
+    F(replicaset_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),
+    F(replicaset_spec, "minReadySeconds", FT_INT, min_ready_seconds, O | I32,
+      NULL),
+    F(replicaset_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
+    F(replicaset_spec, "template", FT_STRUCT, template, 0,
+      &schema_pod_template),
+};
+static const struct schema rsspec_s = SCHEMA(replicaset_spec, rsspec_f);
+
+static const struct field replicaset_f[] = {
+    F(replicaset, "apiVersion", FT_STR, api_version, O, NULL),
+    F(replicaset, "kind", FT_STR, kind, O, NULL),
+    F(replicaset, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(replicaset, "spec", FT_STRUCT, spec, 0, &rsspec_s),
+    F(replicaset, "status", FT_STRUCT, status, 0, &schema_replicaset_status),
+};
+const struct schema schema_replicaset = SCHEMA(replicaset, replicaset_f);
+
+/* Typed wrappers, so callers need not name the schema: release frees
+ * what the object owns (not the object), copy deep-copies into an
+ * uninitialized (or released) destination. */
+void
+deployment_release(struct deployment *d)
+{
+	schema_release(&schema_deployment, d);
+}
+
+void
+deployment_copy(struct deployment *dst, const struct deployment *src)
+{
+	schema_copy(&schema_deployment, dst, src);
+}
+
+void
+replicaset_release(struct replicaset *rs)
+{
+	schema_release(&schema_replicaset, rs);
+}
+
+void
+replicaset_copy(struct replicaset *dst, const struct replicaset *src)
+{
+	schema_copy(&schema_replicaset, dst, src);
+}
+
+/* kind "ReplicationController" is what rs_owner_kind() reads: pods the
+ * planner creates for the view get a v1 ReplicationController
+ * ownerReference, and only pods with one count as the RC's. An unset
+ * spec.replicas stays unset, which rs_replicas() reads as 1, the RC's
+ * default too. The selector is copied as it is; an empty one would
+ * select every pod, which defaulting (the template's labels) and
+ * validate_rc keep from reaching here. */
+void
+rc_as_replicaset(const struct replication_controller *rc, struct replicaset *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->api_version = xstrdup("v1");
+	rs->kind = xstrdup("ReplicationController");
+	schema_copy(&schema_object_meta, &rs->metadata, &rc->metadata);
+	rs->spec.replicas = rc->spec.replicas;
+	rs->spec.min_ready_seconds = rc->spec.min_ready_seconds;
+	rs->spec.selector = xcalloc(1, sizeof(*rs->spec.selector));
+	strmap_copy(&rs->spec.selector->match_labels, &rc->spec.selector);
+	pod_template_copy(&rs->spec.template, &rc->spec.template);
+	schema_copy(&schema_replicaset_status, &rs->status, &rc->status);
+}
+
+/* *(deployment.Spec.Replicas): an unset count reads as 1, the API
+ * default, so that an undefaulted object read from a test or a file plans
+ * the way the API server would have stored it. */
+int64_t
+deploy_replicas(const struct deployment *d)
+{
+	return d->spec.replicas.set ? d->spec.replicas.v : 1;
+}
+
+int64_t
+rs_replicas(const struct replicaset *rs)
+{
+	return rs->spec.replicas.set ? rs->spec.replicas.v : 1;
+}
+
+/* Only RollingUpdate has a surge/unavailable budget; Recreate (and an
+ * unknown type, which validation rejects) gets 0 for both, as in
+ * Kubernetes' MaxSurge/MaxUnavailable. */
+bool
+deploy_is_rolling(const struct deployment *d)
+{
+	return d->spec.strategy.type &&
+	       strcmp(d->spec.strategy.type, "RollingUpdate") == 0;
+}
+
+bool
+deploy_is_inplace(const struct deployment *d)
+{
+	return d->spec.strategy.type &&
+	       strcmp(d->spec.strategy.type, "InPlaceUpdate") == 0;
+}

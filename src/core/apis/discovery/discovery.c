@@ -1,0 +1,36 @@
+/* discovery.c - the field tables of discovery.k8s.io/v1 EndpointSlice
+ * (discovery.h; the rules of the rows in schema_rows.h). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discovery.h"
+#include "schema_rows.h"
+#include "xalloc.h"
+
+/* discovery/v1.EndpointConditions: three *bool. */
+static const struct field epcond_f[] = {
+    F(endpoint_conditions, "ready", FT_OPTBOOL, ready, O, NULL),
+    F(endpoint_conditions, "serving", FT_OPTBOOL, serving, O, NULL),
+    F(endpoint_conditions, "terminating", FT_OPTBOOL, terminating, O, NULL),
+};
+static const struct schema epcond_s = SCHEMA(endpoint_conditions, epcond_f);
+
+static const struct field endpoint_f[] = {
+    F(endpoint, "addresses", FT_STRLIST, addresses, 0, NULL),
+    F(endpoint, "conditions", FT_STRUCT, conditions, 0, &epcond_s),
+    F(endpoint, "targetRef", FT_PTR, target_ref, O, &schema_object_ref),
+    F(endpoint, "nodeName", FT_STR, node_name, O, NULL),
+};
+static const struct schema endpoint_s = SCHEMA(endpoint, endpoint_f);
+
+static const struct field endpoint_slice_f[] = {
+    F(endpoint_slice, "apiVersion", FT_STR, api_version, O, NULL),
+    F(endpoint_slice, "kind", FT_STR, kind, O, NULL),
+    F(endpoint_slice, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
+    F(endpoint_slice, "addressType", FT_STR, address_type, 0, NULL),
+    F(endpoint_slice, "endpoints", FT_LIST, endpoints, 0, &endpoint_s),
+    F(endpoint_slice, "ports", FT_LIST, ports, 0, &schema_endpoint_port),
+};
+const struct schema schema_endpoint_slice =
+    SCHEMA(endpoint_slice, endpoint_slice_f);
