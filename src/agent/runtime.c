@@ -1,6 +1,6 @@
 /* runtime.c - the pod lifecycle of the process runtime (runtime.h):
  * the pods by uid, and for each container its state machine
- * (src/core/pod_status.h) fed by cont_step() and carried out by
+ * (src/core/plan/pod_status.h) fed by cont_step() and carried out by
  * cont_apply(); exits, stops with grace, and the pod's status. Starting a
  * process, probes, live restore and host ports are in runtime_spawn.c,
  * runtime_probe.c, runtime_restore.c and runtime_ports.c

@@ -18,7 +18,7 @@
  * to 5 min, reset after 10 min running) and the CrashLoopBackOff reason.
  * Each container's states, the transitions between them, the back-off
  * and the pod's phase and conditions are pure functions of the core
- * (src/core/pod_status.h); runtime_int.h says how runtime*.c divide the
+ * (src/core/plan/pod_status.h); runtime_int.h says how runtime*.c divide the
  * rest.
  *
  * Ports: each declared port gets a host port (PORT, PORT_<NAME>), stable

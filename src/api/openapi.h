@@ -1,5 +1,5 @@
 /* openapi.h - OpenAPI v2 and v3 documents generated from drover's own
- * field tables (src/core/schema.h) and kind registry (src/core/kinds.h),
+ * field tables (src/core/schema.h) and kind registry (src/core/apis/kinds.h),
  * for kubectl's apply, create -f and explain.
  *
  * What kubectl reads (notes/kubectl-compat.md §5):

@@ -6,7 +6,7 @@
  *           application/json;as=Table;v=v1beta1;g=meta.k8s.io,
  *           application/json
  *
- * The columns are the core's column registry (src/core/columns.h), the
+ * The columns are the core's column registry (src/core/apis/columns.h), the
  * same `drover get` prints. A Table (Kubernetes' metav1.Table):
  *
  *   {"kind":"Table","apiVersion":"meta.k8s.io/v1",

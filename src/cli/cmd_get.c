@@ -38,7 +38,7 @@ struct get_args {
 	dtime now;
 };
 
-/* The columns of the kind (src/core/columns.c, the same the API's
+/* The columns of the kind (src/core/apis/columns.c, the same the API's
  * server-side Table serves kubectl), priority 0 only unless -o wide;
  * NAMESPACE first with -A, as kubectl adds it. */
 static bool

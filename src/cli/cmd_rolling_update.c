@@ -2,7 +2,7 @@
  * client-side rolling update of a ReplicationController to a new one.
  *
  * The verb is a loop over the API: read OLD, NEXT and the pods, ask
- * plan_rcu() (src/core/plan_rc_update.h) for the one next step, write
+ * plan_rcu() (src/core/plan/plan_rc_update.h) for the one next step, write
  * it, wait. All the state the update needs is in the stored objects
  * (the recovery annotations, NEXT's finalizer during the rename), so a
  * client killed anywhere is resumed by running the same command again.

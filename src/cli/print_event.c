@@ -1,7 +1,7 @@
 /* print_event.c - the Events section that ends every `describe`, as
  * kubectl prints it (describe.go DescribeEvents); the Events of the object
  * are listed with kubectl's field selector. (`get events` is the column
- * registry's, src/core/columns_event.c.)
+ * registry's, src/core/apis/core/core_columns_event.c.)
  *
  *   Events:
  *     Type     Reason             Age                From                   Message

@@ -1,6 +1,6 @@
 /* recorder.c - the event broadcaster, its recorders and the write queue
  * (recorder.h): the correlator's caches around the pure decisions of
- * src/core/event_corr.h, and the POSTs and PATCHes of Events from a
+ * src/core/plan/event_corr.h, and the POSTs and PATCHes of Events from a
  * timer after the loop turn.
  *
  * The queue holds cache entries, not requests: an entry is queued at

@@ -10,7 +10,7 @@
  *                       "Created pod: %s", pod_name);
  *
  * Recording never blocks and never fails the caller: the event is
- * correlated at once (src/core/event_corr.h: a repeat within 10 minutes
+ * correlated at once (src/core/plan/event_corr.h: a repeat within 10 minutes
  * bumps the count of the Event already written, similar events are
  * combined after 10 messages, a source/object/reason gets 25 events and
  * then one per 5 minutes), and the write waits in a bounded queue that a

@@ -2,7 +2,7 @@
  * server applies it (PATCH with application/strategic-merge-patch+json,
  * src/api/patch.c) and `drover apply` computes it (src/cli/cmd_apply.c),
  * both from the patch strategies of the schema tables (struct field
- * .patch and .merge_key in src/core/model.c: Kubernetes' patchStrategy
+ * .patch and .merge_key in src/core/apis (core.c, apps.c, discovery.c): Kubernetes' patchStrategy
  * and patchMergeKey struct tags), as k8s.io/apimachinery's
  * pkg/util/strategicpatch does from the Go types.
  *

@@ -249,7 +249,7 @@ rev_metrics(struct strbuf *sb, struct strbuf *l, struct psvc *svcs)
 	    "Time from a request's first byte to its response's last.");
 	HASH_ITER(hh, svcs, s, tmp)
 	for (r = s->revs; r; r = r->next) {
-		/* a copy of the counters as src/core/histogram.h has them */
+		/* a copy of the counters as src/core/base/histogram.h has them */
 		struct histogram h = {.bounds = px_bucket_le,
 				      .nbounds = PX_NBUCKETS,
 				      .counts = counts};

@@ -286,7 +286,7 @@ def test_get_knows_every_kind_of_the_registry(drover):
          what="the agent's node")
     names = drover.run("get", "no", "-n", "other", "-o", "name").stdout.split()
     assert len(names) == 1 and names[0].startswith("node/"), names
-    # Kubernetes' Node columns (src/core/columns_net.c)
+    # Kubernetes' Node columns (src/core/apis/core/core_columns_net.c)
     r = drover.run("get", "nodes")
     assert r.returncode == 0 and rows(r.stdout)[0] == [
         "NAME", "STATUS", "ROLES", "AGE", "VERSION"]

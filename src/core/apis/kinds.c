@@ -29,7 +29,7 @@
  *                                 (h_write.c): generation bumps,
  *                                 annotations through /status, status
  *                                 kept on create.
- *   schema, meta_off              the field table (model.c) and where
+ *   schema, meta_off              the field table (its group's: core.c, apps.c...) and where
  *                                 metadata sits, so generic code can
  *                                 encode, copy and read names of any
  *                                 kind.
@@ -40,8 +40,8 @@
  *                                 immutable selector check.
  *   initial_status, grace_period  create and delete hooks (h_write.c).
  *   defaults, validate            run on every create and update,
- *                                 defaults first (defaults.c,
- *                                 validate.c).
+ *                                 defaults first (defaults.h,
+ *                                 validate.h).
  *
  * The hooks are small adapters from void * to the typed functions, so
  * the table stays data and the typed functions keep their types. */
@@ -562,7 +562,7 @@ kind_field_path(const struct kind_info *k, const char *label)
 }
 
 /* The status is found by name in the schema rather than stored in the
- * table, so a kind's status is defined once (in model.c). */
+ * table, so a kind's status is defined once (in its group's field tables). */
 const struct field *
 kind_status_field(const struct kind_info *k)
 {

@@ -97,16 +97,7 @@ struct kind_info {
 		      struct fielderr_list *errs);
 };
 
-struct object {
-	const struct kind_info *k;
-	void *obj;
-};
-
-struct object_list {
-	struct object *v;
-	size_t n;
-	size_t alloc;
-};
+/* struct object and struct object_list: meta.h. */
 
 const struct kind_info *kind_lookup(const char *api_version, const char *kind);
 const struct kind_info *kind_by_id(enum kind_id id);

@@ -1,4 +1,6 @@
-/* validate.h - Kubernetes' API validation for the supported kinds.
+/* validate.h - Kubernetes' API validation of every kind drover serves,
+ * by API group: validation.h (what the groups share: object metadata,
+ * names), core_validate.h, apps_validate.h, discovery_validate.h.
  *
  * Each function appends every problem it finds to errs (field path, value,
  * reason, with Kubernetes' messages) and never stops at the first one. Run
@@ -7,38 +9,9 @@
 #ifndef DROVER_VALIDATE_H
 #define DROVER_VALIDATE_H
 
-#include "fielderr.h"
-#include "model.h"
-
-/* namespaced: the object lives in a namespace (all kinds so far). */
-void validate_object_meta(const struct object_meta *m, bool namespaced,
-			  const char *path, struct fielderr_list *errs);
-/* A capability name as securityContext.capabilities writes it
- * ("NET_BIND_SERVICE", or "CAP_NET_BIND_SERVICE" as the runtimes accept):
- * its Linux number, CAPABILITY_ALL for "ALL", or -1 if unknown. */
-#define CAPABILITY_ALL       1000
-#define CAPABILITY_SYS_ADMIN 21
-int validate_capability(const char *name);
-void validate_pod_spec(const struct pod_spec *s, const char *path,
-		       struct fielderr_list *errs);
-void validate_deployment(const struct deployment *d,
-			 struct fielderr_list *errs);
-void validate_replicaset(const struct replicaset *rs,
-			 struct fielderr_list *errs);
-void validate_rc(const struct replication_controller *rc,
-		 struct fielderr_list *errs);
-void validate_pod(const struct pod *p, struct fielderr_list *errs);
-void validate_node(const struct node *n, struct fielderr_list *errs);
-void validate_service(const struct service *s, struct fielderr_list *errs);
-void validate_endpoint_slice(const struct endpoint_slice *s,
-			     struct fielderr_list *errs);
-void validate_endpoints(const struct endpoints *e, struct fielderr_list *errs);
-/* ValidateEvent (core/v1, pkg/apis/core/validation/events.go, the
- * legacy API's rules): the metadata; an event about a namespaced object
- * lives in that object's namespace (involvedObject.namespace: "does not
- * match event.namespace"), one about a cluster-scoped object (a Node) in
- * "default"; type, when set, is Normal or Warning; reason and
- * involvedObject.kind are required (drover's recorder always sets them). */
-void validate_event(const struct event_v1 *e, struct fielderr_list *errs);
+#include "apps_validate.h"
+#include "core_validate.h"
+#include "discovery_validate.h"
+#include "validation.h"
 
 #endif

@@ -5,7 +5,7 @@
  * is stored already rendered the way Go prints it in Error(): strings
  * quoted (fielderr_addf_str: "1.5" prints as "\"1.5\""), numbers bare
  * (fielderr_addf_int), anything else as the caller renders it (a map as
- * Go's %#v, see validate.c). So
+ * Go's %#v, see validation.c). So
  *
  *   spec.replicas: Invalid value: -1: must be greater than or equal to 0
  *   spec.strategy.rollingUpdate.maxSurge: Invalid value: "1.5": ...

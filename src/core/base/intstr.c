@@ -10,7 +10,7 @@
  * / 100, then ceil or floor; exact for any replica count), so the
  * results match Kubernetes' bit for bit. A string that is not "N%" with
  * N a non-negative integer is an error for the caller to report with
- * its field path (validate.c), never a silent 0. */
+ * its field path (validate.h), never a silent 0. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +27,7 @@ intstr_int(int64_t v)
 
 /* The text is not checked here: "abc" is a valid IntOrString value and
  * is refused only where it is scaled (intstr_scaled) or validated
- * (validate.c), each with its own message. */
+ * (validate.h), each with its own message. */
 struct intstr
 intstr_str(const char *s)
 {
@@ -73,7 +73,7 @@ intstr_equal(const struct intstr *a, const struct intstr *b)
 
 /* Whether s is "<integer>%" (the only string form Kubernetes scales).
  * "25%", "0%" and "150%" pass (the 100% cap of maxUnavailable is
- * validate.c's); "%", "25", "-5%", "+5%", "1.5%" and "25 %" do not. */
+ * the validation's); "%", "25", "-5%", "+5%", "1.5%" and "25 %" do not. */
 bool
 intstr_is_percent(const char *s)
 {

@@ -1,6 +1,6 @@
 /* names.c - name syntax predicates (Kubernetes' validation helpers, from
  * k8s.io/apimachinery/pkg/util/validation): yes/no answers for callers
- * that only need to know; validate.c produces the messages.
+ * that only need to know; the validation produces the messages.
  *
  * Which names follow which rule:
  *   DNS-1123 subdomain (<= 253)  object names of Deployments,

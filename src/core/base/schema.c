@@ -13,7 +13,7 @@
  * and the container's "ports" row is {FT_LIST, sub = that table,
  * merge_key "containerPort"}. Every walker below is one loop over the
  * rows with a switch on the type, recursing through `sub`; no walker
- * knows a concrete type. The tables are in model.c; the JSON encoder and
+ * knows a concrete type. The tables are in the API groups' rooms (src/core/apis: meta.c, core.c, apps.c, discovery.c); the JSON encoder and
  * decoder that use the same rows are in src/codec.
  *
  * Ownership: an object described by a schema owns everything it points

@@ -6,7 +6,7 @@
  * that one table drover derives release, deep copy, semantic equality and a
  * canonical dump (for the pod-template hash) here in the core, and JSON
  * encoding and decoding with unknown-field detection in src/codec. Adding a
- * field to a kind is one line in model.c.
+ * field to a kind is one line in its group's field table.
  *
  * Storage conventions by type (the struct member must have this C type):
  *   FT_STR      char *                 NULL = absent

@@ -122,7 +122,7 @@ strbuf_addf(struct strbuf *sb, const char *fmt, ...)
  * backslash, and control characters (\n, \t and \r by name, the others
  * as \u00XX). Bytes from 0x80 up pass through, so UTF-8 stays UTF-8.
  * Example: a"b, a newline, then byte 0x01 give "a\"b\n\u0001". For
- * printable ASCII this is also Go's %q, which validate.c relies on. */
+ * printable ASCII this is also Go's %q, which the validation relies on. */
 void
 strbuf_addjsonstr(struct strbuf *sb, const char *s)
 {

@@ -4,7 +4,7 @@
  * counterparts. See spec/deployment.md §2-§5, §7, §11 for the rules and
  * worked examples. Nothing here allocates except where a comment says so.
  *
- * All functions assume defaulted objects (defaults.c); an unset replica
+ * All functions assume defaulted objects (defaults.h); an unset replica
  * count reads as 1, the default. */
 #ifndef DROVER_DEPLOY_UTIL_H
 #define DROVER_DEPLOY_UTIL_H

@@ -31,7 +31,7 @@ enum fit_reason {
 };
 
 /* The pod's request (pods: 1). A value that does not parse counts 0:
- * the API validated it (validate.c). */
+ * the API validated it (validate.h). */
 void fit_pod_request(const struct pod_spec *spec, struct res_amount *out);
 /* The node's status.allocatable; an absent or unparseable value is 0,
  * as a missing entry of Kubernetes' ResourceList is. */

@@ -69,7 +69,7 @@ struct group {
 };
 
 /* An EndpointPort's name and protocol are written even when empty (""
- * for an unnamed Service port, see model.c), hence "" for NULL. */
+ * for an unnamed Service port, see core.c), hence "" for NULL. */
 static char *
 dup_or_empty(const char *s)
 {

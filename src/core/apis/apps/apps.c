@@ -39,7 +39,7 @@ static const struct schema strategy_s = SCHEMA(deployment_strategy, strategy_f);
 
 /* apps/v1 DeploymentSpec. replicas, revisionHistoryLimit and
  * progressDeadlineSeconds are *int32 (unset means the default, 1, 10
- * and 600: defaults.c); minReadySeconds is a plain int32 (0 if absent);
+ * and 600: defaults.h); minReadySeconds is a plain int32 (0 if absent);
  * template is required and inline. */
 static const struct field dspec_f[] = {
     F(deployment_spec, "replicas", FT_OPTINT, replicas, O | I32, NULL),

@@ -4,7 +4,7 @@
  * How: copy the new template, put the old containers' image, command and
  * args into the copy (container by container, at the same index), then
  * look for the first field where the copy and the old template differ,
- * walking the schema tables of model.c in their order. Whatever
+ * walking the schema tables of the API groups (core.c, apps.c) in their order. Whatever
  * difference is left is, by construction, not an image/command/args
  * change. Equality is schema_equal's (absent and empty are equal, as in
  * Kubernetes' Semantic.DeepEqual).

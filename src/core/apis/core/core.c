@@ -32,7 +32,7 @@ static const struct field env_var_f[] = {
 static const struct schema env_var_s = SCHEMA(env_var, env_var_f);
 
 /* v1.ContainerPort. containerPort has no omitempty in Go and is
- * required (validate.c); hostPort 0 means "none" and is left out. */
+ * required (validate.h); hostPort 0 means "none" and is left out. */
 static const struct field container_port_f[] = {
     F(container_port, "name", FT_STR, name, O, NULL),
     F(container_port, "hostPort", FT_INT, host_port, O | I32, NULL),
@@ -75,7 +75,7 @@ static const struct schema tcp_socket_s =
 
 /* v1.Probe. The timing fields are plain int32 in Go but opt_int here, so
  * the decoder records whether they were written and defaulting
- * (defaults.c) fills only unwritten ones (Kubernetes fills zeros, see
+ * (defaults.h) fills only unwritten ones (Kubernetes fills zeros, see
  * defaults_probe). The probe-level terminationGracePeriodSeconds is
  * *int64, as in Go. */
 static const struct field probe_f[] = {

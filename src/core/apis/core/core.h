@@ -344,7 +344,7 @@ LIST_OF(node);
 /* ---- v1 Service ---- */
 
 /* v1.ServicePort. targetPort is a container port's number or name
- * (defaults.c: the port when absent); appProtocol "http" asks the
+ * (core_defaults.c: the port when absent); appProtocol "http" asks the
  * proxy for its HTTP mode. */
 struct service_port {
 	char *name;

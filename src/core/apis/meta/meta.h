@@ -80,6 +80,25 @@ struct condition {
 };
 LIST_OF(condition);
 
+/* ---- a decoded object of some kind (runtime.Object) ----
+ *
+ * The typed struct of its kind (struct deployment, struct pod...) and
+ * the kind's registry entry (kinds.h), which says where its metadata,
+ * replicas and selector are. */
+
+struct kind_info;
+
+struct object {
+	const struct kind_info *k;
+	void *obj;
+};
+
+struct object_list {
+	struct object *v;
+	size_t n;
+	size_t alloc;
+};
+
 extern const struct schema schema_object_meta;
 extern const struct schema schema_label_selector;
 extern const struct schema schema_condition;

@@ -1,6 +1,6 @@
-/* columns_net.c - the columns of Services, Endpoints, EndpointSlices and
- * Nodes (printers.go: printService, printEndpoints, printEndpointSlice,
- * printNode), registered in columns.c.
+/* core_columns_net.c - the columns of Services, Endpoints and Nodes
+ * (printers.go: printService, printEndpoints, printNode), registered in
+ * columns.c; EndpointSlices' are in discovery_columns.c.
  *
  *   NAME  TYPE       CLUSTER-IP  EXTERNAL-IP  PORT(S)        AGE     services
  *   web   ClusterIP  127.0.0.1   <none>       80/TCP,81/TCP  5m
@@ -21,18 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns_int.h"
+#include "core_columns.h"
 #include "xalloc.h"
-
-#define MAX_SHOWN 3
-
-/* " + N more..." after MAX_SHOWN items, as kubectl. */
-static void
-more(size_t shown, size_t total, struct strbuf *sb)
-{
-	if (total > shown)
-		strbuf_addf(sb, " + %zu more...", total - shown);
-}
 
 /* formatEndpoints: address:port pairs, port by port within each
  * subset, three at most. A subset of five addresses with one port 80
@@ -56,7 +46,7 @@ columns_endpoints(const struct endpoints *e, const char *port_name,
 				continue;
 			for (j = 0; j < ss->addresses.n; j++) {
 				total++;
-				if (shown == MAX_SHOWN)
+				if (shown == COLUMNS_MAX_SHOWN)
 					continue;
 				strbuf_addf(sb, "%s%s:%lld", shown ? "," : "",
 					    ss->addresses.v[j].ip,
@@ -67,7 +57,7 @@ columns_endpoints(const struct endpoints *e, const char *port_name,
 	}
 	if (total == 0)
 		strbuf_addstr(sb, "<none>");
-	more(shown, total, sb);
+	columns_more(shown, total, sb);
 }
 
 /* ---- Service ----
@@ -174,72 +164,6 @@ const struct column columns_endpoints_tbl[] = {
     AGE_COL,
 };
 const size_t columns_endpoints_n = COLUMNS_N(columns_endpoints_tbl);
-
-/* ---- EndpointSlice ----
- *
- * printEndpointSlice: ADDRESSTYPE, the ports' numbers and the endpoints'
- * addresses, "<unset>" where Kubernetes prints it. A slice's ports are
- * the host ports of its pods, so drover's slices differ per port set
- * (plan_endpoints.c). */
-
-static void
-cell_slice_type(const struct object *o, dtime now, struct strbuf *out)
-{
-	const struct endpoint_slice *s = o->obj;
-
-	(void)now;
-	strbuf_addstr(out, s->address_type ? s->address_type : "");
-}
-
-/* formatDiscoveryPorts: the port numbers, "<unset>" for none. */
-static void
-cell_slice_ports(const struct object *o, dtime now, struct strbuf *out)
-{
-	const struct endpoint_slice *s = o->obj;
-	size_t i;
-
-	(void)now;
-	for (i = 0; i < s->ports.n && i < MAX_SHOWN; i++)
-		strbuf_addf(out, "%s%lld", i ? "," : "",
-			    (long long)s->ports.v[i].port);
-	if (s->ports.n == 0)
-		strbuf_addstr(out, "<unset>");
-	more(i, s->ports.n, out);
-}
-
-/* formatDiscoveryEndpoints: every address, "<unset>" for none. */
-static void
-cell_slice_endpoints(const struct object *o, dtime now, struct strbuf *out)
-{
-	const struct endpoint_slice *s = o->obj;
-	size_t i, j, n = 0, shown = 0;
-
-	(void)now;
-	for (i = 0; i < s->endpoints.n; i++)
-		for (j = 0; j < s->endpoints.v[i].addresses.n; j++) {
-			n++;
-			if (shown == MAX_SHOWN)
-				continue;
-			strbuf_addf(out, "%s%s", shown ? "," : "",
-				    s->endpoints.v[i].addresses.v[j]);
-			shown++;
-		}
-	if (n == 0)
-		strbuf_addstr(out, "<unset>");
-	more(shown, n, out);
-}
-
-const struct column columns_endpoint_slice[] = {
-    NAME_COL,
-    {"AddressType", "string", "", 0,
-     "The type of address carried by this EndpointSlice.", cell_slice_type},
-    {"Ports", "string", "", 0, "Ports provided by this EndpointSlice.",
-     cell_slice_ports},
-    {"Endpoints", "string", "", 0, "Endpoints carried by this EndpointSlice.",
-     cell_slice_endpoints},
-    AGE_COL,
-};
-const size_t columns_endpoint_slice_n = COLUMNS_N(columns_endpoint_slice);
 
 /* ---- Node (printNode) ----
  *

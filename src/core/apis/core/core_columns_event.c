@@ -1,4 +1,4 @@
-/* columns_event.c - the table of core/v1 Events (printers.go printEvent
+/* core_columns_event.c - the table of core/v1 Events (printers.go printEvent
  * and eventColumnDefinitions), what `kubectl get events` and `drover get
  * events` print:
  *
@@ -10,7 +10,7 @@
  * (columns.c, invariant 1). */
 #include <stdio.h>
 
-#include "columns_int.h"
+#include "core_columns.h"
 
 static const struct event_v1 *
 ev(const struct object *o)

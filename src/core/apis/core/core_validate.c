@@ -1,211 +1,33 @@
-/* validate.c - ValidateDeployment, ValidateReplicaSet, ValidatePod and the
- * pieces they share, with Kubernetes' field paths and messages.
+/* core_validate.c - ValidatePod, ValidateReplicationController,
+ * ValidateService and the other core/v1 rules (core_validate.h), with
+ * Kubernetes' field paths and messages. Where each rule comes from
+ * (pkg/apis/core/validation/validation.go): ValidatePodSpec,
+ * validateContainers, validateContainerPorts, validateEnv /
+ * validateEnvVarValueFrom, validateProbe, ValidateSecurityContext,
+ * ValidatePodSecurityContext, ValidateTolerations, ValidatePodTemplateSpec,
+ * ValidateReplicationController, ValidateNode, ValidateService,
+ * ValidateEndpoints; IsValidPortName, IsValidUserID/IsValidGroupID
+ * (apimachinery's util/validation).
  *
- * Where each rule comes from (Go function names):
- *
- *   k8s.io/apimachinery/pkg/api/validation (objectmeta.go)
- *       ValidateObjectMeta, ValidateAnnotations -> validate_object_meta,
- *       validate_annotations
- *   k8s.io/apimachinery/pkg/util/validation (validation.go)
- *       IsDNS1123Label, IsDNS1123Subdomain, IsValidPortName,
- *       IsQualifiedName (labels.c), IsValidUserID/IsValidGroupID
- *   k8s.io/apimachinery/pkg/apis/meta/v1/validation
- *       ValidateLabelSelector, ValidateLabels (labels.c)
- *   pkg/apis/core/validation/validation.go
- *       ValidatePodSpec, validateContainers, validateContainerPorts,
- *       validateEnv / validateEnvVarValueFrom, validateProbe,
- *       ValidateSecurityContext, ValidatePodSecurityContext,
- *       ValidateTolerations, ValidatePodTemplateSpec
- *   pkg/apis/apps/validation/validation.go
- *       ValidateDeploymentSpec, ValidateDeploymentStrategy,
- *       ValidateRollingUpdateDeployment, ValidatePositiveIntOrPercent,
- *       IsNotMoreThan100Percent, ValidateReplicaSetSpec,
- *       ValidatePodTemplateSpecForReplicaSet
- *
- * Errors are appended in Kubernetes' order, because `kubectl` and drover
- * print them in list order and tests compare the whole list. Paths are
- * Kubernetes' field.Path strings ("spec.template.spec.containers[0].
- * ports[1].name"). Rules Kubernetes has for fields drover does not model
- * are absent; rules drover adds are marked as drover's.
- *
- * Defaulting (defaults.c) runs first, so an empty restartPolicy, protocol
- * or strategy type never reaches here on the API path; empty values of
- * such fields are therefore accepted here, where Kubernetes would say
- * Required. The caller owns errs; every call only appends to it. */
+ * Errors are appended in Kubernetes' order. Rules Kubernetes has for
+ * fields drover does not model are absent; rules drover adds are marked
+ * as drover's. Defaulting (defaults.h) runs first, so an empty
+ * restartPolicy or protocol never reaches here on the API path; empty
+ * values of such fields are therefore accepted here, where Kubernetes
+ * would say Required. The caller owns errs; every call only appends to
+ * it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_validate.h"
+#include "downward.h"
 #include "intstr.h"
 #include "labels.h"
 #include "names.h"
 #include "quantity.h"
-#include "strbuf.h"
-#include "downward.h"
-#include "validate.h"
+#include "validation.h"
 #include "xalloc.h"
-
-#define MSG_GE0 "must be greater than or equal to 0"
-#define MSG_PERCENT                                                            \
-	"a valid percent string must be a numeric string followed by an "      \
-	"ending '%' (e.g. '1%',  or '93%', regex used for validation is "      \
-	"'[0-9]+%')"
-
-/* A path builder: p(sb, "%s.spec", base) without repeating strbuf calls. */
-/* The returned pointer is sb's buffer: valid until the next pathf on sb,
- * which is enough because fielderr_add* copy the path. */
-static const char *pathf(struct strbuf *sb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static const char *
-pathf(struct strbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-
-	strbuf_reset(sb);
-	va_start(ap, fmt);
-	strbuf_vaddf(sb, fmt, ap);
-	va_end(ap);
-	return sb->buf;
-}
-
-/* ValidateNonnegativeField: "must be greater than or equal to 0", the
- * value printed as a number. */
-static void
-nonneg(int64_t v, const char *path, struct fielderr_list *errs)
-{
-	if (v < 0)
-		fielderr_addf_int(errs, FE_INVALID, path, v, MSG_GE0);
-}
-
-/* The same for an optional field (a Go *int32): unset is valid. */
-static void
-nonneg_opt(const struct opt_int *o, const char *path,
-	   struct fielderr_list *errs)
-{
-	if (o->set)
-		nonneg(o->v, path, errs);
-}
-
-/* The RFC 1123 label regex alone, with no length limit:
- * [a-z0-9]([-a-z0-9]*[a-z0-9])?  ("a", "web-1" yes; "", "-a", "a-",
- * "Web" no). */
-static bool
-dns1123_label_syntax(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0)
-		return false;
-	for (i = 0; i < n; i++) {
-		bool alnum = (s[i] >= 'a' && s[i] <= 'z') ||
-			     (s[i] >= '0' && s[i] <= '9');
-
-		if (!alnum && (s[i] != '-' || i == 0 || i == n - 1))
-			return false;
-	}
-	return true;
-}
-
-/* IsDNS1123Subdomain / IsDNS1123Label: the length error and the syntax
- * error are separate, as in Kubernetes. A subdomain is 1..253 characters
- * of dot-separated labels, each matching the label regex ("a.b-c.d");
- * the 63-character limit applies to each label only in the label case
- * (Kubernetes' subdomain regex has no per-label limit either). A name of
- * 300 'a's gets one error (too long), "A" one (syntax), 300 'A's both. */
-static void
-validate_dns1123(const char *s, bool label, const char *path,
-		 struct fielderr_list *errs)
-{
-	size_t n = strlen(s), max = label ? 63 : 253, start = 0, i;
-	bool ok = true;
-
-	if (n > max) {
-		struct strbuf m = STRBUF_INIT;
-
-		strbuf_addf(&m, "must be no more than %zu characters", max);
-		fielderr_addf_str(errs, FE_INVALID, path, s, m.buf);
-		strbuf_release(&m);
-	}
-	if (label) {
-		ok = dns1123_label_syntax(s, n);
-	} else {
-		for (i = 0; i <= n && ok; i++)
-			if (i == n || s[i] == '.') {
-				ok = dns1123_label_syntax(s + start, i - start);
-				start = i + 1;
-			}
-	}
-	if (!ok)
-		fielderr_addf_str(errs, FE_INVALID, path, s,
-				  label ? MSG_DNS1123_LABEL
-					: MSG_DNS1123_SUBDOMAIN);
-}
-
-/* ValidateAnnotations: keys are qualified names compared in lower case,
- * and the total size is limited to 256 KiB.
- *
- * Keys are lowered before the check, so "Example.com/Key" is accepted
- * where a label key of that spelling would be refused (Kubernetes does the
- * same; annotations are not selectable, so case does not matter). The
- * size is Σ len(key) + len(value) in bytes (ValidateAnnotationsSize,
- * TotalAnnotationSizeLimitB = 256 << 10 = 262144); one error on the
- * annotations path as a whole, not per key. */
-static void
-validate_annotations(const struct strmap *a, const char *path,
-		     struct fielderr_list *errs)
-{
-	size_t i, j, total = 0;
-
-	for (i = 0; i < a->n; i++) {
-		char *lower = xstrdup(a->v[i].key);
-		struct fielderr_list tmp = {0};
-
-		for (j = 0; lower[j]; j++)
-			if (lower[j] >= 'A' && lower[j] <= 'Z')
-				lower[j] = (char)(lower[j] - 'A' + 'a');
-		validate_label_key(lower, path, &tmp);
-		/* report the key as written, not lowered */
-		for (j = 0; j < tmp.n; j++)
-			fielderr_addf_str(errs, tmp.v[j].type, path,
-					  a->v[i].key, tmp.v[j].detail);
-		fielderr_list_release(&tmp);
-		free(lower);
-		total += strlen(a->v[i].key) + strlen(a->v[i].value);
-	}
-	if (total > 262144)
-		fielderr_add(errs, FE_TOO_LONG, path, NULL,
-			     "must have at most 262144 bytes");
-}
-
-/* ValidateObjectMeta with NameIsDNSSubdomain as the name function (what
- * Deployment, ReplicaSet and Pod use), and ValidateNamespaceName (a DNS
- * label) for the namespace. Differences: generateName itself is not
- * checked (the name generated from it is, on create), and an empty
- * namespace is not reported (Kubernetes' Required for namespaced kinds):
- * drover's callers supply the namespace. */
-void
-validate_object_meta(const struct object_meta *m, bool namespaced,
-		     const char *path, struct fielderr_list *errs)
-{
-	struct strbuf p = STRBUF_INIT;
-
-	if ((m->name == NULL || !*m->name) &&
-	    (m->generate_name == NULL || !*m->generate_name))
-		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
-			     NULL, "name or generateName is required");
-	else if (m->name && *m->name)
-		validate_dns1123(m->name, false, pathf(&p, "%s.name", path),
-				 errs);
-	if (namespaced && m->namespace && *m->namespace)
-		validate_dns1123(m->namespace, true,
-				 pathf(&p, "%s.namespace", path), errs);
-	validate_labels(&m->labels, pathf(&p, "%s.labels", path), errs);
-	validate_annotations(&m->annotations, pathf(&p, "%s.annotations", path),
-			     errs);
-	nonneg(m->generation, pathf(&p, "%s.generation", path), errs);
-	strbuf_release(&p);
-}
 
 /* IsValidPortName: one error per broken rule, in Kubernetes' order.
  * An IANA service name: at most 15 characters of [-a-z0-9], at least one
@@ -289,26 +111,28 @@ validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 		handlers++;
 		if (pr->exec->command.n == 0)
 			fielderr_add(errs, FE_REQUIRED,
-				     pathf(&p, "%s.exec.command", path), NULL,
-				     "");
+				     val_pathf(&p, "%s.exec.command", path),
+				     NULL, "");
 	}
 	if (pr->http_get) {
 		handlers++;
 		validate_port_ref(&pr->http_get->port,
-				  pathf(&p, "%s.httpGet.port", path), errs);
+				  val_pathf(&p, "%s.httpGet.port", path), errs);
 		if (pr->http_get->scheme &&
 		    strcmp(pr->http_get->scheme, "HTTP") &&
 		    strcmp(pr->http_get->scheme, "HTTPS"))
-			fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-					  pathf(&p, "%s.httpGet.scheme", path),
-					  pr->http_get->scheme,
-					  "supported values: \"HTTP\", "
-					  "\"HTTPS\"");
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    val_pathf(&p, "%s.httpGet.scheme", path),
+			    pr->http_get->scheme,
+			    "supported values: \"HTTP\", "
+			    "\"HTTPS\"");
 	}
 	if (pr->tcp_socket) {
 		handlers++;
 		validate_port_ref(&pr->tcp_socket->port,
-				  pathf(&p, "%s.tcpSocket.port", path), errs);
+				  val_pathf(&p, "%s.tcpSocket.port", path),
+				  errs);
 	}
 	if (handlers == 0)
 		fielderr_add(errs, FE_REQUIRED, path, NULL,
@@ -316,26 +140,26 @@ validate_probe(const struct probe *pr, const char *path, bool liveness_like,
 	else if (handlers > 1)
 		fielderr_add(errs, FE_FORBIDDEN, path, NULL,
 			     "may not specify more than 1 handler type");
-	nonneg_opt(&pr->initial_delay_seconds,
-		   pathf(&p, "%s.initialDelaySeconds", path), errs);
-	nonneg_opt(&pr->timeout_seconds, pathf(&p, "%s.timeoutSeconds", path),
-		   errs);
-	nonneg_opt(&pr->period_seconds, pathf(&p, "%s.periodSeconds", path),
-		   errs);
-	nonneg_opt(&pr->success_threshold,
-		   pathf(&p, "%s.successThreshold", path), errs);
-	nonneg_opt(&pr->failure_threshold,
-		   pathf(&p, "%s.failureThreshold", path), errs);
+	val_nonneg_opt(&pr->initial_delay_seconds,
+		       val_pathf(&p, "%s.initialDelaySeconds", path), errs);
+	val_nonneg_opt(&pr->timeout_seconds,
+		       val_pathf(&p, "%s.timeoutSeconds", path), errs);
+	val_nonneg_opt(&pr->period_seconds,
+		       val_pathf(&p, "%s.periodSeconds", path), errs);
+	val_nonneg_opt(&pr->success_threshold,
+		       val_pathf(&p, "%s.successThreshold", path), errs);
+	val_nonneg_opt(&pr->failure_threshold,
+		       val_pathf(&p, "%s.failureThreshold", path), errs);
 	if (liveness_like && pr->success_threshold.set &&
 	    pr->success_threshold.v != 1)
 		fielderr_addf_int(errs, FE_INVALID,
-				  pathf(&p, "%s.successThreshold", path),
+				  val_pathf(&p, "%s.successThreshold", path),
 				  pr->success_threshold.v, "must be 1");
 	if (pr->termination_grace_period_seconds.set &&
 	    pr->termination_grace_period_seconds.v <= 0)
 		fielderr_addf_int(
 		    errs, FE_INVALID,
-		    pathf(&p, "%s.terminationGracePeriodSeconds", path),
+		    val_pathf(&p, "%s.terminationGracePeriodSeconds", path),
 		    pr->termination_grace_period_seconds.v,
 		    "must be greater than 0");
 	strbuf_release(&p);
@@ -440,7 +264,7 @@ valid_caps(const struct strlist *l, const char *path,
 		if (validate_capability(l->v[i]) < 0)
 			fielderr_addf_str(
 			    errs, FE_NOT_SUPPORTED,
-			    pathf(&p, "%s[%zu]", path, i), l->v[i],
+			    val_pathf(&p, "%s[%zu]", path, i), l->v[i],
 			    "must be a Linux capability such as "
 			    "\"NET_BIND_SERVICE\" (without \"CAP_\"), or "
 			    "\"ALL\"");
@@ -464,20 +288,20 @@ validate_security_context(const struct security_context *sc, const char *path,
 			     !sc->allow_privilege_escalation.v;
 	size_t i;
 
-	valid_id(&sc->run_as_user, pathf(&p, "%s.runAsUser", path), errs);
-	valid_id(&sc->run_as_group, pathf(&p, "%s.runAsGroup", path), errs);
+	valid_id(&sc->run_as_user, val_pathf(&p, "%s.runAsUser", path), errs);
+	valid_id(&sc->run_as_group, val_pathf(&p, "%s.runAsGroup", path), errs);
 	if (sc->proc_mount && strcmp(sc->proc_mount, "Default") &&
 	    strcmp(sc->proc_mount, "Unmasked"))
 		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-				  pathf(&p, "%s.procMount", path),
+				  val_pathf(&p, "%s.procMount", path),
 				  sc->proc_mount,
 				  "supported values: \"Default\", "
 				  "\"Unmasked\"");
 	if (sc->capabilities) {
 		valid_caps(&sc->capabilities->add,
-			   pathf(&p, "%s.capabilities.add", path), errs);
+			   val_pathf(&p, "%s.capabilities.add", path), errs);
 		valid_caps(&sc->capabilities->drop,
-			   pathf(&p, "%s.capabilities.drop", path), errs);
+			   val_pathf(&p, "%s.capabilities.drop", path), errs);
 	}
 	if (no_escalation && sc->privileged.set && sc->privileged.v)
 		fielderr_add(errs, FE_INVALID, path,
@@ -507,13 +331,14 @@ validate_pod_security_context(const struct pod_security_context *sc,
 	struct strbuf p = STRBUF_INIT;
 	size_t i;
 
-	valid_id(&sc->run_as_user, pathf(&p, "%s.runAsUser", path), errs);
-	valid_id(&sc->run_as_group, pathf(&p, "%s.runAsGroup", path), errs);
-	valid_id(&sc->fs_group, pathf(&p, "%s.fsGroup", path), errs);
+	valid_id(&sc->run_as_user, val_pathf(&p, "%s.runAsUser", path), errs);
+	valid_id(&sc->run_as_group, val_pathf(&p, "%s.runAsGroup", path), errs);
+	valid_id(&sc->fs_group, val_pathf(&p, "%s.fsGroup", path), errs);
 	for (i = 0; i < sc->supplemental_groups.n; i++) {
 		struct opt_int g = {sc->supplemental_groups.v[i], true};
 
-		valid_id(&g, pathf(&p, "%s.supplementalGroups[%zu]", path, i),
+		valid_id(&g,
+			 val_pathf(&p, "%s.supplementalGroups[%zu]", path, i),
 			 errs);
 	}
 	if (sc->supplemental_groups_policy &&
@@ -521,7 +346,7 @@ validate_pod_security_context(const struct pod_security_context *sc,
 	    strcmp(sc->supplemental_groups_policy, "Strict"))
 		fielderr_addf_str(
 		    errs, FE_NOT_SUPPORTED,
-		    pathf(&p, "%s.supplementalGroupsPolicy", path),
+		    val_pathf(&p, "%s.supplementalGroupsPolicy", path),
 		    sc->supplemental_groups_policy,
 		    "supported values: \"Merge\", \"Strict\"");
 	strbuf_release(&p);
@@ -555,7 +380,7 @@ validate_resource_list(const struct strmap *m, const char *path,
 
 	for (i = 0; i < m->n; i++) {
 		const char *k = m->v[i].key, *v = m->v[i].value;
-		const char *fp = pathf(&p, "%s[%s]", path, k);
+		const char *fp = val_pathf(&p, "%s[%s]", path, k);
 		enum qty_err qe;
 
 		vals[i] = 0;
@@ -589,9 +414,9 @@ validate_resources(const struct resources *r, const char *path,
 	int64_t *req = xcalloc(r->requests.n + 1, sizeof(*req));
 	size_t i, j;
 
-	validate_resource_list(&r->limits, pathf(&p, "%s.limits", path), errs,
-			       lim);
-	validate_resource_list(&r->requests, pathf(&p, "%s.requests", path),
+	validate_resource_list(&r->limits, val_pathf(&p, "%s.limits", path),
+			       errs, lim);
+	validate_resource_list(&r->requests, val_pathf(&p, "%s.requests", path),
 			       errs, req);
 	for (i = 0; i < r->requests.n; i++)
 		for (j = 0; j < r->limits.n; j++) {
@@ -605,7 +430,7 @@ validate_resources(const struct resources *r, const char *path,
 				    "of %s",
 				    k, r->limits.v[j].value);
 			fielderr_addf_str(errs, FE_INVALID,
-					  pathf(&p, "%s.requests", path),
+					  val_pathf(&p, "%s.requests", path),
 					  r->requests.v[i].value, d.buf);
 		}
 	free(lim);
@@ -630,41 +455,43 @@ validate_container(const struct container *c, const char *path,
 	size_t i, j;
 
 	if (c->name == NULL || !*c->name)
-		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.name", path),
+		fielderr_add(errs, FE_REQUIRED, val_pathf(&p, "%s.name", path),
 			     NULL, "");
 	else
-		validate_dns1123(c->name, true, pathf(&p, "%s.name", path),
+		validate_dns1123(c->name, true, val_pathf(&p, "%s.name", path),
 				 errs);
 	if (c->image == NULL || !*c->image)
-		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.image", path),
+		fielderr_add(errs, FE_REQUIRED, val_pathf(&p, "%s.image", path),
 			     NULL, "");
-	validate_resources(&c->resources, pathf(&p, "%s.resources", path),
+	validate_resources(&c->resources, val_pathf(&p, "%s.resources", path),
 			   errs);
 	for (i = 0; i < c->ports.n; i++) {
 		const struct container_port *cp = &c->ports.v[i];
 
 		if (cp->container_port == 0)
-			fielderr_add(
-			    errs, FE_REQUIRED,
-			    pathf(&p, "%s.ports[%zu].containerPort", path, i),
-			    NULL, "");
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p,
+					       "%s.ports[%zu].containerPort",
+					       path, i),
+				     NULL, "");
 		else if (cp->container_port < 1 || cp->container_port > 65535)
 			fielderr_addf_int(
 			    errs, FE_INVALID,
-			    pathf(&p, "%s.ports[%zu].containerPort", path, i),
+			    val_pathf(&p, "%s.ports[%zu].containerPort", path,
+				      i),
 			    cp->container_port,
 			    "must be between 1 and 65535, inclusive");
 		if (cp->host_port != 0 &&
 		    (cp->host_port < 1 || cp->host_port > 65535))
 			fielderr_addf_int(
 			    errs, FE_INVALID,
-			    pathf(&p, "%s.ports[%zu].hostPort", path, i),
+			    val_pathf(&p, "%s.ports[%zu].hostPort", path, i),
 			    cp->host_port,
 			    "must be between 1 and 65535, inclusive");
 		if (cp->name && *cp->name && !name_is_iana_svc(cp->name)) {
 			validate_port_name(
-			    cp->name, pathf(&p, "%s.ports[%zu].name", path, i),
-			    errs);
+			    cp->name,
+			    val_pathf(&p, "%s.ports[%zu].name", path, i), errs);
 		} else if (cp->name && *cp->name) {
 			/* One error a port, however many share its name
 			 * (Kubernetes checks a set of the names seen). */
@@ -673,8 +500,8 @@ validate_container(const struct container *c, const char *path,
 				    !strcmp(c->ports.v[j].name, cp->name)) {
 					fielderr_addf_str(
 					    errs, FE_DUPLICATE,
-					    pathf(&p, "%s.ports[%zu].name",
-						  path, i),
+					    val_pathf(&p, "%s.ports[%zu].name",
+						      path, i),
 					    cp->name, "");
 					break;
 				}
@@ -683,7 +510,7 @@ validate_container(const struct container *c, const char *path,
 		    strcmp(cp->protocol, "UDP") && strcmp(cp->protocol, "SCTP"))
 			fielderr_addf_str(
 			    errs, FE_NOT_SUPPORTED,
-			    pathf(&p, "%s.ports[%zu].protocol", path, i),
+			    val_pathf(&p, "%s.ports[%zu].protocol", path, i),
 			    cp->protocol,
 			    "supported values: \"SCTP\", \"TCP\", \"UDP\"");
 	}
@@ -692,12 +519,12 @@ validate_container(const struct container *c, const char *path,
 
 		if (e->name == NULL || !*e->name)
 			fielderr_add(errs, FE_REQUIRED,
-				     pathf(&p, "%s.env[%zu].name", path, i),
+				     val_pathf(&p, "%s.env[%zu].name", path, i),
 				     NULL, "");
 		else if (!name_is_env_var(e->name))
 			fielderr_addf_str(
 			    errs, FE_INVALID,
-			    pathf(&p, "%s.env[%zu].name", path, i), e->name,
+			    val_pathf(&p, "%s.env[%zu].name", path, i), e->name,
 			    MSG_ENV_VAR);
 		/* validateEnvVarValueFrom: no source, else a value too.
 		 * Only fieldRef is modelled, so a valueFrom without one has
@@ -708,49 +535,52 @@ validate_container(const struct container *c, const char *path,
 		if (e->value_from && e->value_from->field_ref == NULL)
 			fielderr_add(
 			    errs, FE_INVALID,
-			    pathf(&p, "%s.env[%zu].valueFrom", path, i), "\"\"",
+			    val_pathf(&p, "%s.env[%zu].valueFrom", path, i),
+			    "\"\"",
 			    "must specify one of: `fieldRef`, "
 			    "`resourceFieldRef`, `configMapKeyRef` or "
 			    "`secretKeyRef`");
 		else if (e->value_from && e->value && *e->value)
 			fielderr_add(
 			    errs, FE_INVALID,
-			    pathf(&p, "%s.env[%zu].valueFrom", path, i), "\"\"",
+			    val_pathf(&p, "%s.env[%zu].valueFrom", path, i),
+			    "\"\"",
 			    "may not be specified when `value` is "
 			    "not empty");
 		if (e->value_from && e->value_from->field_ref)
 			downward_validate_env(
 			    e->value_from->field_ref,
-			    pathf(&p, "%s.env[%zu].valueFrom.fieldRef", path,
-				  i),
+			    val_pathf(&p, "%s.env[%zu].valueFrom.fieldRef",
+				      path, i),
 			    errs);
 	}
 	/* validateLivenessProbe / validateReadinessProbe /
 	 * validateStartupProbe: a readiness probe never kills, so a
 	 * probe-level terminationGracePeriodSeconds makes no sense there. */
-	validate_probe(c->liveness_probe, pathf(&p, "%s.livenessProbe", path),
-		       true, errs);
-	validate_probe(c->readiness_probe, pathf(&p, "%s.readinessProbe", path),
-		       false, errs);
+	validate_probe(c->liveness_probe,
+		       val_pathf(&p, "%s.livenessProbe", path), true, errs);
+	validate_probe(c->readiness_probe,
+		       val_pathf(&p, "%s.readinessProbe", path), false, errs);
 	if (c->readiness_probe &&
 	    c->readiness_probe->termination_grace_period_seconds.set)
 		fielderr_addf_int(
 		    errs, FE_INVALID,
-		    pathf(&p, "%s.readinessProbe.terminationGracePeriodSeconds",
-			  path),
+		    val_pathf(&p,
+			      "%s.readinessProbe.terminationGracePeriodSeconds",
+			      path),
 		    c->readiness_probe->termination_grace_period_seconds.v,
 		    "must not be set for readinessProbes");
-	validate_probe(c->startup_probe, pathf(&p, "%s.startupProbe", path),
+	validate_probe(c->startup_probe, val_pathf(&p, "%s.startupProbe", path),
 		       true, errs);
 	if (c->security_context)
-		validate_security_context(c->security_context,
-					  pathf(&p, "%s.securityContext", path),
-					  errs);
+		validate_security_context(
+		    c->security_context,
+		    val_pathf(&p, "%s.securityContext", path), errs);
 	if (c->image_pull_policy && strcmp(c->image_pull_policy, "Always") &&
 	    strcmp(c->image_pull_policy, "IfNotPresent") &&
 	    strcmp(c->image_pull_policy, "Never"))
 		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-				  pathf(&p, "%s.imagePullPolicy", path),
+				  val_pathf(&p, "%s.imagePullPolicy", path),
 				  c->image_pull_policy,
 				  "supported values: \"Always\", "
 				  "\"IfNotPresent\", \"Never\"");
@@ -775,20 +605,20 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 
 	if (s->containers.n == 0)
 		fielderr_add(errs, FE_REQUIRED,
-			     pathf(&p, "%s.containers", path), NULL, "");
+			     val_pathf(&p, "%s.containers", path), NULL, "");
 	for (i = 0; i < s->containers.n; i++) {
 		const char *ni = s->containers.v[i].name;
 
 		validate_container(&s->containers.v[i],
-				   pathf(&p, "%s.containers[%zu]", path, i),
+				   val_pathf(&p, "%s.containers[%zu]", path, i),
 				   errs);
 		for (j = 0; ni && j < i; j++)
 			if (s->containers.v[j].name &&
 			    !strcmp(s->containers.v[j].name, ni)) {
 				fielderr_addf_str(
 				    errs, FE_DUPLICATE,
-				    pathf(&p, "%s.containers[%zu].name", path,
-					  i),
+				    val_pathf(&p, "%s.containers[%zu].name",
+					      path, i),
 				    ni, "");
 				break; /* one error a container */
 			}
@@ -797,26 +627,28 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 	    strcmp(s->restart_policy, "OnFailure") &&
 	    strcmp(s->restart_policy, "Never"))
 		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-				  pathf(&p, "%s.restartPolicy", path),
+				  val_pathf(&p, "%s.restartPolicy", path),
 				  s->restart_policy,
 				  "supported values: \"Always\", "
 				  "\"OnFailure\", \"Never\"");
-	nonneg_opt(&s->termination_grace_period_seconds,
-		   pathf(&p, "%s.terminationGracePeriodSeconds", path), errs);
+	val_nonneg_opt(&s->termination_grace_period_seconds,
+		       val_pathf(&p, "%s.terminationGracePeriodSeconds", path),
+		       errs);
 	if (s->active_deadline_seconds.set &&
 	    (s->active_deadline_seconds.v <= 0 ||
 	     s->active_deadline_seconds.v > 2147483647))
-		fielderr_addf_int(errs, FE_INVALID,
-				  pathf(&p, "%s.activeDeadlineSeconds", path),
-				  s->active_deadline_seconds.v,
-				  "must be between 1 and 2147483647, "
-				  "inclusive");
-	validate_labels(&s->node_selector, pathf(&p, "%s.nodeSelector", path),
-			errs);
+		fielderr_addf_int(
+		    errs, FE_INVALID,
+		    val_pathf(&p, "%s.activeDeadlineSeconds", path),
+		    s->active_deadline_seconds.v,
+		    "must be between 1 and 2147483647, "
+		    "inclusive");
+	validate_labels(&s->node_selector,
+			val_pathf(&p, "%s.nodeSelector", path), errs);
 	if (s->security_context)
 		validate_pod_security_context(
-		    s->security_context, pathf(&p, "%s.securityContext", path),
-		    errs);
+		    s->security_context,
+		    val_pathf(&p, "%s.securityContext", path), errs);
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 
@@ -827,7 +659,8 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 		    strcmp(t->operator, "Exists"))
 			fielderr_addf_str(
 			    errs, FE_NOT_SUPPORTED,
-			    pathf(&p, "%s.tolerations[%zu].operator", path, i),
+			    val_pathf(&p, "%s.tolerations[%zu].operator", path,
+				      i),
 			    t->operator,
 			    "supported values: \"Equal\", \"Exists\"");
 		if (t->effect && *t->effect &&
@@ -836,359 +669,13 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 		    strcmp(t->effect, "NoExecute"))
 			fielderr_addf_str(
 			    errs, FE_NOT_SUPPORTED,
-			    pathf(&p, "%s.tolerations[%zu].effect", path, i),
+			    val_pathf(&p, "%s.tolerations[%zu].effect", path,
+				      i),
 			    t->effect,
 			    "supported values: \"NoSchedule\", "
 			    "\"PreferNoSchedule\", \"NoExecute\"");
 	}
 	strbuf_release(&p);
-}
-
-/* Renders a label map like Go's %#v of map[string]string, as Kubernetes
- * prints it in the selector-mismatch error. Keys come out in the strmap's
- * order (sorted), as Go's fmt sorts map keys:
- *   map[string]string{"app":"web", "tier":"front"}
- * strbuf_addjsonstr quotes the way Go's %q does for plain printable
- * ASCII, which valid label keys and values are. */
-static void
-render_map(const struct strmap *m, struct strbuf *sb)
-{
-	size_t i;
-
-	strbuf_addstr(sb, "map[string]string{");
-	for (i = 0; i < m->n; i++) {
-		if (i)
-			strbuf_addstr(sb, ", ");
-		strbuf_addjsonstr(sb, m->v[i].key);
-		strbuf_addch(sb, ':');
-		strbuf_addjsonstr(sb, m->v[i].value);
-	}
-	strbuf_addch(sb, '}');
-}
-
-/* Go's %#v of a v1.LabelSelector, the value Kubernetes prints for a bad
- * selector; absent and empty collections print as nil. Example, for
- * matchLabels {app: web} and no expressions:
- *   v1.LabelSelector{MatchLabels:map[string]string{"app":"web"},
- *   MatchExpressions:[]v1.LabelSelectorRequirement(nil)}
- * (on one line). Go would print an empty but non-nil map as
- * map[string]string{}; the decoder does not keep that distinction, and
- * a selector whose matchLabels is {} prints as nil here. */
-static void
-render_selector(const struct label_selector *sel, struct strbuf *sb)
-{
-	size_t i, j;
-
-	strbuf_addstr(sb, "v1.LabelSelector{MatchLabels:");
-	if (sel->match_labels.n)
-		render_map(&sel->match_labels, sb);
-	else
-		strbuf_addstr(sb, "map[string]string(nil)");
-	strbuf_addstr(sb, ", MatchExpressions:");
-	if (sel->match_expressions.n == 0) {
-		strbuf_addstr(sb, "[]v1.LabelSelectorRequirement(nil)}");
-		return;
-	}
-	strbuf_addstr(sb, "[]v1.LabelSelectorRequirement{");
-	for (i = 0; i < sel->match_expressions.n; i++) {
-		const struct selector_req *r = &sel->match_expressions.v[i];
-
-		if (i)
-			strbuf_addstr(sb, ", ");
-		strbuf_addstr(sb, "v1.LabelSelectorRequirement{Key:");
-		strbuf_addjsonstr(sb, r->key ? r->key : "");
-		strbuf_addstr(sb, ", Operator:");
-		strbuf_addjsonstr(sb, r->operator ? r->operator : "");
-		strbuf_addstr(sb, ", Values:");
-		if (r->values.n == 0) {
-			strbuf_addstr(sb, "[]string(nil)}");
-			continue;
-		}
-		strbuf_addstr(sb, "[]string{");
-		for (j = 0; j < r->values.n; j++) {
-			if (j)
-				strbuf_addstr(sb, ", ");
-			strbuf_addjsonstr(sb, r->values.v[j]);
-		}
-		strbuf_addstr(sb, "}}");
-	}
-	strbuf_addstr(sb, "}}");
-}
-
-/* Selector and template shared by Deployment and ReplicaSet
- * (ValidateDeploymentSpec, ValidateReplicaSetSpec and
- * ValidatePodTemplateSpecForReplicaSet).
- *
- * The order of the errors, as Kubernetes appends them:
- *   1. selector missing (Required), else ValidateLabelSelector's errors,
- *      then "empty selector is invalid for deployment" (a selector with
- *      neither matchLabels nor matchExpressions), then "invalid label
- *      selector" when the selector could not be converted;
- *   2. the template's labels must match the selector, unless the
- *      selector is empty (matches everything) or invalid (not compared);
- *   3. ValidatePodTemplateSpec: labels, annotations, pod spec;
- *   4. restartPolicy must be Always (a ReplicaSet's pods must keep
- *      running) and activeDeadlineSeconds is forbidden (it would kill
- *      them all at a fixed age).
- *
- * Example: selector {app: web}, template labels {app: api}:
- *   spec.template.metadata.labels: Invalid value:
- *   map[string]string{"app":"api"}: `selector` does not match template
- *   `labels`
- *
- * Difference: when the selector is invalid Kubernetes skips the whole
- * template (3 and 4 included); drover still reports the template's own
- * errors. rs_always is true for both callers today. */
-static void
-validate_selector_template(const struct label_selector *sel,
-			   const struct pod_template *t,
-			   struct fielderr_list *errs, bool rs_always)
-{
-	struct strbuf p = STRBUF_INIT;
-	bool bad = false;
-
-	if (sel == NULL) {
-		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
-	} else {
-		size_t before = errs->n;
-
-		validate_selector(sel, "spec.selector", errs);
-		bad = errs->n != before;
-		render_selector(sel, &p);
-		/* ReplicaSet reuses the Deployment's message verbatim. */
-		if (selector_is_empty(sel))
-			fielderr_add(errs, FE_INVALID, "spec.selector", p.buf,
-				     "empty selector is invalid for "
-				     "deployment");
-		/* LabelSelectorAsSelector fails on what validation
-		 * refused; the template is then not compared. */
-		if (bad)
-			fielderr_add(errs, FE_INVALID, "spec.selector", p.buf,
-				     "invalid label selector");
-		strbuf_reset(&p);
-	}
-	/* A missing selector converts to "nothing", which matches no
-	 * labels; an empty one to "everything", which is not checked. */
-	if (sel == NULL || (!bad && !selector_is_empty(sel) &&
-			    !selector_matches(sel, &t->metadata.labels))) {
-		render_map(&t->metadata.labels, &p);
-		fielderr_add(errs, FE_INVALID, "spec.template.metadata.labels",
-			     p.buf,
-			     "`selector` does not match template `labels`");
-	}
-	/* ValidatePodTemplateSpec checks the template's labels and
-	 * annotations under spec.template, not spec.template.metadata. */
-	validate_labels(&t->metadata.labels, "spec.template.labels", errs);
-	validate_annotations(&t->metadata.annotations,
-			     "spec.template.annotations", errs);
-	validate_pod_spec(&t->spec, "spec.template.spec", errs);
-	if (rs_always && t->spec.restart_policy &&
-	    strcmp(t->spec.restart_policy, "Always"))
-		fielderr_addf_str(
-		    errs, FE_NOT_SUPPORTED, "spec.template.spec.restartPolicy",
-		    t->spec.restart_policy, "supported values: \"Always\"");
-	if (t->spec.active_deadline_seconds.set)
-		fielderr_add(errs, FE_FORBIDDEN,
-			     "spec.template.spec.activeDeadlineSeconds", NULL,
-			     "activeDeadlineSeconds in ReplicaSet is not "
-			     "Supported");
-	strbuf_release(&p);
-}
-
-/* ValidatePositiveIntOrPercent (despite the name, 0 is allowed): an int
- * must be >= 0, a string must match ^[0-9]+%$ ("25%" yes; "25", "-5%",
- * "1.5%", "%" no). An absent value is not an error here: defaulting put
- * 25% there, and the both-zero rule below treats absent as 0. */
-static void
-validate_intstr_nonneg(const struct intstr *v, const char *path,
-		       struct fielderr_list *errs)
-{
-	if (v->type == INTSTR_INT) {
-		nonneg(v->ival, path, errs);
-	} else if (v->type == INTSTR_STRING) {
-		if (!intstr_is_percent(v->sval))
-			fielderr_addf_str(errs, FE_INVALID, path, v->sval,
-					  MSG_PERCENT);
-	}
-}
-
-/* A maxUnavailable of 0 refused on path with detail: its value as
- * written (0 as 0, "0%" as "0%"). */
-static void
-zero_unavailable(const struct intstr *v, const char *path, const char *detail,
-		 struct fielderr_list *errs)
-{
-	struct strbuf s = STRBUF_INIT;
-
-	if (v->type == INTSTR_STRING)
-		strbuf_addjsonstr(&s, v->sval);
-	else
-		strbuf_addf(&s, "%lld", (long long)v->ival);
-	fielderr_add(errs, FE_INVALID, path, s.buf, detail);
-	strbuf_release(&s);
-}
-
-/* IsNotMoreThan100Percent (checked last, as in Kubernetes). "150%" is
- * refused; an int 150 is not a percentage and passes (max_unavailable
- * clamps it to replicas). */
-static void
-not_over_100_percent(const struct intstr *v, const char *path,
-		     struct fielderr_list *errs)
-{
-	if (v->type == INTSTR_STRING && intstr_is_percent(v->sval) &&
-	    intstr_raw_value(v) > 100)
-		fielderr_addf_str(errs, FE_INVALID, path, v->sval,
-				  "must not be greater than 100%");
-}
-
-/* ValidateRollingUpdateDeployment. The both-zero rule looks at the raw
- * numbers, not the resolved counts (getIntOrPercentValue: 0 and "0%" are
- * zero, and so is a malformed string): maxSurge 0 with maxUnavailable
- * "1%" of 1 replica resolves to 0 unavailable (it rounds down) yet is
- * accepted, and ResolveFenceposts then makes maxUnavailable 1 so the
- * rollout still moves. The error is on
- * maxUnavailable with its value as written: 0 prints as 0, "0%" as
- * "0%". maxSurge may exceed 100% (200% of 4 = 8 extra pods);
- * maxUnavailable may not (more than every pod unavailable is
- * meaningless). */
-static void
-validate_rolling_update(const struct rolling_update *ru,
-			struct fielderr_list *errs)
-{
-	const char *ps = "spec.strategy.rollingUpdate.maxSurge";
-	const char *pu = "spec.strategy.rollingUpdate.maxUnavailable";
-
-	/* Kubernetes' order: maxUnavailable's form, maxSurge's form, the
-	 * both-zero rule, the 100% cap. The both-zero rule runs even after
-	 * a form error: maxUnavailable "-5%" with maxSurge 0 gets the
-	 * percent error and "may not be 0" both ("-5%" reads as 0). */
-	validate_intstr_nonneg(&ru->max_unavailable, pu, errs);
-	validate_intstr_nonneg(&ru->max_surge, ps, errs);
-	if (intstr_raw_value(&ru->max_unavailable) == 0 &&
-	    intstr_raw_value(&ru->max_surge) == 0)
-		zero_unavailable(&ru->max_unavailable, pu,
-				 "may not be 0 when `maxSurge` is 0", errs);
-	not_over_100_percent(&ru->max_unavailable, pu, errs);
-}
-
-/* spec.strategy.inPlaceUpdate: Kubernetes' checks of a rollingUpdate's
- * maxUnavailable with maxSurge fixed at 0 (an in-place update never
- * surges): not negative, a valid percent, not 0 (0 and "0%" would never
- * let a pod update: Kubernetes' "may not be 0 when `maxSurge` is 0"),
- * not more than 100%. "1%" of 5 rounds down to 0 and is accepted, the
- * budget then being 1 (inplace_max_unavailable); 7 of 5 is accepted and
- * clamped to 5, as Kubernetes accepts an integer above replicas. */
-static void
-validate_in_place_update(const struct in_place_update *ip,
-			 struct fielderr_list *errs)
-{
-	const char *pu = "spec.strategy.inPlaceUpdate.maxUnavailable";
-	size_t before = errs->n;
-
-	/* Unlike the rolling rule, "may not be 0" is only said of a value
-	 * that is otherwise well formed: "-5%" gets one error, not two. */
-	validate_intstr_nonneg(&ip->max_unavailable, pu, errs);
-	if (errs->n == before && intstr_raw_value(&ip->max_unavailable) == 0)
-		zero_unavailable(&ip->max_unavailable, pu,
-				 "may not be 0 when strategy `type` is "
-				 "'InPlaceUpdate' (there is no surge)",
-				 errs);
-	not_over_100_percent(&ip->max_unavailable, pu, errs);
-}
-
-/* ValidateDeployment = ValidateObjectMeta + ValidateDeploymentSpec, in
- * Kubernetes' order: replicas, selector and template, strategy,
- * minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds. The
- * spec's rollbackTo (extensions/v1beta1) is not modelled. Status is not
- * validated (it is the controller's). */
-void
-validate_deployment(const struct deployment *d, struct fielderr_list *errs)
-{
-	const struct deployment_spec *s = &d->spec;
-	const char *type = s->strategy.type ? s->strategy.type : "";
-
-	validate_object_meta(&d->metadata, true, "metadata", errs);
-	nonneg_opt(&s->replicas, "spec.replicas", errs);
-	validate_selector_template(s->selector, &s->template, errs, true);
-	if (!strcmp(type, "Recreate")) {
-		if (s->strategy.rolling_update)
-			fielderr_add(errs, FE_FORBIDDEN,
-				     "spec.strategy.rollingUpdate", NULL,
-				     "may not be specified when strategy "
-				     "`type` is 'Recreate'");
-		if (s->strategy.in_place_update)
-			fielderr_add(errs, FE_FORBIDDEN,
-				     "spec.strategy.inPlaceUpdate", NULL,
-				     "may not be specified when strategy "
-				     "`type` is 'Recreate'");
-	} else if (!strcmp(type, "RollingUpdate")) {
-		if (s->strategy.rolling_update == NULL)
-			fielderr_add(errs, FE_REQUIRED,
-				     "spec.strategy.rollingUpdate", NULL,
-				     "this should be defaulted and never be "
-				     "nil");
-		else
-			validate_rolling_update(s->strategy.rolling_update,
-						errs);
-		if (s->strategy.in_place_update)
-			fielderr_add(errs, FE_FORBIDDEN,
-				     "spec.strategy.inPlaceUpdate", NULL,
-				     "may not be specified when strategy "
-				     "`type` is 'RollingUpdate'");
-	} else if (!strcmp(type, "InPlaceUpdate")) {
-		if (s->strategy.rolling_update)
-			fielderr_add(errs, FE_FORBIDDEN,
-				     "spec.strategy.rollingUpdate", NULL,
-				     "may not be specified when strategy "
-				     "`type` is 'InPlaceUpdate'");
-		if (s->strategy.in_place_update == NULL)
-			fielderr_add(errs, FE_REQUIRED,
-				     "spec.strategy.inPlaceUpdate", NULL,
-				     "this should be defaulted and never be "
-				     "nil");
-		else
-			validate_in_place_update(s->strategy.in_place_update,
-						 errs);
-	} else {
-		/* Kubernetes reports this on spec.strategy itself. */
-		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "spec.strategy", type,
-				  "supported values: \"InPlaceUpdate\", "
-				  "\"Recreate\", \"RollingUpdate\"");
-	}
-	nonneg(s->min_ready_seconds, "spec.minReadySeconds", errs);
-	nonneg_opt(&s->revision_history_limit, "spec.revisionHistoryLimit",
-		   errs);
-	/* progressDeadlineSeconds -1 with minReadySeconds 0 gets both
-	 * errors below (negative, and not above minReadySeconds), as in
-	 * Kubernetes, which checks the two independently. */
-	if (s->progress_deadline_seconds.set) {
-		nonneg(s->progress_deadline_seconds.v,
-		       "spec.progressDeadlineSeconds", errs);
-		/* A deadline no longer than minReadySeconds would fire
-		 * before a single pod could count as available: with
-		 * minReadySeconds 30, progressDeadlineSeconds 30 is
-		 * refused and 31 accepted. */
-		if (s->progress_deadline_seconds.v <= s->min_ready_seconds)
-			fielderr_addf_int(errs, FE_INVALID,
-					  "spec.progressDeadlineSeconds",
-					  s->progress_deadline_seconds.v,
-					  "must be greater than "
-					  "minReadySeconds");
-	}
-}
-
-/* ValidateReplicaSet = ValidateObjectMeta + ValidateReplicaSetSpec:
- * replicas, minReadySeconds, then the selector and template rules the
- * Deployment uses (the "for deployment" message included, as Kubernetes
- * reuses it). */
-void
-validate_replicaset(const struct replicaset *rs, struct fielderr_list *errs)
-{
-	validate_object_meta(&rs->metadata, true, "metadata", errs);
-	nonneg_opt(&rs->spec.replicas, "spec.replicas", errs);
-	nonneg(rs->spec.min_ready_seconds, "spec.minReadySeconds", errs);
-	validate_selector_template(rs->spec.selector, &rs->spec.template, errs,
-				   true);
 }
 
 /* ValidateReplicationController = ValidateObjectMeta +
@@ -1209,13 +696,13 @@ validate_rc(const struct replication_controller *rc, struct fielderr_list *errs)
 	struct strbuf p = STRBUF_INIT;
 
 	validate_object_meta(&rc->metadata, true, "metadata", errs);
-	nonneg(rc->spec.min_ready_seconds, "spec.minReadySeconds", errs);
+	val_nonneg(rc->spec.min_ready_seconds, "spec.minReadySeconds", errs);
 	if (rc->spec.selector.n == 0)
 		fielderr_add(errs, FE_REQUIRED, "spec.selector", NULL, "");
-	nonneg_opt(&rc->spec.replicas, "spec.replicas", errs);
+	val_nonneg_opt(&rc->spec.replicas, "spec.replicas", errs);
 	if (rc->spec.selector.n > 0 &&
 	    !labels_subset(&rc->spec.selector, &t->metadata.labels)) {
-		render_map(&t->metadata.labels, &p);
+		val_render_map(&t->metadata.labels, &p);
 		fielderr_add(errs, FE_INVALID, "spec.template.metadata.labels",
 			     p.buf,
 			     "`selector` does not match template `labels`");
@@ -1274,31 +761,6 @@ validate_node(const struct node *n, struct fielderr_list *errs)
 	}
 }
 
-/* IsDNS1035Label, the syntax of a Service's name (ValidateServiceName
- * is NameIsDNS1035Label): [a-z]([-a-z0-9]*[a-z0-9])?, at most 63
- * characters, so "web" and "web-2" pass and "2web" or "web.example"
- * do not (a Service's name becomes a DNS label). */
-#define MSG_DNS1035_LABEL                                                      \
-	"a DNS-1035 label must consist of lower case alphanumeric "            \
-	"characters or '-', start with an alphabetic character, and end "      \
-	"with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "      \
-	"regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-
-/* The length and the syntax are separate errors, as in
- * validate_dns1123: 64 letters get one error, "2web" one, 64 characters
- * starting with a digit both. */
-static void
-validate_dns1035(const char *s, const char *path, struct fielderr_list *errs)
-{
-	size_t n = strlen(s);
-
-	if (n > 63)
-		fielderr_addf_str(errs, FE_INVALID, path, s,
-				  "must be no more than 63 characters");
-	if (!dns1123_label_syntax(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
-		fielderr_addf_str(errs, FE_INVALID, path, s, MSG_DNS1035_LABEL);
-}
-
 /* How Kubernetes prints the key of a duplicate (protocol, port) pair:
  * field.Duplicate(path, core.ServicePort{Protocol, Port}) renders the
  * Go value with %#v. */
@@ -1331,38 +793,38 @@ validate_service_port(const struct service_port *sp, bool require_name,
 	if (sp->name == NULL || !*sp->name) {
 		if (require_name)
 			fielderr_add(errs, FE_REQUIRED,
-				     pathf(&p, "%s.name", path), NULL, "");
+				     val_pathf(&p, "%s.name", path), NULL, "");
 	} else {
 		bool dup = false;
 
-		validate_dns1123(sp->name, true, pathf(&p, "%s.name", path),
+		validate_dns1123(sp->name, true, val_pathf(&p, "%s.name", path),
 				 errs);
 		for (i = 0; i < names->n; i++)
 			if (!strcmp(names->v[i], sp->name))
 				dup = true;
 		if (dup)
 			fielderr_addf_str(errs, FE_DUPLICATE,
-					  pathf(&p, "%s.name", path), sp->name,
-					  "");
+					  val_pathf(&p, "%s.name", path),
+					  sp->name, "");
 		else
 			strlist_push(names, sp->name);
 	}
 	if (sp->port < 1 || sp->port > 65535)
-		fielderr_addf_int(errs, FE_INVALID, pathf(&p, "%s.port", path),
-				  sp->port,
+		fielderr_addf_int(errs, FE_INVALID,
+				  val_pathf(&p, "%s.port", path), sp->port,
 				  "must be between 1 and 65535, inclusive");
 	if (sp->protocol == NULL || !*sp->protocol)
-		fielderr_add(errs, FE_REQUIRED, pathf(&p, "%s.protocol", path),
-			     NULL, "");
+		fielderr_add(errs, FE_REQUIRED,
+			     val_pathf(&p, "%s.protocol", path), NULL, "");
 	else if (strcmp(sp->protocol, "TCP"))
 		fielderr_addf_str(errs, FE_NOT_SUPPORTED,
-				  pathf(&p, "%s.protocol", path), sp->protocol,
-				  "supported values: \"TCP\"");
-	validate_port_ref(&sp->target_port, pathf(&p, "%s.targetPort", path),
-			  errs);
+				  val_pathf(&p, "%s.protocol", path),
+				  sp->protocol, "supported values: \"TCP\"");
+	validate_port_ref(&sp->target_port,
+			  val_pathf(&p, "%s.targetPort", path), errs);
 	if (sp->app_protocol)
 		validate_label_key(sp->app_protocol,
-				   pathf(&p, "%s.appProtocol", path), errs);
+				   val_pathf(&p, "%s.appProtocol", path), errs);
 	strbuf_release(&p);
 }
 
@@ -1419,9 +881,9 @@ validate_service(const struct service *s, struct fielderr_list *errs)
 	if (s->spec.ports.n == 0)
 		fielderr_add(errs, FE_REQUIRED, "spec.ports", NULL, "");
 	for (i = 0; i < s->spec.ports.n; i++)
-		validate_service_port(&s->spec.ports.v[i], s->spec.ports.n > 1,
-				      &names, pathf(&p, "spec.ports[%zu]", i),
-				      errs);
+		validate_service_port(
+		    &s->spec.ports.v[i], s->spec.ports.n > 1, &names,
+		    val_pathf(&p, "spec.ports[%zu]", i), errs);
 	strlist_release(&names);
 	validate_labels(&s->spec.selector, "spec.selector", errs);
 	validate_cluster_ip(&s->spec, errs);
@@ -1446,47 +908,11 @@ validate_service(const struct service *s, struct fielderr_list *errs)
 
 			render_port_key(a, &v);
 			fielderr_add(errs, FE_DUPLICATE,
-				     pathf(&p, "spec.ports[%zu]", i), v.buf,
+				     val_pathf(&p, "spec.ports[%zu]", i), v.buf,
 				     "");
 			strbuf_release(&v);
 		}
 	}
-	strbuf_release(&p);
-}
-
-/* ValidateEndpointSlice, in part: addressType IPv4, IPv6 or FQDN
- * (required); every endpoint has 1 address (drover writes one; Kubernetes
- * allows up to 100); ports 1..65535 (Kubernetes: 0 too, for "all
- * ports"). Only the controller writes these objects; the rules catch a
- * user's hand-written slice that no proxy could use. */
-void
-validate_endpoint_slice(const struct endpoint_slice *s,
-			struct fielderr_list *errs)
-{
-	struct strbuf p = STRBUF_INIT;
-	size_t i;
-
-	validate_object_meta(&s->metadata, true, "metadata", errs);
-	if (s->address_type == NULL || !*s->address_type)
-		fielderr_add(errs, FE_REQUIRED, "addressType", NULL, "");
-	else if (strcmp(s->address_type, "IPv4") &&
-		 strcmp(s->address_type, "IPv6") &&
-		 strcmp(s->address_type, "FQDN"))
-		fielderr_addf_str(errs, FE_NOT_SUPPORTED, "addressType",
-				  s->address_type,
-				  "supported values: \"FQDN\", \"IPv4\", "
-				  "\"IPv6\"");
-	for (i = 0; i < s->endpoints.n; i++)
-		if (s->endpoints.v[i].addresses.n != 1)
-			fielderr_add(errs, FE_INVALID,
-				     pathf(&p, "endpoints[%zu].addresses", i),
-				     NULL, "must contain exactly 1 address");
-	for (i = 0; i < s->ports.n; i++)
-		if (s->ports.v[i].port < 1 || s->ports.v[i].port > 65535)
-			fielderr_addf_int(
-			    errs, FE_INVALID, pathf(&p, "ports[%zu].port", i),
-			    s->ports.v[i].port,
-			    "must be between 1 and 65535, inclusive");
 	strbuf_release(&p);
 }
 
@@ -1507,16 +933,18 @@ validate_endpoints(const struct endpoints *e, struct fielderr_list *errs)
 			    !*ss->addresses.v[j].ip)
 				fielderr_add(
 				    errs, FE_REQUIRED,
-				    pathf(&p, "subsets[%zu].addresses[%zu].ip",
-					  i, j),
+				    val_pathf(&p,
+					      "subsets[%zu].addresses[%zu].ip",
+					      i, j),
 				    NULL, "");
 		for (j = 0; j < ss->ports.n; j++)
 			if (ss->ports.v[j].port < 1 ||
 			    ss->ports.v[j].port > 65535)
 				fielderr_addf_int(
 				    errs, FE_INVALID,
-				    pathf(&p, "subsets[%zu].ports[%zu].port", i,
-					  j),
+				    val_pathf(&p,
+					      "subsets[%zu].ports[%zu].port", i,
+					      j),
 				    ss->ports.v[j].port,
 				    "must be between 1 and 65535, inclusive");
 	}

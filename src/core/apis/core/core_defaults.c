@@ -1,14 +1,6 @@
-/* defaults.c - SetDefaults_* of Kubernetes for Deployment, ReplicaSet, Pod
- * and the pod spec (spec/deployment.md §1).
+/* core_defaults.c - SetDefaults_* of Kubernetes for the core/v1 kinds
+ * drover serves (pkg/apis/core/v1/defaults.go; spec/deployment.md §1):
  *
- * The Go functions mirrored (pkg/apis/apps/v1/defaults.go and
- * pkg/apis/core/v1/defaults.go):
- *
- *   SetDefaults_Deployment     replicas 1, strategy RollingUpdate with
- *                              25% / 25%, revisionHistoryLimit 10,
- *                              progressDeadlineSeconds 600 (drover's
- *                              InPlaceUpdate: maxUnavailable 25%)
- *   SetDefaults_ReplicaSet     replicas 1
  *   SetDefaults_PodSpec        restartPolicy Always, dnsPolicy
  *                              ClusterFirst, terminationGracePeriodSeconds
  *                              30, schedulerName default-scheduler, an
@@ -19,50 +11,24 @@
  *   SetDefaults_ObjectFieldSelector  fieldRef.apiVersion v1
  *   SetDefaults_Probe          timeout 1, period 10, success 1, failure 3
  *   SetDefaults_HTTPGetAction  path "/", scheme HTTP
+ *   SetDefaults_ReplicationController  replicas 1, selector and labels
+ *                              from the template
+ *   SetDefaults_Service, SetDefaults_EndpointPort
  *
  * Defaulting runs before validation on every create and update (through
- * the kind registry), so validate.c may assume these fields are set. It
- * only fills what is absent and never overwrites a value the user wrote;
- * running it twice changes nothing (idempotent), which matters because
- * an update re-defaults an already-defaulted stored object. A defaulted
- * field is part of the pod template, hence of its hash: these values are
- * the same as Kubernetes' so that a manifest means the same thing. */
+ * the kind registry), so the validation may assume these fields are set.
+ * It only fills what is absent and never overwrites a value the user
+ * wrote; running it twice changes nothing (idempotent), which matters
+ * because an update re-defaults an already-defaulted stored object. A
+ * defaulted field is part of the pod template, hence of its hash: these
+ * values are the same as Kubernetes' so that a manifest means the same
+ * thing. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults.h"
+#include "core_defaults.h"
+#include "defaulting.h"
 #include "xalloc.h"
-
-/* A Go string field is unset when empty: "" is replaced as NULL is. */
-static void
-def_str(char **s, const char *v)
-{
-	if (*s == NULL || **s == '\0') {
-		free(*s);
-		*s = xstrdup(v);
-	}
-}
-
-/* For *int32 fields in Go (replicas, revisionHistoryLimit, ...) "unset"
- * is nil, and an explicit 0 stays 0, as here. */
-static void
-def_int(struct opt_int *o, int64_t v)
-{
-	if (!o->set) {
-		o->set = true;
-		o->v = v;
-	}
-}
-
-/* Unset or 0 (a Go field whose zero value means "default"). */
-static void
-def_int_or_zero(struct opt_int *o, int64_t v)
-{
-	if (!o->set || o->v == 0) {
-		o->set = true;
-		o->v = v;
-	}
-}
 
 /* The image's tag is "latest" or absent: Kubernetes pulls Always.
  * A digest ("app@sha256:...") pins the image: IfNotPresent. The tag is
@@ -145,49 +111,6 @@ defaults_pod_spec(struct pod_spec *s)
 	}
 }
 
-void
-defaults_deployment(struct deployment *d)
-{
-	struct deployment_spec *s = &d->spec;
-
-	def_int(&s->replicas, 1);
-	def_str(&s->strategy.type, "RollingUpdate");
-	/* The 25% values only for RollingUpdate: a Recreate Deployment
-	 * keeps no rollingUpdate block (validation forbids one). */
-	if (strcmp(s->strategy.type, "RollingUpdate") == 0) {
-		struct rolling_update *ru = s->strategy.rolling_update;
-
-		if (ru == NULL)
-			ru = s->strategy.rolling_update =
-			    xcalloc(1, sizeof(*ru));
-		if (ru->max_unavailable.type == INTSTR_UNSET)
-			ru->max_unavailable = intstr_str("25%");
-		if (ru->max_surge.type == INTSTR_UNSET)
-			ru->max_surge = intstr_str("25%");
-	}
-	/* InPlaceUpdate: maxUnavailable 25%, the default only for this
-	 * type (like rollingUpdate's for RollingUpdate). */
-	if (strcmp(s->strategy.type, "InPlaceUpdate") == 0) {
-		struct in_place_update *ip = s->strategy.in_place_update;
-
-		if (ip == NULL)
-			ip = s->strategy.in_place_update =
-			    xcalloc(1, sizeof(*ip));
-		if (ip->max_unavailable.type == INTSTR_UNSET)
-			ip->max_unavailable = intstr_str("25%");
-	}
-	def_int(&s->revision_history_limit, 10);
-	def_int(&s->progress_deadline_seconds, 600);
-	defaults_pod_spec(&s->template.spec);
-}
-
-void
-defaults_replicaset(struct replicaset *rs)
-{
-	def_int(&rs->spec.replicas, 1);
-	defaults_pod_spec(&rs->spec.template.spec);
-}
-
 /* SetDefaults_ReplicationController (pkg/apis/core/v1/defaults.go): an
  * empty selector becomes the template's labels, and so do empty
  * metadata.labels; replicas 1. Example: template labels {app: web} and
@@ -245,8 +168,8 @@ defaults_service(struct service *s)
 
 /* SetDefaults_EndpointPort of both endpoint kinds: protocol TCP; an
  * EndpointSlice's addressType has no default (it is required). */
-static void
-def_endpoint_ports(struct endpoint_port_list *l)
+void
+defaults_endpoint_ports(struct endpoint_port_list *l)
 {
 	size_t i;
 
@@ -255,16 +178,10 @@ def_endpoint_ports(struct endpoint_port_list *l)
 }
 
 void
-defaults_endpoint_slice(struct endpoint_slice *s)
-{
-	def_endpoint_ports(&s->ports);
-}
-
-void
 defaults_endpoints(struct endpoints *e)
 {
 	size_t i;
 
 	for (i = 0; i < e->subsets.n; i++)
-		def_endpoint_ports(&e->subsets.v[i].ports);
+		defaults_endpoint_ports(&e->subsets.v[i].ports);
 }
