@@ -17,7 +17,7 @@ fail=0
 # registry and the columns (src/core/apis) on every group; the planners
 # (src/core/plan) on the API types, never the reverse. Another layer that
 # may include "core" may include every room of it.
-core_all="core/base core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis core/plan"
+core_all="core/base core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/apis core/plan"
 allowed() {
 	case "$1" in
 	core/base) echo "core/base" ;;
@@ -25,8 +25,9 @@ allowed() {
 	core/apis/core) echo "core/apis/core core/apis/meta core/base" ;;
 	core/apis/apps) echo "core/apis/apps core/apis/core core/apis/meta core/base" ;;
 	core/apis/discovery) echo "core/apis/discovery core/apis/core core/apis/meta core/base" ;;
-	core/apis) echo "core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/base" ;;
-	core/plan) echo "core/plan core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/base" ;;
+	core/apis/policy) echo "core/apis/policy core/apis/meta core/base" ;;
+	core/apis) echo "core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/base" ;;
+	core/plan) echo "core/plan core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/base" ;;
 	sys) echo "sys $core_all" ;;
 	codec) echo "codec $core_all" ;;
 	store) echo "store $core_all" ;;

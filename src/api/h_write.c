@@ -668,6 +668,16 @@ do_update(struct api *a, struct route *rt, json_t *body,
 			strmap_release(&om->annotations);
 			strmap_copy(&om->annotations, &nm->annotations);
 		}
+		if (res->validate_status) {
+			struct fielderr_list e = {0};
+
+			res->validate_status(old.obj, &e);
+			if (e.n) {
+				resp_invalid(resp, res, rt->name, &e);
+				fielderr_list_release(&e);
+				goto out;
+			}
+		}
 		/* The status write that ends a pod's in-place update drops
 		 * its intent, drover.io/in-place-update-to. */
 		if (res->id == KIND_POD)

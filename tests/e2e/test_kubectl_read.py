@@ -127,8 +127,11 @@ def test_api_resources_and_versions(kc):
         assert sorted(names) == ["deployments.apps", "pods",
                                  "replicasets.apps", "replicationcontrollers",
                                  "services"]
+    assert rows["poddisruptionbudgets"] == [
+        "poddisruptionbudgets", "pdb", "policy/v1", "true",
+        "PodDisruptionBudget"]
     assert ok(kc("api-versions")).split() == [
-        "apps/v1", "discovery.k8s.io/v1", "v1"]
+        "apps/v1", "discovery.k8s.io/v1", "policy/v1", "v1"]
 
 
 # ---- apply, create, get ----

@@ -78,6 +78,7 @@ static const struct {
     {KIND_ENDPOINT_SLICE, columns_endpoint_slice, &columns_endpoint_slice_n},
     {KIND_NODE, columns_node, &columns_node_n},
     {KIND_EVENT, columns_event, &columns_event_n},
+    {KIND_POD_DISRUPTION_BUDGET, columns_pdb, &columns_pdb_n},
 };
 
 const struct column *

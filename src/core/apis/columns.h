@@ -10,6 +10,7 @@
 #include "core_columns.h"
 #include "discovery_columns.h"
 #include "kinds.h"
+#include "policy_columns.h"
 #include "table.h"
 
 /* The columns of kind id, in order (Kubernetes' default table for a

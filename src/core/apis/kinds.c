@@ -180,6 +180,26 @@ val_rc(const void *o, struct fielderr_list *e)
 	validate_rc(o, e);
 }
 
+/* PodDisruptionBudgets have no defaults (policy/v1 has none). */
+static void
+def_pdb(void *o)
+{
+	(void)o;
+}
+
+static void
+val_pdb(const void *o, struct fielderr_list *e)
+{
+	validate_pdb(o, e);
+}
+
+static void
+val_pdb_status(const void *o, struct fielderr_list *e)
+{
+	validate_pdb_status(&((const struct pod_disruption_budget *)o)->status,
+			    e);
+}
+
 static struct opt_int *
 replicas_rc(void *o)
 {
@@ -481,6 +501,25 @@ static const struct kind_info kinds[] = {
 	.replicas = replicas_rc,
 	.defaults = def_rc,
 	.validate = val_rc,
+    },
+    /* policy/v1 PodDisruptionBudget: what an eviction (a drain) must
+     * leave healthy; its status is the disruption controller's. */
+    {
+	.id = KIND_POD_DISRUPTION_BUDGET,
+	.group = "policy",
+	.version = "v1",
+	.api_version = "policy/v1",
+	.kind = "PodDisruptionBudget",
+	.plural = "poddisruptionbudgets",
+	.singular = "poddisruptionbudget",
+	.short_names = {"pdb"},
+	.namespaced = true,
+	.subresources = KIND_SUB_STATUS,
+	.schema = &schema_pod_disruption_budget,
+	.meta_off = offsetof(struct pod_disruption_budget, metadata),
+	.defaults = def_pdb,
+	.validate = val_pdb,
+	.validate_status = val_pdb_status,
     },
 };
 

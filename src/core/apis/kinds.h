@@ -32,6 +32,7 @@ enum kind_id {
 	KIND_ENDPOINTS,
 	KIND_EVENT,
 	KIND_REPLICATION_CONTROLLER,
+	KIND_POD_DISRUPTION_BUDGET,
 };
 
 /* Subresources a kind serves beside the object itself. */
@@ -88,6 +89,10 @@ struct kind_info {
 			     int64_t *grace);
 	void (*defaults)(void *obj);
 	void (*validate)(const void *obj, struct fielderr_list *errs);
+	/* A write of the /status subresource (the kind's
+	 * ValidateXStatusUpdate), on the object with its new status; NULL:
+	 * none. */
+	void (*validate_status)(const void *obj, struct fielderr_list *errs);
 	/* The API's checks that need the stored object or are the API's
 	 * alone (drover plan does not run them): run after validate on a
 	 * CREATE (old NULL) and on an UPDATE of the main resource (old:

@@ -1,7 +1,8 @@
 /* model.h - every typed object drover stores and plans with, by API
  * group: meta.h (ObjectMeta, LabelSelector, Condition), core.h (Pod,
  * ReplicationController, Node, Service, Endpoints, Event), apps.h
- * (Deployment, ReplicaSet), discovery.h (EndpointSlice). Include the
+ * (Deployment, ReplicaSet), discovery.h (EndpointSlice), policy.h
+ * (PodDisruptionBudget). Include the
  * group's header where one group is enough; this one where a file deals
  * with several.
  *
@@ -16,5 +17,6 @@
 #include "core.h"
 #include "discovery.h"
 #include "meta.h"
+#include "policy.h"
 
 #endif

@@ -12,6 +12,7 @@
 #include "apps_validate.h"
 #include "core_validate.h"
 #include "discovery_validate.h"
+#include "policy_validate.h"
 #include "validation.h"
 
 #endif

@@ -113,19 +113,6 @@ zero_unavailable(const struct intstr *v, const char *path, const char *detail,
 	strbuf_release(&s);
 }
 
-/* IsNotMoreThan100Percent (checked last, as in Kubernetes). "150%" is
- * refused; an int 150 is not a percentage and passes (max_unavailable
- * clamps it to replicas). */
-static void
-not_over_100_percent(const struct intstr *v, const char *path,
-		     struct fielderr_list *errs)
-{
-	if (v->type == INTSTR_STRING && intstr_is_percent(v->sval) &&
-	    intstr_raw_value(v) > 100)
-		fielderr_addf_str(errs, FE_INVALID, path, v->sval,
-				  "must not be greater than 100%");
-}
-
 /* ValidateRollingUpdateDeployment. The both-zero rule looks at the raw
  * numbers, not the resolved counts (getIntOrPercentValue: 0 and "0%" are
  * zero, and so is a malformed string): maxSurge 0 with maxUnavailable
@@ -153,7 +140,7 @@ validate_rolling_update(const struct rolling_update *ru,
 	    intstr_raw_value(&ru->max_surge) == 0)
 		zero_unavailable(&ru->max_unavailable, pu,
 				 "may not be 0 when `maxSurge` is 0", errs);
-	not_over_100_percent(&ru->max_unavailable, pu, errs);
+	validate_not_over_100_percent(&ru->max_unavailable, pu, errs);
 }
 
 /* spec.strategy.inPlaceUpdate: Kubernetes' checks of a rollingUpdate's
@@ -178,7 +165,7 @@ validate_in_place_update(const struct in_place_update *ip,
 				 "may not be 0 when strategy `type` is "
 				 "'InPlaceUpdate' (there is no surge)",
 				 errs);
-	not_over_100_percent(&ip->max_unavailable, pu, errs);
+	validate_not_over_100_percent(&ip->max_unavailable, pu, errs);
 }
 
 /* ValidateDeployment = ValidateObjectMeta + ValidateDeploymentSpec, in

@@ -81,6 +81,19 @@ static const struct field condition_f[] = {
 };
 const struct schema schema_condition = SCHEMA(condition, condition_f);
 
+/* metav1.Condition (apimachinery's types.go): lastTransitionTime, reason
+ * and message have no omitempty. */
+static const struct field condition_v1_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "observedGeneration", FT_INT, observed_generation, O | I64,
+      NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, 0, NULL),
+    F(condition, "reason", FT_STR, reason, 0, NULL),
+    F(condition, "message", FT_STR, message, 0, NULL),
+};
+const struct schema schema_condition_v1 = SCHEMA(condition, condition_v1_f);
+
 /* The first condition of that type, or NULL. Kubernetes keeps at most
  * one per type (SetDeploymentCondition replaces); condition_remove
  * removes all, in case an input carried duplicates. The pointer is into

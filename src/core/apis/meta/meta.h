@@ -77,6 +77,9 @@ struct condition {
 	dtime last_transition_time;
 	char *reason;
 	char *message;
+	/* metav1.Condition's (schema_condition_v1): the .metadata.generation
+	 * the condition was set from. */
+	int64_t observed_generation;
 };
 LIST_OF(condition);
 
@@ -102,6 +105,10 @@ struct object_list {
 extern const struct schema schema_object_meta;
 extern const struct schema schema_label_selector;
 extern const struct schema schema_condition;
+/* metav1.Condition, the newer kinds' (policy/v1): type, status,
+ * observedGeneration, lastTransitionTime, reason, message, every one
+ * but observedGeneration always written. */
+extern const struct schema schema_condition_v1;
 
 /* Conditions: find by type (NULL if absent). */
 struct condition *condition_find(struct condition_list *l, const char *type);

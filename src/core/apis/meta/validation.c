@@ -287,3 +287,16 @@ validate_dns1035(const char *s, const char *path, struct fielderr_list *errs)
 	if (!dns1123_label_syntax(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
 		fielderr_addf_str(errs, FE_INVALID, path, s, MSG_DNS1035_LABEL);
 }
+
+/* IsNotMoreThan100Percent (checked last, as in Kubernetes). "150%" is
+ * refused; an int 150 is not a percentage and passes (max_unavailable
+ * clamps it to replicas). */
+void
+validate_not_over_100_percent(const struct intstr *v, const char *path,
+			      struct fielderr_list *errs)
+{
+	if (v->type == INTSTR_STRING && intstr_is_percent(v->sval) &&
+	    intstr_raw_value(v) > 100)
+		fielderr_addf_str(errs, FE_INVALID, path, v->sval,
+				  "must not be greater than 100%");
+}

@@ -47,6 +47,9 @@ void validate_object_meta(const struct object_meta *m, bool namespaced,
 /* ValidatePositiveIntOrPercent: a number >= 0 or a percent string. */
 void validate_intstr_nonneg(const struct intstr *v, const char *path,
 			    struct fielderr_list *errs);
+/* IsNotMoreThan100Percent: a percent string above 100% is refused. */
+void validate_not_over_100_percent(const struct intstr *v, const char *path,
+				   struct fielderr_list *errs);
 /* A map and a selector as Kubernetes prints them in messages. */
 void val_render_map(const struct strmap *m, struct strbuf *sb);
 void val_render_selector(const struct label_selector *sel, struct strbuf *sb);

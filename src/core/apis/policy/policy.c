@@ -1,0 +1,58 @@
+/* policy.c - the field table of policy/v1 PodDisruptionBudget, in the
+ * order of k8s.io/api/policy/v1 types.go (policy.h; the rules of the rows
+ * in schema_rows.h). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "schema_rows.h"
+
+/* minAvailable and maxUnavailable are *IntOrString: absent when unset. */
+static const struct field pdb_spec_f[] = {
+    F(pdb_spec, "minAvailable", FT_INTSTR, min_available, O, NULL),
+    F(pdb_spec, "selector", FT_PTR, selector, O, &schema_label_selector),
+    F(pdb_spec, "maxUnavailable", FT_INTSTR, max_unavailable, O, NULL),
+    F(pdb_spec, "unhealthyPodEvictionPolicy", FT_STR,
+      unhealthy_pod_eviction_policy, O, NULL),
+};
+static const struct schema pdb_spec_s = SCHEMA(pdb_spec, pdb_spec_f);
+
+/* disruptionsAllowed, currentHealthy, desiredHealthy and expectedPods
+ * have no omitempty: a fresh budget prints them as 0. Conditions merge by
+ * "type" in a strategic merge patch. */
+static const struct field pdb_status_f[] = {
+    F(pdb_status, "observedGeneration", FT_INT, observed_generation, O | I64,
+      NULL),
+    F(pdb_status, "disruptedPods", FT_STRMAP, disrupted_pods, O, NULL),
+    F(pdb_status, "disruptionsAllowed", FT_INT, disruptions_allowed, I32, NULL),
+    F(pdb_status, "currentHealthy", FT_INT, current_healthy, I32, NULL),
+    F(pdb_status, "desiredHealthy", FT_INT, desired_healthy, I32, NULL),
+    F(pdb_status, "expectedPods", FT_INT, expected_pods, I32, NULL),
+    FK(pdb_status, "conditions", conditions, O, &schema_condition_v1, "type"),
+};
+static const struct schema pdb_status_s = SCHEMA(pdb_status, pdb_status_f);
+
+static const struct field pdb_f[] = {
+    F(pod_disruption_budget, "apiVersion", FT_STR, api_version, O, NULL),
+    F(pod_disruption_budget, "kind", FT_STR, kind, O, NULL),
+    F(pod_disruption_budget, "metadata", FT_STRUCT, metadata, 0,
+      &schema_object_meta),
+    F(pod_disruption_budget, "spec", FT_STRUCT, spec, 0, &pdb_spec_s),
+    F(pod_disruption_budget, "status", FT_STRUCT, status, 0, &pdb_status_s),
+};
+const struct schema schema_pod_disruption_budget =
+    SCHEMA(pod_disruption_budget, pdb_f);
+
+void
+pdb_release(struct pod_disruption_budget *p)
+{
+	schema_release(&schema_pod_disruption_budget, p);
+}
+
+void
+pdb_copy(struct pod_disruption_budget *dst,
+	 const struct pod_disruption_budget *src)
+{
+	schema_copy(&schema_pod_disruption_budget, dst, src);
+}
