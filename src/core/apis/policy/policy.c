@@ -31,7 +31,7 @@ static const struct field pdb_status_f[] = {
     F(pdb_status, "expectedPods", FT_INT, expected_pods, I32, NULL),
     FK(pdb_status, "conditions", conditions, O, &schema_condition_v1, "type"),
 };
-static const struct schema pdb_status_s = SCHEMA(pdb_status, pdb_status_f);
+const struct schema schema_pdb_status = SCHEMA(pdb_status, pdb_status_f);
 
 static const struct field pdb_f[] = {
     F(pod_disruption_budget, "apiVersion", FT_STR, api_version, O, NULL),
@@ -39,7 +39,8 @@ static const struct field pdb_f[] = {
     F(pod_disruption_budget, "metadata", FT_STRUCT, metadata, 0,
       &schema_object_meta),
     F(pod_disruption_budget, "spec", FT_STRUCT, spec, 0, &pdb_spec_s),
-    F(pod_disruption_budget, "status", FT_STRUCT, status, 0, &pdb_status_s),
+    F(pod_disruption_budget, "status", FT_STRUCT, status, 0,
+      &schema_pdb_status),
 };
 const struct schema schema_pod_disruption_budget =
     SCHEMA(pod_disruption_budget, pdb_f);
@@ -55,4 +56,16 @@ pdb_copy(struct pod_disruption_budget *dst,
 	 const struct pod_disruption_budget *src)
 {
 	schema_copy(&schema_pod_disruption_budget, dst, src);
+}
+
+void
+pdb_status_release(struct pdb_status *s)
+{
+	schema_release(&schema_pdb_status, s);
+}
+
+void
+pdb_status_copy(struct pdb_status *dst, const struct pdb_status *src)
+{
+	schema_copy(&schema_pdb_status, dst, src);
 }

@@ -58,6 +58,7 @@ struct pod_disruption_budget {
 LIST_OF(pod_disruption_budget);
 
 extern const struct schema schema_pod_disruption_budget;
+extern const struct schema schema_pdb_status;
 
 /* The DisruptionAllowed condition and its reasons. */
 #define PDB_CONDITION_DISRUPTION_ALLOWED "DisruptionAllowed"
@@ -69,5 +70,8 @@ extern const struct schema schema_pod_disruption_budget;
 void pdb_release(struct pod_disruption_budget *p);
 void pdb_copy(struct pod_disruption_budget *dst,
 	      const struct pod_disruption_budget *src);
+void pdb_status_release(struct pdb_status *s);
+/* dst uninitialized or released. */
+void pdb_status_copy(struct pdb_status *dst, const struct pdb_status *src);
 
 #endif
