@@ -21,12 +21,84 @@ struct controllers {
 	struct ctl_gc *gc;
 	struct ctl_sched *sched;
 	struct ctl_endpoints *endpoints;
+	struct ctl_disruption *disruption;
 	struct ctl_event_ttl *event_ttl; /* NULL: events never expire */
 	uv_timer_t *resync;              /* NULL: no periodic resync */
 	/* Each controller's client: a guard over cfg.client (owned). */
 	struct client *guards[CTL_NGUARDS];
 	size_t nguards;
 };
+
+/* kube-controller-manager's names; "endpoint" and "endpointslice" are
+ * both the endpoints controller (it keeps Endpoints and EndpointSlices),
+ * which runs if either is enabled. */
+const char *const ctl_controller_names[] = {
+    "deployment",       "replicaset", "replicationcontroller",
+    "garbagecollector", "endpoint",   "endpointslice",
+    "disruption",       "ttl-events", NULL,
+};
+
+static bool
+known(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; ctl_controller_names[i]; i++)
+		if (strlen(ctl_controller_names[i]) == n &&
+		    !strncmp(ctl_controller_names[i], name, n))
+			return true;
+	return false;
+}
+
+int
+ctl_controllers_check(const char *list, char *err, size_t errlen)
+{
+	const char *p = list ? list : "*";
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		const char *name = p;
+		size_t len = n;
+
+		if (len && *name == '-') {
+			name++;
+			len--;
+		}
+		if (!(len == 1 && *name == '*' && name == p) &&
+		    !known(name, len)) {
+			snprintf(err, errlen,
+				 "\"%.*s\" is not in the list of known "
+				 "controllers",
+				 (int)len, name);
+			return -1;
+		}
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+bool
+ctl_controller_enabled(const char *list, const char *name)
+{
+	const char *p = list ? list : "*";
+	size_t nl = strlen(name);
+	bool star = false;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == nl && !strncmp(p, name, n))
+			return true;
+		if (n == nl + 1 && *p == '-' && !strncmp(p + 1, name, nl))
+			return false;
+		if (n == 1 && *p == '*')
+			star = true;
+		if (p[n] == '\0')
+			return star;
+		p += n + 1;
+	}
+}
 
 bool
 ctl_overtime(uint64_t started)
@@ -156,9 +228,11 @@ ctl_start(const struct ctl_config *cfg)
 	c->cfg.endpoints = informer_new(cfg->client, cfg->loop, KIND_ENDPOINTS);
 	c->cfg.rcs =
 	    informer_new(cfg->client, cfg->loop, KIND_REPLICATION_CONTROLLER);
+	c->cfg.pdbs =
+	    informer_new(cfg->client, cfg->loop, KIND_POD_DISRUPTION_BUDGET);
 	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes ||
 	    !c->cfg.services || !c->cfg.slices || !c->cfg.endpoints ||
-	    !c->cfg.rcs) {
+	    !c->cfg.rcs || !c->cfg.pdbs) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -173,16 +247,32 @@ ctl_start(const struct ctl_config *cfg)
 	 * deleted, and when the ReplicaSet controller's batch was split over
 	 * two loop turns, a client listing pods in between saw 5 old and 2
 	 * new: 7, past the 6 that maxSurge allows. */
-	c->rs = ctl_rs_start(guarded(c, &g, "replicaset-controller"));
-	c->rc = ctl_rc_start(guarded(c, &g, "replication-controller"));
-	c->deploy = ctl_deploy_start(guarded(c, &g, "deployment-controller"));
-	c->gc = ctl_gc_start(guarded(c, &g, "garbage-collector"));
+#define ON(name) ctl_controller_enabled(cfg->controllers, name)
+	if (ON("replicaset"))
+		c->rs = ctl_rs_start(guarded(c, &g, "replicaset-controller"));
+	if (ON("replicationcontroller"))
+		c->rc = ctl_rc_start(guarded(c, &g, "replication-controller"));
+	if (ON("deployment"))
+		c->deploy =
+		    ctl_deploy_start(guarded(c, &g, "deployment-controller"));
+	if (ON("garbagecollector"))
+		c->gc = ctl_gc_start(guarded(c, &g, "garbage-collector"));
 	c->sched = ctl_sched_start(guarded(c, &g, "default-scheduler"));
-	c->endpoints =
-	    ctl_endpoints_start(guarded(c, &g, "endpoint-controller"));
-	c->event_ttl = ctl_event_ttl_start(guarded(c, &g, "event-ttl"));
-	if (!c->deploy || !c->rs || !c->rc || !c->gc || !c->sched ||
-	    !c->endpoints || (c->cfg.event_ttl_ms > 0 && !c->event_ttl)) {
+	if (ON("endpoint") || ON("endpointslice"))
+		c->endpoints =
+		    ctl_endpoints_start(guarded(c, &g, "endpoint-controller"));
+	if (ON("ttl-events"))
+		c->event_ttl = ctl_event_ttl_start(guarded(c, &g, "event-ttl"));
+	if (ON("disruption"))
+		c->disruption = ctl_disruption_start(
+		    guarded(c, &g, "disruption-controller"));
+	if ((ON("deployment") && !c->deploy) || (ON("replicaset") && !c->rs) ||
+	    (ON("replicationcontroller") && !c->rc) ||
+	    (ON("garbagecollector") && !c->gc) || !c->sched ||
+	    ((ON("endpoint") || ON("endpointslice")) && !c->endpoints) ||
+	    (ON("disruption") && !c->disruption) ||
+	    (ON("ttl-events") && c->cfg.event_ttl_ms > 0 && !c->event_ttl)) {
+#undef ON
 		ctl_stop(c);
 		return NULL;
 	}
@@ -212,12 +302,19 @@ ctl_schedule_now(struct controllers *c)
 void
 ctl_resync(struct controllers *c)
 {
-	ctl_deploy_resync(c->deploy);
-	ctl_rs_resync(c->rs);
-	ctl_rs_resync(c->rc);
-	ctl_gc_resync(c->gc);
+	if (c->deploy)
+		ctl_deploy_resync(c->deploy);
+	if (c->rs)
+		ctl_rs_resync(c->rs);
+	if (c->rc)
+		ctl_rs_resync(c->rc);
+	if (c->gc)
+		ctl_gc_resync(c->gc);
 	ctl_sched_resync(c->sched);
-	ctl_endpoints_resync(c->endpoints);
+	if (c->endpoints)
+		ctl_endpoints_resync(c->endpoints);
+	if (c->disruption)
+		ctl_disruption_resync(c->disruption);
 }
 
 void
@@ -235,6 +332,7 @@ ctl_stop(struct controllers *c)
 	ctl_gc_stop(c->gc);
 	ctl_sched_stop(c->sched);
 	ctl_endpoints_stop(c->endpoints);
+	ctl_disruption_stop(c->disruption);
 	ctl_event_ttl_stop(c->event_ttl);
 	informer_free(c->cfg.deploys);
 	informer_free(c->cfg.rss);
@@ -244,6 +342,7 @@ ctl_stop(struct controllers *c)
 	informer_free(c->cfg.slices);
 	informer_free(c->cfg.endpoints);
 	informer_free(c->cfg.rcs);
+	informer_free(c->cfg.pdbs);
 	while (c->nguards > 0) {
 		struct client *g = c->guards[--c->nguards];
 

@@ -23,8 +23,9 @@ struct informer;
 /* The controllers ctl_start starts, each with a client of its own: the
  * hot-write guard (src/client/guard.h) of the component names
  * replicaset-controller, replication-controller, deployment-controller,
- * garbage-collector, default-scheduler, endpoint-controller, event-ttl. */
-#define CTL_NGUARDS 7
+ * garbage-collector, default-scheduler, endpoint-controller, event-ttl,
+ * disruption-controller. */
+#define CTL_NGUARDS 8
 
 struct ctl_config {
 	uv_loop_t *loop;
@@ -44,14 +45,31 @@ struct ctl_config {
 	 * NULL: nothing. */
 	void (*settle)(void *arg);
 	void *settle_arg;
+	/* Which controllers run: kube-controller-manager's --controllers
+	 * list ("*", "*,-disruption", "deployment,replicaset"); NULL: "*".
+	 * Checked with ctl_controllers_check first. */
+	const char *controllers;
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 	struct informer *services, *slices, *endpoints;
-	struct informer *rcs; /* ReplicationControllers */
+	struct informer *rcs;  /* ReplicationControllers */
+	struct informer *pdbs; /* PodDisruptionBudgets */
 };
 
-/* Starts the Deployment, ReplicaSet, endpoints and garbage-collector
- * controllers and the scheduler.
+/* The controllers' names, kube-controller-manager's, as --help lists them
+ * (NULL-ended). */
+extern const char *const ctl_controller_names[];
+/* 0 if list is a valid --controllers value; else -1 and Kubernetes'
+ * message in err ("\"foo\" is not in the list of known controllers"). */
+int ctl_controllers_check(const char *list, char *err, size_t errlen);
+/* Whether the controller `name` runs under list (NULL: "*"), as
+ * kube-controller-manager's IsControllerEnabled decides: the first entry
+ * naming it ("name" or "-name") wins, else "*" enables it. */
+bool ctl_controller_enabled(const char *list, const char *name);
+
+/* Starts the controllers the config's list enables (Deployment,
+ * ReplicaSet, ReplicationController, endpoints, garbage collector,
+ * disruption) and the scheduler, which always runs.
  * Returns NULL if a watch could not be opened. */
 struct controllers *ctl_start(const struct ctl_config *cfg);
 void ctl_stop(struct controllers *c);
@@ -83,6 +101,7 @@ struct ctl_rs;
 struct ctl_gc;
 struct ctl_sched;
 struct ctl_endpoints;
+struct ctl_disruption;
 struct ctl_deploy *ctl_deploy_start(const struct ctl_config *cfg);
 void ctl_deploy_stop(struct ctl_deploy *d);
 struct ctl_rs *ctl_rs_start(const struct ctl_config *cfg);
@@ -96,6 +115,10 @@ struct ctl_sched *ctl_sched_start(const struct ctl_config *cfg);
 void ctl_sched_stop(struct ctl_sched *s);
 struct ctl_endpoints *ctl_endpoints_start(const struct ctl_config *cfg);
 void ctl_endpoints_stop(struct ctl_endpoints *e);
+/* The disruption controller (disruption.c): every budget's status. */
+struct ctl_disruption *ctl_disruption_start(const struct ctl_config *cfg);
+void ctl_disruption_stop(struct ctl_disruption *d);
+void ctl_disruption_resync(struct ctl_disruption *d);
 /* Each enqueues every key it owns from the shared caches. */
 void ctl_deploy_resync(struct ctl_deploy *d);
 void ctl_rs_resync(struct ctl_rs *r);

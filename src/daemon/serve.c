@@ -56,7 +56,7 @@ static const char usage_text[] =
     "                    [--host-port-range A-B] [--default-user USER]\n"
     "                    [--node-address ADDR]\n"
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
-    "                    [--event-ttl DURATION]\n"
+    "                    [--event-ttl DURATION] [--controllers LIST]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
@@ -83,6 +83,13 @@ static const char usage_text[] =
     "The controllers and the agent record Events (drover get events,\n"
     "drover describe); each is deleted --event-ttl after it last happened\n"
     "(default 1h, 0: never).\n"
+    "--controllers chooses the controllers that run, as\n"
+    "kube-controller-manager's does: a comma list of names, '*' for all,\n"
+    "'-name' to leave one out (default '*'; e.g. '*,-disruption'). Names:\n"
+    "deployment, replicaset, replicationcontroller, garbagecollector,\n"
+    "endpoint and endpointslice (one controller keeps both), disruption,\n"
+    "ttl-events (the --event-ttl sweep). The scheduler and the node's agent\n"
+    "always run.\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -608,6 +615,7 @@ enum {
 	OPT_MAX_UNAUTH_PER_ADDR,
 	OPT_ALLOCATABLE,
 	OPT_EVENT_TTL,
+	OPT_CONTROLLERS,
 };
 
 /* --allocatable, parsed: the agent's config points at it for the life of
@@ -713,6 +721,7 @@ serve_main(int argc, char **argv)
 	    {"node-address", required_argument, NULL, 'A'},
 	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
 	    {"event-ttl", required_argument, NULL, OPT_EVENT_TTL},
+	    {"controllers", required_argument, NULL, OPT_CONTROLLERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -839,6 +848,14 @@ serve_main(int argc, char **argv)
 				hc.max_unauth_per_addr = (unsigned)n;
 			break;
 		}
+		case OPT_CONTROLLERS:
+			if (ctl_controllers_check(optarg, err, sizeof(err))) {
+				fprintf(stderr, "error: --controllers: %s\n",
+					err);
+				return 2;
+			}
+			s.cc.controllers = optarg;
+			break;
 		case OPT_EVENT_TTL:
 			event_ttl_ms = dtime_parse_duration(optarg);
 			if (event_ttl_ms < 0) {

@@ -5,7 +5,11 @@ Kubernetes' messages (both bounds, a percent over 100%, an unknown
 eviction policy) and the store unchanged, generation 1 at create and one
 more per spec change only, and the status written through /status alone
 (a status in a main-resource write is ignored, a spec in a status write
-too)."""
+too, with the disruption controller left out by --controllers); and the
+disruption controller's status: expected, desired and current healthy
+pods and disruptions allowed as Kubernetes computes them, following the
+pods' readiness, the spec (observedGeneration) and the ReplicaSet's
+scale, and a NoPods Event for a budget that selects nothing."""
 import json
 import os
 import subprocess
@@ -70,9 +74,10 @@ def test_kubectl_apply_get_and_refusals(kc, drover):
     got = json.loads(ok(kc("get", "pdb", "web", "-o", "json")))
     assert got["spec"] == {"minAvailable": 5,
                            "selector": {"matchLabels": {"app": "web"}}}
-    assert got["status"] == {"disruptionsAllowed": 0, "currentHealthy": 0,
-                             "desiredHealthy": 0, "expectedPods": 0}
     assert got["metadata"]["generation"] == 1
+    # the disruption controller: no pod selected, nothing allowed
+    poll(lambda: json.loads(ok(kc("get", "pdb", "web", "-o", "json")))[
+        "status"].get("desiredHealthy") == 5, what="the budget's status")
     before = drover.get(PDBS)
     for spec, msg in (
             ({"minAvailable": 2, "maxUnavailable": 1},
@@ -90,7 +95,22 @@ def test_kubectl_apply_get_and_refusals(kc, drover):
     assert drover.get(PDBS) == before
 
 
-def test_generation_and_status_subresource(drover):
+@pytest.fixture
+def no_disruption():
+    """drover serve without the disruption controller: the status is
+    what clients write."""
+    with tempfile.TemporaryDirectory() as d:
+        dm = Drover(d, extra=["--controllers", "*,-disruption"])
+        try:
+            yield dm
+        finally:
+            for it in dm.get(PDBS)["items"]:
+                dm.api("DELETE", PDBS + "/" + it["metadata"]["name"])
+            dm.stop()
+
+
+def test_generation_and_status_subresource(no_disruption):
+    drover = no_disruption
     st, web = drover.api("POST", PDBS, dict(pdb("web", minAvailable=1),
                                             status={"expectedPods": 9}))
     assert st == 201, web
@@ -129,3 +149,81 @@ def test_generation_and_status_subresource(drover):
                           ct="application/merge-patch+json")
     assert st == 200 and same["metadata"]["generation"] == 2
     assert same["metadata"]["resourceVersion"] == out["metadata"]["resourceVersion"]
+
+
+APPS = "/apis/apps/v1/namespaces/default"
+CORE = "/api/v1/namespaces/default"
+
+
+def status_of(dm, name):
+    s = dm.get(PDBS + "/" + name)["status"]
+    conds = {c["type"]: c for c in s.get("conditions", [])}
+    c = conds.get("DisruptionAllowed", {})
+    return (s["expectedPods"], s["desiredHealthy"], s["currentHealthy"],
+            s["disruptionsAllowed"], c.get("status"), c.get("reason"),
+            s.get("observedGeneration"))
+
+
+def events_of(dm, name):
+    return [(e["type"], e["reason"], e["message"])
+            for e in dm.get(CORE + "/events")["items"]
+            if e["involvedObject"]["name"] == name and
+            e["involvedObject"]["kind"] == "PodDisruptionBudget"]
+
+
+def test_disruption_controller_keeps_the_status(drover):
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web"},
+          "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "c",
+                                                         "image": "i"}]}}}}
+    try:
+        st, _ = drover.api("POST", APPS + "/replicasets", rs)
+        assert st == 201
+        poll(lambda: len(drover.pods("web")) == 3, what="3 pods")
+        poll(lambda: drover.ready_all("web") == 0 and all(
+            any(c["type"] == "Ready" and c["status"] == "True"
+                for c in p["status"].get("conditions", []))
+            for p in drover.pods("web")), what="the pods Ready")
+        st, _ = drover.api("POST", PDBS, pdb("web", minAvailable=2))
+        assert st == 201
+        # an integer minAvailable: the pods are the expected count
+        poll(lambda: status_of(drover, "web") ==
+             (3, 2, 3, 1, "True", "SufficientPods", 1),
+             what="the budget's status")
+        # a pod no longer Ready: nothing may be disrupted
+        p = drover.pods("web")[0]
+        p["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+        st, _ = drover.api("PUT", CORE + "/pods/%s/status"
+                           % p["metadata"]["name"], p)
+        assert st == 200
+        poll(lambda: status_of(drover, "web") ==
+             (3, 2, 2, 0, "False", "InsufficientPods", 1),
+             what="the budget to see the pod not Ready")
+        # maxUnavailable: the ReplicaSet's scale; the generation followed
+        st, _ = drover.api("PUT", PDBS + "/web", dict(
+            drover.get(PDBS + "/web"),
+            spec={"maxUnavailable": "50%",
+                  "selector": {"matchLabels": {"app": "web"}}}))
+        assert st == 200
+        poll(lambda: status_of(drover, "web") ==
+             (3, 1, 2, 1, "True", "SufficientPods", 2),
+             what="the status of generation 2")
+        # the ReplicaSet scaled to 5: the expected count follows
+        st, _ = drover.api("PATCH", APPS + "/replicasets/web/scale",
+                           {"spec": {"replicas": 5}},
+                           ct="application/merge-patch+json")
+        assert st == 200
+        poll(lambda: status_of(drover, "web")[:2] == (5, 2),
+             what="the expected count of the new scale")
+        # a budget that selects nothing says so
+        st, _ = drover.api("POST", PDBS, pdb("none", minAvailable=1))
+        assert st == 201
+        poll(lambda: ("Normal", "NoPods", "No matching pods found")
+             in events_of(drover, "none"), what="the NoPods Event")
+        assert status_of(drover, "none") == (0, 1, 0, 0, "False",
+                                             "InsufficientPods", 1)
+    finally:
+        drover.api("DELETE", APPS + "/replicasets/web")
+        poll(lambda: not drover.pods("web"), what="the pods to go")
