@@ -118,6 +118,7 @@ subresource_flag(const char *sub)
 	       : !strcmp(sub, "binding")           ? KIND_SUB_BINDING
 	       : !strcmp(sub, "log")               ? KIND_SUB_LOG
 	       : !strcmp(sub, INPLACE_SUBRESOURCE) ? KIND_SUB_INPLACE
+	       : !strcmp(sub, "eviction")          ? KIND_SUB_EVICTION
 						   : 0;
 }
 
@@ -897,6 +898,8 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 		h_create(a, &rt, req, resp);
 	else if (!strcmp(m, "POST") && rt.sub && !strcmp(rt.sub, "binding"))
 		h_bind(a, &rt, req, resp);
+	else if (!strcmp(m, "POST") && rt.sub && !strcmp(rt.sub, "eviction"))
+		h_evict(a, &rt, req, resp);
 	else if (!strcmp(m, "POST") && rt.sub &&
 		 !strcmp(rt.sub, INPLACE_SUBRESOURCE))
 		h_inplace(a, &rt, req, resp);

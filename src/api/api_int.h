@@ -182,6 +182,14 @@ char *api_encode_text(const struct object *o, json_t **j);
 json_t *api_parse_body(const struct api_req *req, struct api_resp *resp);
 void h_inplace(struct api *a, struct route *rt, const struct api_req *req,
 	       struct api_resp *resp);
+/* The stored object of the route, decoded (with its resourceVersion)
+ * into o and its store item into it, both the caller's to release; else
+ * the answer in resp (404, 500) and -1. */
+int api_load(struct api *a, struct route *rt, struct store_item *it,
+	     struct object *o, struct api_resp *resp);
+/* POST pods/NAME/eviction (h_evict.c). */
+void h_evict(struct api *a, struct route *rt, const struct api_req *req,
+	     struct api_resp *resp);
 void h_bind(struct api *a, struct route *rt, const struct api_req *req,
 	    struct api_resp *resp);
 void h_delete(struct api *a, struct route *rt, const struct query *q,

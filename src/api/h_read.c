@@ -56,6 +56,15 @@ resource_list(const char *gv)
 			    arr, api_resource(name, "", ns, "Binding",
 					      json_pack("[s]", "create")));
 		}
+		if (k[i].subresources & KIND_SUB_EVICTION) {
+			snprintf(name, sizeof(name), "%s/eviction",
+				 k[i].plural);
+			r = api_resource(name, "", ns, "Eviction",
+					 json_pack("[s]", "create"));
+			json_object_set_new(r, "group", json_string("policy"));
+			json_object_set_new(r, "version", json_string("v1"));
+			json_array_append_new(arr, r);
+		}
 		if (k[i].subresources & KIND_SUB_LOG) {
 			snprintf(name, sizeof(name), "%s/log", k[i].plural);
 			json_array_append_new(

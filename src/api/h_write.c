@@ -459,9 +459,9 @@ decode_stored(struct route *rt, json_t *j, struct store_item *it,
 	return 0;
 }
 
-static int
-load(struct api *a, struct route *rt, struct store_item *it, struct object *o,
-     struct api_resp *resp)
+int
+api_load(struct api *a, struct route *rt, struct store_item *it,
+	 struct object *o, struct api_resp *resp)
 {
 	json_t *j;
 	int r;
@@ -560,7 +560,7 @@ do_update(struct api *a, struct route *rt, json_t *body,
 		old_it = *stored_it;
 		if (decode_stored(rt, stored, &old_it, &old, resp))
 			return;
-	} else if (load(a, rt, &old_it, &old, resp)) {
+	} else if (api_load(a, rt, &old_it, &old, resp)) {
 		return;
 	}
 	s = old.k->schema;
@@ -1101,7 +1101,7 @@ h_delete(struct api *a, struct route *rt, const struct query *q,
 		json_decref(body);
 		return;
 	}
-	if (load(a, rt, &it, &o, resp)) {
+	if (api_load(a, rt, &it, &o, resp)) {
 		json_decref(body);
 		return;
 	}
@@ -1190,7 +1190,7 @@ h_bind(struct api *a, struct route *rt, const struct api_req *req,
 		json_decref(body);
 		return;
 	}
-	if (load(a, rt, &it, &o, resp)) {
+	if (api_load(a, rt, &it, &o, resp)) {
 		json_decref(body);
 		return;
 	}

@@ -227,3 +227,79 @@ def test_disruption_controller_keeps_the_status(drover):
     finally:
         drover.api("DELETE", APPS + "/replicasets/web")
         poll(lambda: not drover.pods("web"), what="the pods to go")
+
+
+def evict(dm, pod, dry=False, name=None):
+    return dm.api("POST", CORE + "/pods/%s/eviction%s" % (
+        pod, "?dryRun=All" if dry else ""), {
+        "apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": name or pod, "namespace": "default"}})
+
+
+def ready_pods(dm):
+    return sorted(p["metadata"]["name"] for p in dm.pods("web")
+                  if not p["metadata"].get("deletionTimestamp") and
+                  any(c["type"] == "Ready" and c["status"] == "True"
+                      for c in p["status"].get("conditions", [])))
+
+
+def test_eviction_honours_the_budget(drover):
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web"},
+          "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}},
+                                "spec": {"containers": [{"name": "c",
+                                                         "image": "i"}]}}}}
+    try:
+        st, _ = drover.api("POST", APPS + "/replicasets", rs)
+        assert st == 201
+        poll(lambda: len(drover.pods("web")) == 3, what="3 pods")
+        poll(lambda: drover.ready_all("web") == 0 and
+             len(ready_pods(drover)) == 3, what="the pods Ready")
+        st, _ = drover.api("POST", PDBS, pdb("web", minAvailable=2))
+        assert st == 201
+        poll(lambda: status_of(drover, "web")[3] == 1, what="1 allowed")
+        first, second = ready_pods(drover)[:2]
+        # the name in the URL and in the body must agree
+        st, out = evict(drover, first, name="other")
+        assert st == 400 and out["message"] == \
+            "name in URL does not match name in Eviction object", out
+        # a dry run decides and changes nothing
+        st, out = evict(drover, first, dry=True)
+        assert (st, out["status"]) == (201, "Success"), out
+        assert first in ready_pods(drover)
+        assert drover.get(PDBS + "/web")["status"]["disruptionsAllowed"] == 1
+        # the one disruption the budget allows
+        st, out = evict(drover, first)
+        assert (st, out) == (201, {"kind": "Status", "apiVersion": "v1",
+                                   "metadata": {}, "status": "Success"}), out
+        assert first not in ready_pods(drover)
+        # the next one waits: 429 with the budget's words
+        st, out = evict(drover, second)
+        assert st == 429, out
+        assert out["reason"] == "TooManyRequests"
+        assert out["message"] == ("Cannot evict pod as it would violate the "
+                                  "pod's disruption budget.")
+        assert out["details"]["causes"] == [{
+            "reason": "DisruptionBudget",
+            "message": "The disruption budget web needs 2 healthy pods and "
+                       "has 2 currently"}], out
+        assert second in ready_pods(drover)
+        # the replacement becomes Ready: the budget allows one again
+        poll(lambda: drover.ready_all("web") == 0 and
+             len(ready_pods(drover)) == 3, what="the replacement Ready")
+        poll(lambda: status_of(drover, "web")[3] == 1, what="1 allowed again")
+        st, out = evict(drover, second)
+        assert st == 201, out
+        # two budgets over one pod: 500
+        st, _ = drover.api("POST", PDBS, pdb("web2", minAvailable=1) | {
+            "spec": {"minAvailable": 1,
+                     "selector": {"matchLabels": {"app": "web"}}}})
+        assert st == 201
+        st, out = evict(drover, ready_pods(drover)[0])
+        assert st == 500 and out["message"] == (
+            "This pod has more than one PodDisruptionBudget, which the "
+            "eviction subresource does not support."), out
+    finally:
+        drover.api("DELETE", APPS + "/replicasets/web")
+        poll(lambda: not drover.pods("web"), what="the pods to go")

@@ -379,7 +379,7 @@ static const struct kind_info kinds[] = {
 	.namespaced = true,
 	.category_all = true,
 	.subresources = KIND_SUB_STATUS | KIND_SUB_BINDING | KIND_SUB_LOG |
-			KIND_SUB_INPLACE,
+			KIND_SUB_INPLACE | KIND_SUB_EVICTION,
 	.schema = &schema_pod,
 	.meta_off = offsetof(struct pod, metadata),
 	.field_labels = pod_fields,

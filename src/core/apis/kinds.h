@@ -43,6 +43,9 @@ enum kind_id {
 /* /inplaceupdate: drover's in-place update of a pod with its change of
  * owner in one transaction (pods; inplace_apply.h). Not in discovery. */
 #define KIND_SUB_INPLACE 0x10u
+/* /eviction: a policy/v1 Eviction, the pod's deletion if its disruption
+ * budget allows (pods; plan/eviction.h). */
+#define KIND_SUB_EVICTION 0x20u
 
 /* Write rules of the API server (the kind's registry strategy). */
 #define KIND_GEN_ANNOTATIONS    0x1u /* annotations bump generation too */
