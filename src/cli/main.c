@@ -7,10 +7,11 @@
 #include "serve.h"
 
 static const struct cmd_entry *const verbs[] = {
-    &cmd_serve_entry,    &cmd_apply_entry,   &cmd_get_entry,
-    &cmd_describe_entry, &cmd_delete_entry,  &cmd_scale_entry,
-    &cmd_set_entry,      &cmd_rollout_entry, &cmd_logs_entry,
-    &cmd_plan_entry,     &cmd_version_entry, &cmd_rolling_update_entry,
+    &cmd_serve_entry,    &cmd_apply_entry,    &cmd_get_entry,
+    &cmd_describe_entry, &cmd_delete_entry,   &cmd_scale_entry,
+    &cmd_set_entry,      &cmd_rollout_entry,  &cmd_logs_entry,
+    &cmd_plan_entry,     &cmd_version_entry,  &cmd_rolling_update_entry,
+    &cmd_cordon_entry,   &cmd_uncordon_entry, &cmd_drain_entry,
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
