@@ -16,7 +16,11 @@
  * is retried with back-off, and is no sync failure), records the Events
  * (NoPods, UnmanagedPods, CalculateExpectedPodCountFailed on the budget;
  * NotDeleted on a pod an eviction let go that was not deleted within 2
- * minutes) and looks again when the first disruptedPods entry expires. */
+ * minutes) and looks again when the first disruptedPods entry expires.
+ *
+ * A second queue keeps pods keyed by "namespace/name": one whose
+ * DisruptionTarget condition an eviction set True but that was not
+ * deleted gets it set False 2 minutes later (syncStalePodDisruption). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +36,7 @@
 struct ctl_disruption {
 	struct ctl_config cfg;
 	struct queue *q;
+	struct queue *stale;  /* pods whose DisruptionTarget may be stale */
 	struct recorder *rec; /* "controllermanager"; NULL: none */
 };
 
@@ -66,20 +71,31 @@ enqueue_ns(struct ctl_disruption *c, const char *ns,
 static void
 on_pod(void *arg, json_t *ev)
 {
+	struct ctl_disruption *c = arg;
 	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
 	json_t *labels = json_object_get(md, "labels"), *v;
+	const struct object *po;
 	struct strmap lm = {0};
 	const char *k;
+	int64_t wait;
+	char key[600];
 
 	if (ns == NULL)
 		return;
+	/* a DisruptionTarget left True on a pod that goes on running */
+	if (name && (po = informer_find(c->cfg.pods, ns, name)) &&
+	    pdb_stale_disruption(po->obj, c->cfg.now(), &wait)) {
+		queue_key(key, sizeof(key), ns, name);
+		queue_add_after(c->stale, key, wait);
+	}
 	json_object_foreach(labels, k, v)
 	{
 		if (json_is_string(v))
 			strmap_set(&lm, k, json_string_value(v));
 	}
-	enqueue_ns(arg, ns, &lm);
+	enqueue_ns(c, ns, &lm);
 	strmap_release(&lm);
 }
 
@@ -201,6 +217,48 @@ sync_one(void *arg, const char *key, int64_t *requeue)
 	return r;
 }
 
+/* syncStalePodDisruption: the condition set False (its reason and
+ * message cleared, lastTransitionTime now) once 2 minutes have passed
+ * without a deletion. */
+static int
+sync_stale(void *arg, const char *key, int64_t *requeue)
+{
+	struct ctl_disruption *c = arg;
+	const struct object *po;
+	struct pod np;
+	struct object o;
+	struct condition *cond;
+	char ns[256], name[256];
+	int64_t wait;
+	int st;
+
+	if (queue_split_key(key, ns, sizeof(ns), name, sizeof(name)) ||
+	    (po = informer_find(c->cfg.pods, ns, name)) == NULL ||
+	    !pdb_stale_disruption(po->obj, c->cfg.now(), &wait))
+		return 0;
+	if (wait > 0) {
+		*requeue = wait;
+		return 0;
+	}
+	pod_copy(&np, po->obj);
+	cond = condition_find(&np.status.conditions, "DisruptionTarget");
+	free(cond->status);
+	cond->status = xstrdup("False");
+	free(cond->reason);
+	cond->reason = NULL;
+	free(cond->message);
+	cond->message = NULL;
+	cond->last_transition_time = c->cfg.now();
+	o = (struct object){po->k, &np};
+	st = kube_update(c->cfg.client, &o, "status");
+	pod_release(&np);
+	if (st == 200)
+		log_info("disruption: pod %s: reset a stale DisruptionTarget "
+			 "condition to False",
+			 key);
+	return st == 200 || st == 404 ? 0 : -1;
+}
+
 struct ctl_disruption *
 ctl_disruption_start(const struct ctl_config *cfg)
 {
@@ -209,6 +267,7 @@ ctl_disruption_start(const struct ctl_config *cfg)
 	c->cfg = *cfg;
 	c->q = queue_new(cfg->loop, "disruption", sync_one, c);
 	queue_set_settle(c->q, cfg->settle, cfg->settle_arg);
+	c->stale = queue_new(cfg->loop, "stale_pod_disruption", sync_stale, c);
 	c->rec =
 	    event_broadcaster_recorder(cfg->events, "controllermanager", NULL);
 	informer_subscribe(cfg->pdbs, on_pdb, c);
@@ -230,6 +289,7 @@ ctl_disruption_stop(struct ctl_disruption *c)
 	informer_unsubscribe(c->cfg.deploys, c);
 	informer_unsubscribe(c->cfg.rcs, c);
 	queue_free(c->q);
+	queue_free(c->stale);
 	free(c);
 }
 

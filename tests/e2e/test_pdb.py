@@ -303,3 +303,34 @@ def test_eviction_honours_the_budget(drover):
     finally:
         drover.api("DELETE", APPS + "/replicasets/web")
         poll(lambda: not drover.pods("web"), what="the pods to go")
+
+
+def test_a_stale_disruption_target_is_reset(drover):
+    """A DisruptionTarget condition an eviction set True on a pod that was
+    not deleted is set False after 2 minutes; the kubelet's stays."""
+    import time as _t
+    old = _t.strftime("%Y-%m-%dT%H:%M:%SZ", _t.gmtime(_t.time() - 180))
+    try:
+        for name, reason in (("evicted", "EvictionByEvictionAPI"),
+                             ("kubelets", "TerminationByKubelet")):
+            p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                 "spec": {"containers": [{"name": "c", "image": "i"}]}}
+            st, p = drover.api("POST", CORE + "/pods", p)
+            assert st == 201
+            p["metadata"].pop("resourceVersion")
+            p["status"] = {"phase": "Running", "conditions": [{
+                "type": "DisruptionTarget", "status": "True",
+                "reason": reason, "message": "x", "lastTransitionTime": old}]}
+            st, _ = drover.api("PUT", CORE + "/pods/%s/status" % name, p)
+            assert st == 200
+
+        def cond(name):
+            c = [x for x in drover.get(CORE + "/pods/" + name)["status"][
+                "conditions"] if x["type"] == "DisruptionTarget"][0]
+            return c["status"], c.get("reason")
+        poll(lambda: cond("evicted") == ("False", None),
+             what="the stale condition reset")
+        assert cond("kubelets") == ("True", "TerminationByKubelet")
+    finally:
+        for name in ("evicted", "kubelets"):
+            drover.api("DELETE", CORE + "/pods/" + name)

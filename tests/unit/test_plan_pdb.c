@@ -484,11 +484,43 @@ test_unmanaged_message(void **state)
 	pdb_release(&pdb);
 }
 
+/* nonTerminatingPodHasStaleDisruptionCondition */
+static void
+test_stale_disruption(void **state)
+{
+	struct pod p = {0};
+	int64_t wait;
+
+	(void)state;
+	assert_false(pdb_stale_disruption(&p, T0, &wait));
+	condition_append(&p.status.conditions,
+			 &(struct condition){.type = "DisruptionTarget",
+					     .status = "True",
+					     .reason = "EvictionByEvictionAPI",
+					     .last_transition_time = T0});
+	assert_true(pdb_stale_disruption(&p, T0 + 30000, &wait));
+	assert_int_equal(wait, 90000);
+	assert_true(pdb_stale_disruption(&p, T0 + 200000, &wait));
+	assert_int_equal(wait, 0);
+	p.metadata.deletion_timestamp = T0; /* being deleted: not stale */
+	assert_false(pdb_stale_disruption(&p, T0 + 200000, &wait));
+	p.metadata.deletion_timestamp = 0;
+	p.status.phase = xstrdup("Failed"); /* finished: not stale */
+	assert_false(pdb_stale_disruption(&p, T0 + 200000, &wait));
+	free(p.status.phase);
+	p.status.phase = NULL;
+	free(p.status.conditions.v[0].reason); /* the kubelet's: never */
+	p.status.conditions.v[0].reason = xstrdup("TerminationByKubelet");
+	assert_false(pdb_stale_disruption(&p, T0 + 200000, &wait));
+	pod_release(&p);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cases),
+	    cmocka_unit_test(test_stale_disruption),
 	    cmocka_unit_test(test_unchanged_is_not_written),
 	    cmocka_unit_test(test_unmanaged_message),
 	};

@@ -452,3 +452,24 @@ pdb_unmanaged_message(const struct pod_disruption_budget *pdb,
 		"undefined behavior. To account for these pods please set "
 		"\".spec.minAvailable\" field of the PDB to an integer value.");
 }
+
+/* ---- a stale DisruptionTarget condition ---- */
+
+bool
+pdb_stale_disruption(const struct pod *p, dtime now, int64_t *wait_ms)
+{
+	const struct condition *c =
+	    condition_get(&p->status.conditions, "DisruptionTarget");
+	const char *ph = p->status.phase ? p->status.phase : "";
+	int64_t w;
+
+	*wait_ms = 0;
+	if (p->metadata.deletion_timestamp || c == NULL || !c->status ||
+	    strcmp(c->status, "True") ||
+	    (c->reason && !strcmp(c->reason, "TerminationByKubelet")) ||
+	    !strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))
+		return false;
+	w = PDB_STALE_DISRUPTION_MS - (now - c->last_transition_time);
+	*wait_ms = w < 0 ? 0 : w;
+	return true;
+}

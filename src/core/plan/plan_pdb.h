@@ -84,6 +84,19 @@ void plan_pdb_release(struct pdb_plan *out);
  * empty all), into an array the caller frees; their count. */
 size_t pdb_selected_pods(const struct pdb_world *w, struct pod ***out);
 
+/* A DisruptionTarget condition that stays True on a pod nobody deletes
+ * is stale after this long (the controller's stalePodDisruptionTimeout). */
+#define PDB_STALE_DISRUPTION_MS (2 * 60 * 1000)
+
+/* nonTerminatingPodHasStaleDisruptionCondition: whether p, not being
+ * deleted and not finished, has a DisruptionTarget condition True that
+ * was not set by the kubelet (reason TerminationByKubelet); *wait_ms is
+ * how long until it is stale (0: now, and the condition is to be set
+ * False, podutil.UpdatePodCondition: lastTransitionTime now). Example: an
+ * eviction marked the pod and its deletion failed 30 s ago: true, 90 s
+ * to wait. */
+bool pdb_stale_disruption(const struct pod *p, dtime now, int64_t *wait_ms);
+
 /* The UnmanagedPods Event's message, Kubernetes' words, into sb. */
 void pdb_unmanaged_message(const struct pod_disruption_budget *pdb,
 			   struct strbuf *sb);
