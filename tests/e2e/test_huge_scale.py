@@ -3,8 +3,11 @@
 like Kubernetes' with huge counts. A Deployment scaled to 100,000 pods
 (objects only, `--runtime none`) and back to 0: pods are created and
 deleted in bursts of at most 500 a plan and 50 a loop turn, the loop
-yields between them, and GET /version keeps being answered throughout:
-within BOUND, 100 ms. (On two cores the slowest answer
+yields between them, and no turn of the daemon's loop works for more
+than BOUND, 100 ms of CPU (drover_event_loop_turn_cpu_seconds), so that
+GET /version keeps being answered throughout; its wall-clock answers are
+also timed, and bounded at a second (a freeze), since the host may be
+busy with other work. (On two cores the slowest answer
 is 59-66 ms; it was 67-112 ms with 100 pods a turn and a sync budget of
 20 ms, on a slow day. It was 0.07-0.13 s while each group commit of 300 writes
 spent 30-45 ms writing pages to the WAL, a pod's row then needing an
@@ -29,6 +32,25 @@ N = 10000 if SANITIZED else 100000
 # 100 ms on the build users run; a loop turn under ASan costs several
 # times more (0.05-0.11 s seen), so there the bound only catches a freeze.
 BOUND = 0.3 if SANITIZED else 0.1
+FREEZE = 1.0  # wall clock: whatever else the host does
+
+
+def loop_turns(d):
+    """The loop's turn histogram: {upper bound: cumulative count}."""
+    out = {}
+    for line in d.req("GET", "/metrics").text.splitlines():
+        pre = 'drover_event_loop_turn_cpu_seconds_bucket{le="'
+        if line.startswith(pre):
+            le, n = line[len(pre):].split('"} ')
+            out[float(le)] = int(n)
+    assert float("inf") in out
+    return out
+
+
+def longest_turn(before, after):
+    """The smallest bound that holds every turn between the readings."""
+    total = after[float("inf")] - before[float("inf")]
+    return min(le for le in after if after[le] - before.get(le, 0) == total)
 
 
 class Prober:
@@ -84,6 +106,7 @@ def test_scale_to_100000_and_back_keeps_the_api_answering():
             assert r.status_code == 422, r.text
             assert r.json()["details"]["causes"][0]["field"] == "spec.replicas"
             prober = Prober(d)
+            turns = loop_turns(d)
             t0 = time.monotonic()
             r = d.req("POST", APPS + "/deployments", deployment("big", replicas=N))
             assert r.status_code == 201, r.text
@@ -98,9 +121,12 @@ def test_scale_to_100000_and_back_keeps_the_api_answering():
             down = time.monotonic() - t0 - up
             worst, at = prober.close()
             prober = None
+            turn = longest_turn(turns, loop_turns(d))
             print("%d pods up in %.1f s, down in %.1f s; slowest /version "
-                  "%.3f s at t=%.1f s" % (N, up, down, worst, at - t0))
-            assert worst < BOUND, "GET /version took %.3f s" % worst
+                  "%.3f s at t=%.1f s; longest loop turn <= %g s of CPU"
+                  % (N, up, down, worst, at - t0, turn))
+            assert turn <= BOUND, "a loop turn used up to %g s of CPU" % turn
+            assert worst < FREEZE, "GET /version took %.3f s" % worst
             assert d.req("DELETE", APPS + "/deployments/big").status_code == 200
             wait_for(lambda: not d.req("GET", APPS + "/replicasets").json()["items"],
                      timeout=60, what="the ReplicaSet to go")
