@@ -480,6 +480,41 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 	json_decref(states);
 }
 
+/* kubectl's describePodDisruptionBudgetV1. */
+static void
+describe_pdb(struct client *c, const struct pod_disruption_budget *p,
+	     struct strbuf *sb)
+{
+	const struct intstr *v = p->spec.min_available.type != INTSTR_UNSET
+				     ? &p->spec.min_available
+				     : &p->spec.max_unavailable;
+
+	strbuf_addf(sb, "Name:\t%s\nNamespace:\t%s\n", p->metadata.name,
+		    p->metadata.namespace ? p->metadata.namespace : "");
+	if (v->type != INTSTR_UNSET) {
+		strbuf_addstr(sb, v == &p->spec.min_available
+				      ? "Min available:\t"
+				      : "Max unavailable:\t");
+		add_intstr(sb, v);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addstr(sb, "Selector:\t");
+	if (p->spec.selector)
+		columns_selector(p->spec.selector, sb);
+	else
+		strbuf_addstr(sb, "<unset>");
+	strbuf_addf(
+	    sb,
+	    "\nStatus:\n    Allowed disruptions:\t%lld\n    Current:\t%lld\n"
+	    "    Desired:\t%lld\n    Total:\t%lld\n",
+	    (long long)p->status.disruptions_allowed,
+	    (long long)p->status.current_healthy,
+	    (long long)p->status.desired_healthy,
+	    (long long)p->status.expected_pods);
+	cli_describe_events(c, kind_by_id(KIND_POD_DISRUPTION_BUDGET),
+			    &p->metadata, sb);
+}
+
 static int
 describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 {
@@ -508,6 +543,9 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 		break;
 	case KIND_SERVICE:
 		describe_service(c, o.obj, &text);
+		break;
+	case KIND_POD_DISRUPTION_BUDGET:
+		describe_pdb(c, o.obj, &text);
 		break;
 	default:
 		add_meta(&text, object_meta(&o), true);

@@ -224,6 +224,14 @@ def test_disruption_controller_keeps_the_status(drover):
              in events_of(drover, "none"), what="the NoPods Event")
         assert status_of(drover, "none") == (0, 1, 0, 0, "False",
                                              "InsufficientPods", 1)
+        # kubectl's describe of a budget
+        out = drover.run("describe", "pdb", "web").stdout
+        lines = [" ".join(l.split()) for l in out.splitlines()]
+        assert lines[:9] == [
+            "Name: web", "Namespace: default", "Max unavailable: 50%",
+            "Selector: app=web", "Status:", "Allowed disruptions: 0",
+            "Current: 2", "Desired: 2", "Total: 5"], out
+        assert out.splitlines()[5].startswith("    Allowed disruptions:")
     finally:
         drover.api("DELETE", APPS + "/replicasets/web")
         poll(lambda: not drover.pods("web"), what="the pods to go")
