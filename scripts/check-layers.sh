@@ -17,7 +17,7 @@ fail=0
 # registry and the columns (src/core/apis) on every group; the planners
 # (src/core/plan) on the API types, never the reverse. Another layer that
 # may include "core" may include every room of it.
-core_all="core/base core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/apis core/plan"
+core_all="core/base core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/apis/coordination core/apis core/plan"
 allowed() {
 	case "$1" in
 	core/base) echo "core/base" ;;
@@ -26,8 +26,9 @@ allowed() {
 	core/apis/apps) echo "core/apis/apps core/apis/core core/apis/meta core/base" ;;
 	core/apis/discovery) echo "core/apis/discovery core/apis/core core/apis/meta core/base" ;;
 	core/apis/policy) echo "core/apis/policy core/apis/meta core/base" ;;
-	core/apis) echo "core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/base" ;;
-	core/plan) echo "core/plan core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/base" ;;
+	core/apis/coordination) echo "core/apis/coordination core/apis/meta core/base" ;;
+	core/apis) echo "core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/apis/coordination core/base" ;;
+	core/plan) echo "core/plan core/apis core/apis/meta core/apis/core core/apis/apps core/apis/discovery core/apis/policy core/apis/coordination core/base" ;;
 	sys) echo "sys $core_all" ;;
 	codec) echo "codec $core_all" ;;
 	store) echo "store $core_all" ;;

@@ -278,6 +278,56 @@ register_node(struct agent *a)
 	return st == 200 ? 0 : -1;
 }
 
+/* Creates or renews the node's Lease (kube-node-lease/NODE, held by the
+ * node for 40 s, renewed at every heartbeat), as the kubelet does; owned
+ * by the Node. */
+static int
+renew_lease(struct agent *a)
+{
+	struct object o, no;
+	struct lease *l;
+	int r = kube_get(a->cfg.client, KIND_LEASE, NODE_LEASE_NAMESPACE,
+			 a->node, &o),
+	    st;
+
+	if (r == -2)
+		return -1;
+	if (r == -1) {
+		l = xcalloc(1, sizeof(*l));
+		o.k = kind_by_id(KIND_LEASE);
+		o.obj = l;
+		l->metadata.name = xstrdup(a->node);
+		l->metadata.namespace = xstrdup(NODE_LEASE_NAMESPACE);
+		if (kube_get(a->cfg.client, KIND_NODE, NULL, a->node, &no) ==
+		    0) {
+			struct owner_ref *ref = anylist_push(
+			    (struct anylist *)&l->metadata.owner_references,
+			    sizeof(*ref));
+
+			ref->api_version = xstrdup("v1");
+			ref->kind = xstrdup("Node");
+			ref->name = xstrdup(a->node);
+			ref->uid = xstrdup(
+			    object_meta(&no)->uid ? object_meta(&no)->uid : "");
+			object_release(&no);
+		}
+		l->spec.holder_identity = xstrdup(a->node);
+		l->spec.lease_duration_seconds =
+		    (struct opt_int){.set = true, .v = NODE_LEASE_DURATION_S};
+		l->spec.renew_time = a->cfg.now();
+		st = kube_create(a->cfg.client, &o);
+		object_release(&o);
+		return st == 201 ? 0 : -1;
+	}
+	l = o.obj;
+	if (l->spec.holder_identity == NULL) /* taken back */
+		l->spec.holder_identity = xstrdup(a->node);
+	l->spec.renew_time = a->cfg.now();
+	st = kube_update(a->cfg.client, &o, NULL);
+	object_release(&o);
+	return st == 200 ? 0 : -1;
+}
+
 static void
 on_heartbeat(uv_timer_t *t)
 {
@@ -285,6 +335,8 @@ on_heartbeat(uv_timer_t *t)
 
 	if (register_node(a))
 		log_warn("agent: node %s: heartbeat failed", a->node);
+	if (renew_lease(a))
+		log_warn("agent: node %s: the Lease was not renewed", a->node);
 }
 
 static void on_kick(uv_check_t *h);
@@ -888,6 +940,8 @@ agent_start(const struct agent_config *cfg)
 		agent_stop(a);
 		return NULL;
 	}
+	if (renew_lease(a))
+		log_warn("agent: node %s: the Lease was not renewed", a->node);
 	/* the kubelet's first Event, about its Node (whose uid it takes to
 	 * be the node's name, as the kubelet does) */
 	event_record(

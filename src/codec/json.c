@@ -427,7 +427,10 @@ encode_value(const struct field *f, const void *p)
 
 		if (t == DTIME_UNSET)
 			return (f->flags & FF_NULLTIME) ? json_null() : NULL;
-		dtime_format(t, tb);
+		if (f->flags & FF_MICROTIME)
+			dtime_format_micro(t, tb);
+		else
+			dtime_format(t, tb);
 		return json_string(tb);
 	}
 	case FT_INTSTR: {

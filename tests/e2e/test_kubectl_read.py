@@ -131,7 +131,8 @@ def test_api_resources_and_versions(kc):
         "poddisruptionbudgets", "pdb", "policy/v1", "true",
         "PodDisruptionBudget"]
     assert ok(kc("api-versions")).split() == [
-        "apps/v1", "discovery.k8s.io/v1", "policy/v1", "v1"]
+        "apps/v1", "coordination.k8s.io/v1", "discovery.k8s.io/v1", "policy/v1",
+        "v1"]
 
 
 # ---- apply, create, get ----

@@ -438,8 +438,9 @@ test_openapi_handler(void **state)
 		json_decref(want);
 		n++;
 	}
-	assert_int_equal(n,
-			 4); /* v1, apps/v1, discovery.k8s.io/v1, policy/v1 */
+	/* v1, apps/v1, coordination.k8s.io/v1, discovery.k8s.io/v1,
+	 * policy/v1 */
+	assert_int_equal(n, 5);
 	json_decref(index);
 
 	/* kubectl's Accept: an empty protobuf document */

@@ -79,6 +79,7 @@ static const struct {
     {KIND_NODE, columns_node, &columns_node_n},
     {KIND_EVENT, columns_event, &columns_event_n},
     {KIND_POD_DISRUPTION_BUDGET, columns_pdb, &columns_pdb_n},
+    {KIND_LEASE, columns_lease, &columns_lease_n},
 };
 
 const struct column *

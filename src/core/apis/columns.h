@@ -7,6 +7,7 @@
 #define DROVER_COLUMNS_H
 
 #include "apps_columns.h"
+#include "coordination_columns.h"
 #include "core_columns.h"
 #include "discovery_columns.h"
 #include "kinds.h"

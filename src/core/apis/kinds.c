@@ -200,6 +200,19 @@ val_pdb_status(const void *o, struct fielderr_list *e)
 			    e);
 }
 
+/* Leases have no defaults. */
+static void
+def_lease(void *o)
+{
+	(void)o;
+}
+
+static void
+val_lease(const void *o, struct fielderr_list *e)
+{
+	validate_lease(o, e);
+}
+
 static struct opt_int *
 replicas_rc(void *o)
 {
@@ -520,6 +533,22 @@ static const struct kind_info kinds[] = {
 	.defaults = def_pdb,
 	.validate = val_pdb,
 	.validate_status = val_pdb_status,
+    },
+    /* coordination.k8s.io/v1 Lease: a node's heartbeat (its agent renews
+     * kube-node-lease/NODE every 10 s). */
+    {
+	.id = KIND_LEASE,
+	.group = "coordination.k8s.io",
+	.version = "v1",
+	.api_version = "coordination.k8s.io/v1",
+	.kind = "Lease",
+	.plural = "leases",
+	.singular = "lease",
+	.namespaced = true,
+	.schema = &schema_lease,
+	.meta_off = offsetof(struct lease, metadata),
+	.defaults = def_lease,
+	.validate = val_lease,
     },
 };
 

@@ -33,6 +33,7 @@ enum kind_id {
 	KIND_EVENT,
 	KIND_REPLICATION_CONTROLLER,
 	KIND_POD_DISRUPTION_BUDGET,
+	KIND_LEASE,
 };
 
 /* Subresources a kind serves beside the object itself. */

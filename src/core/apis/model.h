@@ -2,7 +2,7 @@
  * group: meta.h (ObjectMeta, LabelSelector, Condition), core.h (Pod,
  * ReplicationController, Node, Service, Endpoints, Event), apps.h
  * (Deployment, ReplicaSet), discovery.h (EndpointSlice), policy.h
- * (PodDisruptionBudget). Include the
+ * (PodDisruptionBudget), coordination.h (Lease). Include the
  * group's header where one group is enough; this one where a file deals
  * with several.
  *
@@ -14,6 +14,7 @@
 #define DROVER_MODEL_H
 
 #include "apps.h"
+#include "coordination.h"
 #include "core.h"
 #include "discovery.h"
 #include "meta.h"

@@ -10,6 +10,7 @@
 #define DROVER_VALIDATE_H
 
 #include "apps_validate.h"
+#include "coordination_validate.h"
 #include "core_validate.h"
 #include "discovery_validate.h"
 #include "policy_validate.h"

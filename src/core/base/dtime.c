@@ -214,6 +214,17 @@ dtime_format(dtime t, char *buf)
 			 d % 100, rem / 3600 % 100, rem / 60 % 60, rem % 60);
 }
 
+void
+dtime_format_micro(dtime t, char *buf)
+{
+	int ms = (int)(((t % 1000) + 1000) % 1000);
+
+	/* the whole seconds as dtime_format prints them, then the
+	 * fraction: "...:05Z" -> "...:05.123000Z" */
+	dtime_format(t - ms, buf);
+	snprintf(buf + 19, 13, ".%03d000Z", ms);
+}
+
 /* A Go-style duration for flags and config: a sequence of number+unit
  * with units h, m, s, ms, and a bare trailing number meaning seconds
  * (Go's time.ParseDuration would refuse that; drover accepts it so

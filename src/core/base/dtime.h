@@ -29,6 +29,10 @@ dtime dtime_from_timespec(int64_t sec, long nsec);
  * printed without a fraction, as Kubernetes does; otherwise milliseconds. */
 void dtime_format(dtime t, char *buf);
 
+/* The same as metav1.MicroTime prints it: always six fractional digits
+ * ("2026-11-28T18:43:05.123000Z"; dtime keeps milliseconds). */
+void dtime_format_micro(dtime t, char *buf);
+
 /* Parses a Go-style duration ("90s", "1m30s", "250ms", "2h"; a bare
  * number is seconds) into milliseconds; -1 if it is not one. */
 int64_t dtime_parse_duration(const char *s);

@@ -64,6 +64,8 @@ enum field_flags {
 	 * empty, it dumps as the raw text did (nothing, "{}"), so that the
 	 * pod-template-hash of templates that do not use it is unchanged. */
 	FF_HASHRAW = 1 << 5,
+	/* An FT_TIME that is a metav1.MicroTime: six fractional digits. */
+	FF_MICROTIME = 1 << 6,
 };
 
 struct opt_int {
