@@ -98,28 +98,37 @@ answer_refusal(const struct eviction_out *o, const char *pdb,
 }
 
 /* One of the API's own handlers on a route of its own: the write of
- * step 1, 2 or 3; its status (the answer released). */
+ * step 1, 2 or 3, its answer in *out in the form resp wants (a value or
+ * text), so that a failure can be passed on as it is. Its status. */
 static int
 call(struct api *a, const struct kind_info *k, const char *ns, const char *name,
-     const char *sub, const char *method, json_t *body, bool dry_run)
+     const char *sub, const char *method, json_t *body, bool dry_run,
+     const struct api_resp *resp, struct api_resp *out)
 {
 	struct route rt = {
 	    .res = k, .ns = ns, .name = name, .sub = sub, .dry_run = dry_run};
 	struct api_req req = {.method = method,
 			      .content_type = "application/json",
 			      .json = body,
-			      .want_json = true};
-	struct api_resp r = {0};
+			      .want_json = resp->as_json};
 	struct query q = {0};
-	int st;
 
+	memset(out, 0, sizeof(*out));
+	out->as_json = resp->as_json;
 	if (!strcmp(method, "DELETE"))
-		h_delete(a, &rt, &q, &req, &r);
+		h_delete(a, &rt, &q, &req, out);
 	else
-		h_update(a, &rt, &req, &r);
-	st = r.status;
-	api_resp_release(&r);
-	return st;
+		h_update(a, &rt, &req, out);
+	return out->status;
+}
+
+/* The failed write's own answer becomes the eviction's. */
+static void
+pass_on(struct api_resp *resp, struct api_resp *inner)
+{
+	api_resp_release(resp);
+	*resp = *inner;
+	memset(inner, 0, sizeof(*inner));
 }
 
 /* The resourceVersion of the stored pod, or 0. */
@@ -149,6 +158,7 @@ h_evict(struct api *a, struct route *rt, const struct api_req *req,
 	struct pod_disruption_budget **bv = NULL;
 	struct eviction_in in = {0};
 	struct eviction_out out = {0};
+	struct api_resp inner;
 	const char *caller_rv, *name;
 	char rvs[32];
 	size_t n = 0, i;
@@ -205,7 +215,8 @@ h_evict(struct api *a, struct route *rt, const struct api_req *req,
 		pdb_status_copy(&nb.status, &out.status);
 		j = object_encode(&bo);
 		st = call(a, bk, rt->ns, nb.metadata.name, "status", "PUT", j,
-			  false);
+			  false, resp, &inner);
+		api_resp_release(&inner);
 		json_decref(j);
 		pdb_release(&nb);
 		if (st != 200) {
@@ -230,22 +241,23 @@ h_evict(struct api *a, struct route *rt, const struct api_req *req,
 		p->metadata.resource_version =
 		    caller_rv ? xstrdup(caller_rv) : NULL;
 		j = object_encode(&po);
-		st = call(a, pk, rt->ns, rt->name, "status", "PUT", j, false);
+		st = call(a, pk, rt->ns, rt->name, "status", "PUT", j, false,
+			  resp, &inner);
 		json_decref(j);
 		if (st == 409 && out.pdb && out.precondition) {
 			eviction_too_many_requests(out.pdb->metadata.name,
 						   &out);
 			answer_refusal(&out, out.pdb->metadata.name, resp);
+			api_resp_release(&inner);
 			json_decref(opts);
 			goto done;
 		}
 		if (st != 200) {
-			resp_store_error(
-			    resp, st == 409 ? STORE_ECONFLICT : STORE_ENOENT,
-			    pk, rt->name);
+			pass_on(resp, &inner);
 			json_decref(opts);
 			goto done;
 		}
+		api_resp_release(&inner);
 		if (caller_rv) { /* moved to the version just written */
 			snprintf(rvs, sizeof(rvs), "%lld",
 				 (long long)pod_rv(a, rt->ns, rt->name));
@@ -259,20 +271,20 @@ h_evict(struct api *a, struct route *rt, const struct api_req *req,
 		json_object_set_new(json_object_get(opts, "preconditions"),
 				    "resourceVersion", json_string(caller_rv));
 	}
-	st = call(a, pk, rt->ns, rt->name, NULL, "DELETE", opts,
-		  dry_run); /* 3. */
+	st = call(a, pk, rt->ns, rt->name, NULL, "DELETE", opts, dry_run, resp,
+		  &inner); /* 3. */
 	json_decref(opts);
 	if (st == 409 && out.pdb && out.precondition) {
 		eviction_too_many_requests(out.pdb->metadata.name, &out);
 		answer_refusal(&out, out.pdb->metadata.name, resp);
+		api_resp_release(&inner);
 		goto done;
 	}
 	if (st != 200 && st != 202) {
-		resp_store_error(resp,
-				 st == 409 ? STORE_ECONFLICT : STORE_ENOENT, pk,
-				 rt->name);
+		pass_on(resp, &inner);
 		goto done;
 	}
+	api_resp_release(&inner);
 	v = json_pack("{ss ss s{} ss}", "kind", "Status", "apiVersion", "v1",
 		      "metadata", "status", "Success");
 	resp_json(resp, 201, v);
