@@ -107,6 +107,15 @@ class Agent:
         self.s.close()
 
 
+def connect(sock):
+    """An Agent connected to sock, or None while the proxy does not
+    listen yet (the file exists from its bind, before its listen)."""
+    try:
+        return Agent(sock)
+    except OSError:
+        return None
+
+
 def status(port):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     try:
@@ -137,8 +146,7 @@ def test_new_agents_starving_table_is_held(tmp_path):
     port = free_port()
     agents = []
     try:
-        poll(lambda: os.path.exists(sock), what="the control socket")
-        a = Agent(sock)
+        a = poll(lambda: connect(sock), what="the control socket")
         agents.append(a)
         seen = []
         a.table(1, port, [(b1, "ready"), (b2, "ready")])
