@@ -18,7 +18,6 @@ checks:
 import http.client
 import http.server
 import json
-import os
 import signal
 import socket
 import subprocess
