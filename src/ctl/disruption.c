@@ -90,6 +90,8 @@ on_pod(void *arg, json_t *ev)
 		queue_key(key, sizeof(key), ns, name);
 		queue_add_after(c->stale, key, wait);
 	}
+	if (informer_count(c->cfg.pdbs) == 0)
+		return; /* no budget to enqueue: the common case, kept cheap */
 	json_object_foreach(labels, k, v)
 	{
 		if (json_is_string(v))
@@ -105,7 +107,7 @@ on_controller(void *arg, json_t *ev)
 	json_t *md = json_object_get(json_object_get(ev, "object"), "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 
-	if (ns)
+	if (ns && informer_count(((struct ctl_disruption *)arg)->cfg.pdbs))
 		enqueue_ns(arg, ns, NULL);
 }
 
