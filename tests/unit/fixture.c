@@ -209,3 +209,15 @@ fx_actions(const struct plan_deploy_out *o)
 	}
 	return strbuf_detach(&sb);
 }
+
+void
+fx_render_errors(const struct fielderr_list *e, struct strbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++) {
+		if (i)
+			strbuf_addch(sb, '\n');
+		fielderr_format(&e->v[i], sb);
+	}
+}

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "fielderr.h"
 #include "model.h"
 #include "plan_deploy.h"
 
@@ -29,6 +30,8 @@ struct replicaset *fx_rs(const struct deployment *d, const char *name,
 			 int64_t revision, int64_t created_s);
 /* An intstr from "25%" or "3". */
 struct intstr fx_intstr(const char *s);
+/* Appends the errors as kubectl prints them, one a line. */
+void fx_render_errors(const struct fielderr_list *e, struct strbuf *sb);
 
 struct fx_world {
 	struct deployment *d;

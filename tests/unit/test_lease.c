@@ -16,18 +16,6 @@
 #include "xalloc.h"
 
 static void
-render(const struct fielderr_list *e, struct strbuf *sb)
-{
-	size_t i;
-
-	for (i = 0; i < e->n; i++) {
-		if (i)
-			strbuf_addch(sb, '\n');
-		fielderr_format(&e->v[i], sb);
-	}
-}
-
-static void
 test_validation(void **state)
 {
 	struct lease l = {0};
@@ -42,7 +30,7 @@ test_validation(void **state)
 	l.spec.lease_duration_seconds = (struct opt_int){.set = true, .v = 0};
 	l.spec.lease_transitions = (struct opt_int){.set = true, .v = -1};
 	kind_by_id(KIND_LEASE)->validate(&l, &e);
-	render(&e, &sb);
+	fx_render_errors(&e, &sb);
 	assert_string_equal(
 	    sb.buf, "spec.leaseDurationSeconds: Invalid value: 0: must be "
 		    "greater than 0\nspec.leaseTransitions: Invalid value: -1: "

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "columns.h"
+#include "fixture.h"
 #include "kinds.h"
 #include "validate.h"
 #include "xalloc.h"
@@ -88,18 +89,6 @@ static const struct tcase cases[] = {
 };
 
 static void
-render(const struct fielderr_list *e, struct strbuf *sb)
-{
-	size_t i;
-
-	for (i = 0; i < e->n; i++) {
-		if (i)
-			strbuf_addch(sb, '\n');
-		fielderr_format(&e->v[i], sb);
-	}
-}
-
-static void
 test_pdb_table(void **state)
 {
 	size_t i;
@@ -114,7 +103,7 @@ test_pdb_table(void **state)
 		kind_by_id(KIND_POD_DISRUPTION_BUDGET)->validate(p, &errs);
 		kind_by_id(KIND_POD_DISRUPTION_BUDGET)
 		    ->validate_status(p, &errs);
-		render(&errs, &sb);
+		fx_render_errors(&errs, &sb);
 		if (strcmp(sb.buf ? sb.buf : "", cases[i].want))
 			fail_msg("%s:\n got: %s\nwant: %s", cases[i].what,
 				 sb.buf ? sb.buf : "", cases[i].want);
