@@ -3,6 +3,7 @@
  * core/drain.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,21 @@ spawn(struct agent_services *s)
 		close(fd);
 }
 
+/* No Service left: the proxy process ends. Connected, it is told so;
+ * started by this agent and not yet listening, nothing would tell it,
+ * so it gets SIGTERM (its clean exit). A connect under way calls this
+ * again from on_connect. */
+static void
+end_proxy(struct agent_services *s)
+{
+	if (s->connected) {
+		send_text(s, "{\"op\":\"exit\"}");
+		drop_link(s);
+	} else if (s->proc) {
+		uv_process_kill(s->proc, SIGTERM);
+	}
+}
+
 static void
 on_connect(uv_connect_t *req, int status)
 {
@@ -359,8 +375,10 @@ on_connect(uv_connect_t *req, int status)
 	if (status < 0) {
 		uv_close((uv_handle_t *)s->conn, free_handle);
 		s->conn = NULL;
-		if (!s->want_proxy)
+		if (!s->want_proxy) {
+			end_proxy(s);
 			return;
+		}
 		/* None answers: start one (once), and try again. */
 		if (s->tries++ == 0 || s->proc == NULL)
 			spawn(s);
@@ -370,6 +388,10 @@ on_connect(uv_connect_t *req, int status)
 	}
 	s->connected = true;
 	s->tries = 0;
+	if (!s->want_proxy) {
+		end_proxy(s); /* the last Service went meanwhile */
+		return;
+	}
 	uv_read_start((uv_stream_t *)s->conn, on_alloc, on_read);
 	if (s->table_msg)
 		send_text(s, s->table_msg);
@@ -623,9 +645,8 @@ on_rebuild(uv_check_t *h)
 		publish_listeners(s, NULL);
 		json_decref(s->listeners);
 		s->listeners = NULL;
-		send_text(s, "{\"op\":\"exit\"}");
-		if (s->connected)
-			drop_link(s);
+		if (!s->connecting)
+			end_proxy(s);
 		json_decref(svcs);
 		return;
 	}

@@ -9,6 +9,7 @@ revision).
 
     chaos.py [--seconds N] [--seed S] [--trials N] [--build DIR]
              [--actions N] [--max-replicas N] [--traffic]
+             [--host-port-range A-B]
 
 Trial i of a campaign with seed S runs scenario S+i; a failed trial is
 replayed alone with `--seed S+i --trials 1` (or `make chaos
@@ -180,7 +181,7 @@ class Daemon:
         offset = log.tell()
         self.proc = subprocess.Popen(
             [self.bin, "serve", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
-             "--runtime", "process"], stdout=log, stderr=log)
+             "--runtime", "process"] + HOST_PORTS, stdout=log, stderr=log)
         log.close()
 
         def listening():
@@ -745,6 +746,7 @@ class TrafficTrial(Trial):
 
 
 TRAFFIC_ONLY = False  # --traffic: every scenario is a traffic trial
+HOST_PORTS = []  # --host-port-range A-B: the daemons' pods' ports
 
 
 def is_traffic(seed):
@@ -889,12 +891,17 @@ def main():
     ap.add_argument("--max-replicas", type=int, default=4)
     ap.add_argument("--traffic", action="store_true",
                     help="every trial a traffic trial")
+    ap.add_argument("--host-port-range", metavar="A-B",
+                    help="the pods' host ports (campaigns run side by side "
+                    "each need their own range)")
     ap.add_argument("--build", default=os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         "build"))
     a = ap.parse_args()
     global TRAFFIC_ONLY
     TRAFFIC_ONLY = a.traffic
+    if a.host_port_range:
+        HOST_PORTS[:] = ["--host-port-range", a.host_port_range]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10**6)
     print("crash campaign: %gs, seed %d, build %s" % (a.seconds, seed, a.build), flush=True)
     t0 = time.monotonic()

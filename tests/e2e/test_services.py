@@ -383,6 +383,21 @@ def test_cluster_ip_is_the_nodes_address(dm):
     assert dm.req("DELETE", CORE + "/services/cip").status_code == 200
 
 
+def test_proxy_ends_when_the_only_service_goes_at_once(dm):
+    """A Service deleted while its proxy process is still starting (not
+    yet listening, or its agent's connect under way) still ends that
+    process: nothing routes, nothing is left. Each round waits for the
+    proxy to be gone before the next."""
+    for i in range(6):
+        r = dm.req("POST", CORE + "/services", service("brief", PORT + 9))
+        assert r.status_code == 201, r.text
+        if i % 2:  # odd rounds: let the proxy come up first
+            wait_for(lambda: proxy_pid(dm), what="the proxy to start")
+        assert dm.req("DELETE", CORE + "/services/brief").status_code == 200
+        wait_for(lambda: proxy_pid(dm) is None,
+                 what="the proxy to exit (round %d)" % i)
+
+
 def service_events(dm, reason):
     """The Events recorded on the Service web with this reason."""
     return [e for e in dm.req("GET", CORE + "/events").json()["items"]
