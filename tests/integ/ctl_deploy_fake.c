@@ -285,13 +285,14 @@ test_pod_deletion_wakes_only_its_recreate_deployment(void **state)
 }
 
 /* web, 4 replicas, maxSurge 1 and maxUnavailable 1, all 4 available on
- * web:1, moves to web:2. Kubernetes' first sync creates the new
- * ReplicaSet at 1 (4 + 1 surge - 4) and scales the old one to 3 (4
- * available - 3 to keep); its next sync, woken by the event of that
- * scale, takes the new one to 2 (5 - 3 - 1 + 1). The fake sends no
- * events for writes: both steps happen in one sync, in that order. */
+ * web:1, moves to web:2. The first sync creates the new ReplicaSet at 1
+ * (4 + 1 surge - 4) and scales the old one to 3 (4 available - 3 to
+ * keep). Kubernetes would take the new one to 2 at once (5 - 3 - 1 + 1,
+ * spec counts only), while the old one's 4 pods still exist; here it
+ * waits until the old one's status says 3 (rs_surge_sum), then grows to
+ * 2. The fake sends no events for writes: the status comes by hand. */
 static void
-test_rolling_sync_scales_up_after_its_scale_down(void **state)
+test_rolling_sync_scales_up_once_its_scale_down_is_seen(void **state)
 {
 	uv_loop_t loop;
 	struct client *c;
@@ -358,6 +359,50 @@ test_rolling_sync_scales_up_after_its_scale_down(void **state)
 		"\"updatedReplicas\": 4, \"readyReplicas\": 4,"
 		"\"availableReplicas\": 4}}}"));
 	uv_run(&loop, UV_RUN_NOWAIT);
+	/* new at 1, old at 3, and nothing more while the old has 4 pods */
+	for (i = 0, step = 0; i < client_fake_count(c); i++) {
+		rq = client_fake_request(c, i);
+		step += !strncmp(rq->path, RS_PATH, strlen(RS_PATH)) &&
+			!strstr(rq->path, "/status");
+	}
+	assert_int_equal(step, 2);
+	step = 0;
+	/* the watch shows the new ReplicaSet as created, then the old one
+	 * with its pods down to 3 */
+	for (i = 0; i < client_fake_count(c); i++) {
+		json_t *o;
+
+		rq = client_fake_request(c, i);
+		if (strcmp(rq->method, "POST") ||
+		    strncmp(rq->path, RS_PATH, strlen(RS_PATH)))
+			continue;
+		o = json_deep_copy(rq->body);
+		json_object_set_new(json_object_get(o, "metadata"),
+				    "resourceVersion", json_string("fake-1"));
+		emit(c, RS_PATH_ALL,
+		     json_pack("{ss so}", "type", "ADDED", "object", o));
+	}
+	emit(
+	    c, RS_PATH_ALL,
+	    event(
+		"{\"type\": \"MODIFIED\", \"object\": {\"apiVersion\":"
+		"\"apps/v1\", \"kind\": \"ReplicaSet\", \"metadata\": {"
+		"\"name\": \"web-1\", \"namespace\": \"default\","
+		"\"uid\": \"rs-web-1\", \"resourceVersion\": \"12\","
+		"\"generation\": 2, \"labels\": {\"app\": \"web\"},"
+		"\"annotations\": {\"deployment.kubernetes.io/revision\":"
+		"\"1\"}, \"creationTimestamp\": \"2027-01-15T08:00:01Z\","
+		"\"ownerReferences\": [{\"apiVersion\": \"apps/v1\","
+		"\"kind\": \"Deployment\", \"name\": \"web\", \"uid\":"
+		"\"d-web\", \"controller\": true, \"blockOwnerDeletion\":"
+		"true}]}, \"spec\": {\"replicas\": 3, \"selector\":"
+		"{\"matchLabels\": {\"app\": \"web\"}}, \"template\":"
+		"{\"metadata\": {\"labels\": {\"app\": \"web\"}}, \"spec\":"
+		"{\"containers\": [{\"name\": \"c\", \"image\": \"web:1\"}]}}},"
+		"\"status\": {\"replicas\": 3, \"fullyLabeledReplicas\": 3,"
+		"\"readyReplicas\": 3, \"availableReplicas\": 3,"
+		"\"observedGeneration\": 2}}}"));
+	uv_run(&loop, UV_RUN_NOWAIT);
 
 	/* The ReplicaSet writes in order: new at 1, old at 3, new at 2. */
 	for (i = 0; i < client_fake_count(c); i++) {
@@ -420,7 +465,8 @@ main(void)
 	    cmocka_unit_test(test_new_deployment_gets_a_replicaset),
 	    cmocka_unit_test(
 		test_pod_deletion_wakes_only_its_recreate_deployment),
-	    cmocka_unit_test(test_rolling_sync_scales_up_after_its_scale_down),
+	    cmocka_unit_test(
+		test_rolling_sync_scales_up_once_its_scale_down_is_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,30 @@ rs_spec_sum(struct replicaset *const *v, size_t n)
 	return s;
 }
 
+/* What counts against maxSurge: per ReplicaSet the larger of its
+ * spec.replicas and status.replicas. Kubernetes counts spec.replicas
+ * only, and so may create the new ReplicaSet's pods while an old one
+ * that was just scaled down in spec still has its pods (its controller
+ * has not deleted them yet): a moment with more than replicas + maxSurge
+ * pods, which a controller restart between the two writes widens.
+ * Counting what the old ReplicaSet's controller last saw waits for it.
+ * Example: replicas 3, maxSurge 1; old spec 1 with 2 pods still (status
+ * 2), new spec 2: Kubernetes counts 3 and grows new to 3, for 5 pods;
+ * here 2 + 2 = 4, and new grows once the old status says 1. */
+int64_t
+rs_surge_sum(struct replicaset *const *v, size_t n)
+{
+	int64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i])
+			s += rs_replicas(v[i]) > v[i]->status.replicas
+				 ? rs_replicas(v[i])
+				 : v[i]->status.replicas;
+	return s;
+}
+
 /* GetActualReplicaCountForReplicaSets: pods that exist (status.replicas),
  * terminating ones excluded by the RS controller. */
 int64_t
@@ -219,7 +243,7 @@ new_rs_new_replicas(const struct deployment *d, struct replicaset *const *all,
 		surge = 0;
 	cur_new = rs_replicas(new_rs);
 	max_total = deploy_replicas(d) + surge;
-	current = rs_spec_sum(all, n);
+	current = rs_surge_sum(all, n);
 	if (current >= max_total)
 		return cur_new;
 	grow = max_total - current;

@@ -56,6 +56,9 @@ int64_t new_rs_new_replicas(const struct deployment *d,
 /* Sums over ReplicaSets (NULL entries count 0). */
 int64_t rs_spec_sum(struct replicaset *const *v, size_t n);
 int64_t rs_live_sum(struct replicaset *const *v, size_t n);
+/* The larger of spec and status replicas, summed: what maxSurge bounds
+ * (deploy_util.c says why it differs from Kubernetes). */
+int64_t rs_surge_sum(struct replicaset *const *v, size_t n);
 int64_t rs_ready_sum(struct replicaset *const *v, size_t n);
 int64_t rs_available_sum(struct replicaset *const *v, size_t n);
 
