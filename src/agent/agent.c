@@ -922,6 +922,7 @@ agent_start(const struct agent_config *cfg)
 		    .loop = cfg->loop,
 		    .log_dir = cfg->pod_dir,
 		    .node_name = a->node,
+		    .address = cfg->node_address,
 		    .now = cfg->now,
 		    .changed = on_runtime_change,
 		    .arg = a,

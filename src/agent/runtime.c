@@ -33,6 +33,19 @@ rt_free_handle(uv_handle_t *h)
 	free(h);
 }
 
+const char *
+rt_address(const struct runtime *rt)
+{
+	return rt->cfg.address && *rt->cfg.address ? rt->cfg.address
+						   : "127.0.0.1";
+}
+
+const char *
+probe_host(const struct runtime *rt, const char *host)
+{
+	return host && *host ? host : rt_address(rt);
+}
+
 struct rpod *
 rt_find(struct runtime *rt, const char *uid)
 {
@@ -491,14 +504,14 @@ runtime_status(struct runtime *rt, const struct pod *pod, struct pod_status *st)
 		container_status_of(&p->c[i], &r[i], cs);
 	}
 	free(st->host_ip);
-	st->host_ip = xstrdup("127.0.0.1");
+	st->host_ip = xstrdup(rt_address(p->rt));
 	free(st->pod_ip);
-	st->pod_ip = xstrdup("127.0.0.1");
+	st->pod_ip = xstrdup(rt_address(p->rt));
 	if (st->pod_ips.n == 0) {
 		struct pod_ip *ip =
 		    anylist_push((struct anylist *)&st->pod_ips, sizeof(*ip));
 
-		ip->ip = xstrdup("127.0.0.1");
+		ip->ip = xstrdup(rt_address(p->rt));
 	}
 	if (!st->start_time)
 		st->start_time = p->start_time;

@@ -70,6 +70,9 @@ struct runtime_config {
 	void (*changed)(void *arg, const char *ns, const char *name,
 			enum runtime_change what);
 	void *arg;
+	/* This node's address: the pods' podIP and hostIP, where their host
+	 * ports are and where probes without a host go; NULL: 127.0.0.1. */
+	const char *address;
 	/* The host ports handed out (portalloc.h); 0: the default range. */
 	int port_lo, port_hi;
 	/* Who runs pods that name no user (secexec.h). */

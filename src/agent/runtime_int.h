@@ -162,6 +162,10 @@ void rt_close_timer(uv_timer_t **t);
  * nothing if not watched. */
 void rt_unwatch(struct rcont *c);
 struct rpod *rt_find(struct runtime *rt, const char *uid);
+/* The node's address (runtime_config.address, else 127.0.0.1). */
+const char *rt_address(const struct runtime *rt);
+/* Where a probe goes: its host, else the pod's IP, the node's address. */
+const char *probe_host(const struct runtime *rt, const char *host);
 /* Tells the agent what changed of the pod (runtime.h). */
 void rt_notify(struct rpod *p, enum runtime_change what);
 /* True if no container of the pod runs. */

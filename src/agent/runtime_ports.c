@@ -74,7 +74,7 @@ ports_alloc(struct rcont *c, const struct container_status *prev)
 		p->name = xstrdup(d->name);
 		p->container_port = d->container_port;
 		p->protocol = xstrdup(d->protocol ? d->protocol : "TCP");
-		p->host_ip = xstrdup("127.0.0.1");
+		p->host_ip = xstrdup(rt_address(rt));
 		p->host_port = d->host_port;
 		for (j = 0; prev && !p->host_port && j < prev->ports.n; j++)
 			if (prev->ports.v[j].container_port ==

@@ -83,12 +83,12 @@ on_probe_tick(uv_timer_t *t)
 			     : "/";
 	} else if (sp->http_get) {
 		type = PROBE_HTTP;
-		tg.host = sp->http_get->host;
+		tg.host = probe_host(c->pod->rt, sp->http_get->host);
 		tg.port = ports_host(c, &sp->http_get->port);
 		tg.path = sp->http_get->path;
 	} else if (sp->tcp_socket) {
 		type = PROBE_TCP;
-		tg.host = sp->tcp_socket->host;
+		tg.host = probe_host(c->pod->rt, sp->tcp_socket->host);
 		tg.port = ports_host(c, &sp->tcp_socket->port);
 	} else {
 		return;
@@ -145,8 +145,8 @@ prober_start(struct rcont *c, enum probe_kind kind, const struct probe *sp)
 	    (sp->http_get || sp->tcp_socket)) {
 		struct probe_pool_spec ps = {
 		    .type = sp->http_get ? PROBE_HTTP : PROBE_TCP,
-		    .host = sp->http_get ? sp->http_get->host
-					 : sp->tcp_socket->host,
+		    .host = probe_host(rt, sp->http_get ? sp->http_get->host
+							: sp->tcp_socket->host),
 		    .port = ports_host(c, sp->http_get ? &sp->http_get->port
 						       : &sp->tcp_socket->port),
 		    .path = sp->http_get ? sp->http_get->path : NULL,

@@ -29,7 +29,7 @@ static const char *
 field_ref(struct rpod *p, const char *path)
 {
 	return downward_env_value(&p->pod, path, p->rt->cfg.node_name,
-				  "127.0.0.1");
+				  rt_address(p->rt));
 }
 
 /* Environment of a container: Kubernetes' order (each value may refer to

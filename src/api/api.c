@@ -865,6 +865,8 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 			    NULL);
 		return;
 	}
+	if (h_drover(a, req, resp))
+		return;
 	if (route_parse(req->path, &rt)) {
 		rt.res = NULL;
 		if (!strcmp(m, "GET")) {
@@ -884,7 +886,8 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 	    table_wanted(req->accept, rt.table, sizeof(rt.table)))
 		rt.include =
 		    table_include_parse(query_get(&q, "includeObject"));
-	if (write_options(req, &rt, &q, resp)) {
+	if (write_options(req, &rt, &q, resp) ||
+	    (req->node && api_node_authorize(a, req, &rt, resp))) {
 		query_release(&q);
 		return;
 	}

@@ -41,6 +41,9 @@ struct api_config {
 	 * API's own families come from api_metrics_collect and
 	 * api_store_metrics_collect, which the owner registers. */
 	struct metrics *metrics;
+	/* Who may join and how nodes are known (auth.h): /drover/v1/...
+	 * (h_drover.c); NULL: those endpoints answer 404. Borrowed. */
+	struct api_auth *auth;
 };
 
 struct api_req {
@@ -67,6 +70,12 @@ struct api_req {
 	 * the parser's error. The media type is checked as for text. */
 	json_t *parsed;
 	const json_error_t *parse_error;
+	/* Who asks: NULL for the admin (the token, the unix socket, an
+	 * in-process client), else the node whose credential it presented:
+	 * it acts as system:node:NAME (node_authz.c). */
+	const char *node;
+	/* The bearer token, for POST /drover/v1/join (a join token). */
+	const char *bearer;
 };
 
 /* An answer produced in pieces (a long list), so that the server can send
@@ -101,6 +110,11 @@ struct api_resp {
 
 struct api;
 struct api_watch;
+struct api_auth;
+
+/* Paths any client may ask without a credential: GET
+ * /drover/v1/cluster-info, POST /drover/v1/join (h_drover.c). */
+bool api_is_open_path(const char *method, const char *path);
 
 /* Called with one event line ("{...}\n"); return non-zero to stop. */
 typedef int (*api_watch_cb)(void *arg, const char *line, size_t len);

@@ -187,6 +187,12 @@ void h_inplace(struct api *a, struct route *rt, const struct api_req *req,
  * the answer in resp (404, 500) and -1. */
 int api_load(struct api *a, struct route *rt, struct store_item *it,
 	     struct object *o, struct api_resp *resp);
+/* /drover/v1/... (h_drover.c): true if the path is one (resp filled). */
+bool h_drover(struct api *a, const struct api_req *req, struct api_resp *resp);
+/* NodeRestriction (node_authz.c): 0 if req->node may do it, else -1 with
+ * the 403 in resp. */
+int api_node_authorize(struct api *a, const struct api_req *req,
+		       const struct route *rt, struct api_resp *resp);
 /* POST pods/NAME/eviction (h_evict.c). */
 void h_evict(struct api *a, struct route *rt, const struct api_req *req,
 	     struct api_resp *resp);

@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "ctstr.h"
 #include "server.h"
 #include "strbuf.h"
@@ -83,6 +84,7 @@ struct conn {
 	struct conn *next_parsing;  /* in srv->parsing */
 	bool parse_done, parse_abandoned;
 	json_t *parsed; /* owned; NULL with perr when it was not JSON */
+	char *node;     /* the node it acts for (auth.h), owned; NULL: admin */
 	json_error_t perr;
 };
 
@@ -726,6 +728,7 @@ conn_free(struct conn *c)
 	json_decref(c->parsed);
 	strbuf_release(&c->body);
 	strbuf_release(&c->out);
+	free(c->node);
 	free(c);
 }
 
@@ -1114,20 +1117,40 @@ answer(struct MHD_Connection *conn, struct conn *c, struct api_resp *resp)
 	return ret;
 }
 
-static bool
-authorized(struct listener *l, struct MHD_Connection *conn)
+/* The request's bearer token, or NULL. */
+static const char *
+bearer_of(struct MHD_Connection *conn)
 {
-	const char *h;
-	const char *tok = l->srv->cfg.token;
+	const char *h =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 
+	return h && !strncmp(h, "Bearer ", 7) ? h + 7 : NULL;
+}
+
+/* Who may ask (auth.h): the unix socket is the admin's; over TCP the
+ * admin's token or a node's credential (its name into node), or nobody
+ * for the open paths (cluster-info, join). */
+static bool
+authorized(struct listener *l, struct MHD_Connection *conn, const char *url,
+	   const char *method, char node[API_NODE_NAME_MAX + 1])
+{
+	const char *b, *tok = l->srv->cfg.token;
+
+	node[0] = '\0';
 	if (!l->tcp)
 		return true;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
-	if (h == NULL || tok == NULL || strncmp(h, "Bearer ", 7) ||
-	    !ct_streq(h + 7, tok))
-		return false;
-	authenticated(l, conn);
-	return true;
+	b = bearer_of(conn);
+	if (b && tok && ct_streq(b, tok)) {
+		authenticated(l, conn);
+		return true;
+	}
+	if (b && l->srv->cfg.auth &&
+	    api_auth_who(l->srv->cfg.auth, b, node) == API_WHO_NODE) {
+		authenticated(l, conn);
+		return true;
+	}
+	node[0] = '\0';
+	return api_is_open_path(method, url);
 }
 
 static enum MHD_Result
@@ -1145,8 +1168,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	(void)version;
 	if (c == NULL) {
 		const char *cl;
+		char node[API_NODE_NAME_MAX + 1];
 
-		if (!authorized(l, conn))
+		if (!authorized(l, conn, url, method, node))
 			return queue_plain(
 			    conn, 401, "application/json",
 			    "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
@@ -1170,6 +1194,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		c = xcalloc(1, sizeof(*c));
 		c->l = l;
 		c->c = conn;
+		c->node = node[0] ? xstrdup(node) : NULL;
 		strbuf_init(&c->body);
 		strbuf_init(&c->out);
 		*con_cls = c;
@@ -1206,6 +1231,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
 	req.body = c->body.buf;
 	req.body_len = c->too_large ? API_MAX_BODY + 1 : c->body.len;
+	req.node = c->node;
+	req.bearer = bearer_of(conn);
 	if (c->parse_done) {
 		req.parsed = c->parsed;
 		req.parse_error = c->parsed ? NULL : &c->perr;

@@ -56,6 +56,9 @@ struct http_server_config {
 	const char *tcp_host;  /* NULL: no TCP listener */
 	int tcp_port;          /* 0: pick one (see http_server_tcp_port) */
 	const char *token;     /* required on TCP */
+	/* Nodes' credentials (auth.h), also accepted on TCP; NULL: none.
+	 * Borrowed. */
+	const struct api_auth *auth;
 	/* PEM of the TCP listener's certificate and key (NULL: plain HTTP,
 	 * only with drover serve --insecure-http); copied by MHD. */
 	const char *tls_cert;

@@ -23,6 +23,8 @@ extern const struct cmd_entry cmd_scale_entry;
 extern const struct cmd_entry cmd_cordon_entry;
 extern const struct cmd_entry cmd_uncordon_entry;
 extern const struct cmd_entry cmd_drain_entry;
+extern const struct cmd_entry cmd_token_entry;
+extern const struct cmd_entry cmd_agent_entry;
 extern const struct cmd_entry cmd_set_entry;
 extern const struct cmd_entry cmd_rollout_entry;
 extern const struct cmd_entry cmd_rolling_update_entry;

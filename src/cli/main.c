@@ -12,6 +12,7 @@ static const struct cmd_entry *const verbs[] = {
     &cmd_set_entry,      &cmd_rollout_entry,  &cmd_logs_entry,
     &cmd_plan_entry,     &cmd_version_entry,  &cmd_rolling_update_entry,
     &cmd_cordon_entry,   &cmd_uncordon_entry, &cmd_drain_entry,
+    &cmd_token_entry,    &cmd_agent_entry,
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

@@ -7,12 +7,10 @@
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -25,19 +23,20 @@
 #include "client_local.h"
 #include "clock.h"
 #include "ctl.h"
-#include "fit.h"
 #include "guard.h"
 #include "log.h"
 #include "loopstat.h"
 #include "logs.h"
 #include "metrics.h"
 #include "metrics_process.h"
-#include "portalloc.h"
 #include "proc.h"
 #include "queue.h"
 #include "recorder.h"
 #include "rand.h"
+#include "auth.h"
 #include "dtime.h"
+#include "dirlock.h"
+#include "node_flags.h"
 #include "serve.h"
 #include "serve_tls.h"
 #include "server.h"
@@ -57,6 +56,7 @@ static const char usage_text[] =
     "                    [--node-address ADDR]\n"
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
     "                    [--event-ttl DURATION] [--controllers LIST]\n"
+    "                    [--no-agent]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
@@ -89,7 +89,9 @@ static const char usage_text[] =
     "deployment, replicaset, replicationcontroller, garbagecollector,\n"
     "endpoint and endpointslice (one controller keeps both), disruption,\n"
     "ttl-events (the --event-ttl sweep). The scheduler and the node's agent\n"
-    "always run.\n"
+    "always run; --no-agent leaves the agent out (no Node here: a control\n"
+    "plane only, whose nodes join with `drover token create` and `drover\n"
+    "agent`).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -111,6 +113,7 @@ struct serve {
 	struct client *agent_client; /* the agent's: a guard over client */
 	struct controllers *ctl;
 	struct agent *agent;
+	bool no_agent;                    /* --no-agent */
 	struct event_broadcaster *events; /* the Events of ctl and agent */
 	uv_signal_t sigterm, sigint;
 	uv_prepare_t commit;     /* the group commit of each loop turn */
@@ -173,78 +176,6 @@ random_cb(void *arg, unsigned char *buf, size_t n)
 	rand_bytes(buf, n);
 }
 
-static int
-mkdir_p(const char *path)
-{
-	char buf[512], *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/* Locks the file path for this process's life (flock; the descriptor is
- * kept open and not inherited) and writes the pid in it: the lock of
- * what (a "data directory" or a "socket") name. -1 with the message
- * printed if another drover serve holds it. */
-static int
-lock_file(const char *path, const char *what, const char *name)
-{
-	char pid[32];
-	int fd;
-	ssize_t n;
-
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int e = errno, tries;
-
-		n = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\r\n")] = '\0';
-		/* The daemon that wrote its pid is gone, yet the lock is held:
-		 * by a child it was starting when it died, between the fork
-		 * and the exec that closes the descriptor. That takes
-		 * microseconds; wait for it (up to 5 s). */
-		for (tries = 0;
-		     e == EWOULDBLOCK && atol(pid) > 0 &&
-		     kill((pid_t)atol(pid), 0) && errno == ESRCH && tries < 500;
-		     tries++) {
-			usleep(10000);
-			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-				goto locked;
-		}
-		if (e == EWOULDBLOCK)
-			fprintf(stderr,
-				"drover serve: %s %s is in use by another "
-				"drover serve (pid %s)\n",
-				what, name, *pid ? pid : "unknown");
-		else
-			fprintf(stderr, "error: %s: %s\n", path, strerror(e));
-		close(fd);
-		return -1;
-	}
-locked:
-	/* For the message above; on a full disk it may stay empty. */
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
-		/* the lock holds all the same */
-	}
-	return fd;
-}
-
 /* Locks DIR for this process's life (DIR/lock): -1 with the message
  * printed if another drover serve holds it, before anything of the
  * other's is touched. */
@@ -254,7 +185,7 @@ lock_data_dir(const char *dir)
 	char path[600];
 
 	snprintf(path, sizeof(path), "%s/lock", dir);
-	return lock_file(path, "data directory", dir);
+	return dirlock_file("drover serve", path, "data directory", dir);
 }
 
 /* Whether something listens on the unix socket path: 1 if a connect
@@ -305,7 +236,7 @@ claim_socket(const char *path)
 		fprintf(stderr, "error: %s: socket path too long\n", path);
 		return -1;
 	}
-	fd = lock_file(lock, "socket", path);
+	fd = dirlock_file("drover serve", lock, "socket", path);
 	if (fd < 0)
 		return -1;
 	rc = socket_answers(path);
@@ -416,6 +347,8 @@ start_consumers(struct serve *s)
 		return -1;
 	}
 	s->started_ms = uv_now(s->loop);
+	if (s->no_agent)
+		return 0; /* a control plane only: nodes join (drover agent) */
 	s->agent = agent_start(&s->agc);
 	if (s->agent == NULL) {
 		log_error("drover serve: cannot register node %s",
@@ -616,6 +549,7 @@ enum {
 	OPT_ALLOCATABLE,
 	OPT_EVENT_TTL,
 	OPT_CONTROLLERS,
+	OPT_NO_AGENT,
 };
 
 /* --allocatable, parsed: the agent's config points at it for the life of
@@ -654,40 +588,6 @@ raise_nofile(void)
 		log_info("cannot raise the open files limit: %s", strerror(e));
 }
 
-/* --default-user: a user name, or a uid (its group from the password
- * database if it has an entry there, else the same number). */
-static int
-default_user(const char *arg, struct agent_config *agc)
-{
-	const struct passwd *pw = getpwnam(arg);
-	char *end;
-	long long uid;
-
-	if (pw == NULL) {
-		errno = 0;
-		uid = strtoll(arg, &end, 10);
-		if (*arg == '\0' || *end || errno || uid < 0 ||
-		    uid > 0xfffffffeLL)
-			return -1;
-		pw = getpwuid((uid_t)uid);
-		agc->default_user = true;
-		agc->default_uid = uid;
-		agc->default_gid = pw ? (long long)pw->pw_gid : uid;
-		return 0;
-	}
-	agc->default_user = true;
-	agc->default_uid = pw->pw_uid;
-	agc->default_gid = pw->pw_gid;
-	return 0;
-}
-
-/* Only root can run processes as another user. */
-static bool
-can_become(long long uid)
-{
-	return geteuid() == 0 || (uid_t)uid == geteuid();
-}
-
 /* The metrics collector of the proxy: what the running agent has. */
 static void
 proxy_metrics(void *arg, struct strbuf *out)
@@ -722,6 +622,7 @@ serve_main(int argc, char **argv)
 	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
 	    {"event-ttl", required_argument, NULL, OPT_EVENT_TTL},
 	    {"controllers", required_argument, NULL, OPT_CONTROLLERS},
+	    {"no-agent", no_argument, NULL, OPT_NO_AGENT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -740,6 +641,7 @@ serve_main(int argc, char **argv)
 	long history_bytes = 512L * 1024;
 	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
 	struct serve_tls tls = {0};
+	struct api_auth *auth = NULL;
 	bool insecure_http = false;
 	int64_t event_ttl_ms = CTL_EVENT_TTL_DEFAULT_MS;
 
@@ -757,6 +659,9 @@ serve_main(int argc, char **argv)
 			break;
 		case OPT_INSECURE_HTTP:
 			insecure_http = true;
+			break;
+		case OPT_NO_AGENT:
+			s.no_agent = true;
 			break;
 		case 'N':
 			node_name = optarg;
@@ -814,15 +719,8 @@ serve_main(int argc, char **argv)
 			}
 			break;
 		case 'P':
-			if (portalloc_parse_range(optarg, &s.agc.port_lo,
-						  &s.agc.port_hi)) {
-				fprintf(stderr,
-					"error: --host-port-range: \"%s\": "
-					"expected A-B with 1 <= A <= B <= "
-					"65535\n",
-					optarg);
+			if (node_flag_port_range(optarg, &s.agc))
 				return 2;
-			}
 			break;
 		case OPT_WATCH_BUFFER:
 		case OPT_WATCH_BUFFER_TOTAL:
@@ -867,36 +765,13 @@ serve_main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case OPT_ALLOCATABLE: {
-			struct strbuf why = STRBUF_INIT;
-
-			strmap_release(&allocatable);
-			if (fit_parse_allocatable(optarg, &allocatable, &why)) {
-				fprintf(stderr, "error: --allocatable: %s\n",
-					why.buf);
-				strbuf_release(&why);
-				strmap_release(&allocatable);
+		case OPT_ALLOCATABLE:
+			if (node_flag_allocatable(optarg, &allocatable, &s.agc))
 				return 2;
-			}
-			strbuf_release(&why);
-			s.agc.allocatable = &allocatable;
 			break;
-		}
 		case 'U':
-			if (default_user(optarg, &s.agc)) {
-				fprintf(stderr,
-					"error: --default-user: \"%s\": no "
-					"such user\n",
-					optarg);
+			if (node_flag_default_user(optarg, &s.agc))
 				return 2;
-			}
-			if (!can_become(s.agc.default_uid)) {
-				fprintf(stderr,
-					"error: --default-user: running pods "
-					"as another user needs drover to run "
-					"as root\n");
-				return 2;
-			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -938,7 +813,7 @@ serve_main(int argc, char **argv)
 		port = atoi(colon + 1);
 	}
 	raise_nofile();
-	if (mkdir_p(dir)) {
+	if (dirlock_mkdir_p(dir)) {
 		fprintf(stderr, "error: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
@@ -997,6 +872,33 @@ serve_main(int argc, char **argv)
 				  proxy_sock);
 		}
 	}
+	if (listen) {
+		if (load_token(dir, tok, sizeof(tok))) {
+			fprintf(stderr, "error: %s/token: %s\n", dir,
+				strerror(errno));
+			return 1;
+		}
+		hc.tcp_host = host;
+		hc.tcp_port = port;
+		hc.token = tok;
+		if (!insecure_http &&
+		    serve_tls_prepare(dir, host, &tls, err, sizeof(err))) {
+			fprintf(stderr, "error: %s\n", err);
+			return 1;
+		}
+		hc.tls_cert = tls.cert;
+		hc.tls_key = tls.key;
+		hc.tls_priorities = SERVE_TLS_PRIORITIES;
+		/* Hosts join with a join token and then act as their node
+		 * (auth.h). */
+		auth = api_auth_open(dir, tok, tls.ca, tls.ca_len, err,
+				     sizeof(err));
+		if (auth == NULL) {
+			fprintf(stderr, "error: %s\n", err);
+			return 1;
+		}
+		hc.auth = ac.auth = auth;
+	}
 	ac.store = s.store;
 	ac.now = now_cb;
 	ac.random = random_cb;
@@ -1018,24 +920,6 @@ serve_main(int argc, char **argv)
 	hc.api = s.api;
 	hc.loop = s.loop;
 	hc.unix_path = sock;
-	if (listen) {
-		if (load_token(dir, tok, sizeof(tok))) {
-			fprintf(stderr, "error: %s/token: %s\n", dir,
-				strerror(errno));
-			return 1;
-		}
-		hc.tcp_host = host;
-		hc.tcp_port = port;
-		hc.token = tok;
-		if (!insecure_http &&
-		    serve_tls_prepare(dir, host, &tls, err, sizeof(err))) {
-			fprintf(stderr, "error: %s\n", err);
-			return 1;
-		}
-		hc.tls_cert = tls.cert;
-		hc.tls_key = tls.key;
-		hc.tls_priorities = SERVE_TLS_PRIORITIES;
-	}
 	if (http_server_start(&hc, &s.http, err, sizeof(err))) {
 		fprintf(stderr, "error: %s\n", err);
 		serve_tls_release(&tls);
@@ -1127,6 +1011,7 @@ serve_main(int argc, char **argv)
 	log_info("drover serve: stopped");
 	strmap_release(&allocatable);
 	serve_tls_release(&tls);
+	api_auth_free(auth);
 	close(sock_lock_fd);
 	close(lock_fd);
 	return s.exit_code;

@@ -2,6 +2,7 @@
  * checked with GnuTLS's x509 API (see tlsca.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "fsx.h"
 #include "tlsca.h"
 
@@ -281,6 +283,32 @@ tlsca_covers(const char *cert_pem, size_t len, const char *name)
 		return -1;
 	}
 	r = crt_covers(crt, name);
+	gnutls_x509_crt_deinit(crt);
+	return r;
+}
+
+int
+tlsca_ca_hash(const char *cert_pem, size_t len, char *out)
+{
+	gnutls_x509_crt_t crt;
+	gnutls_pubkey_t pub = NULL;
+	gnutls_datum_t d = {(unsigned char *)cert_pem, (unsigned)len};
+	gnutls_datum_t der = {NULL, 0};
+	int r = -1;
+
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return -1;
+	if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) < 0 ||
+	    gnutls_pubkey_init(&pub) < 0 ||
+	    gnutls_pubkey_import_x509(pub, crt, 0) < 0 ||
+	    gnutls_pubkey_export2(pub, GNUTLS_X509_FMT_DER, &der) < 0)
+		goto out;
+	memcpy(out, "sha256:", 7);
+	r = digest_sha256_hex(der.data, der.size, out + 7);
+out:
+	gnutls_free(der.data);
+	if (pub)
+		gnutls_pubkey_deinit(pub);
 	gnutls_x509_crt_deinit(crt);
 	return r;
 }

@@ -47,4 +47,12 @@ int tlsca_ensure(const char *dir, const char *const *sans, size_t n, time_t now,
  * 0 no, -1 unreadable. */
 int tlsca_covers(const char *cert_pem, size_t len, const char *name);
 
+/* The hash a join token carries to pin the CA, as kubeadm's
+ * --discovery-token-ca-cert-hash: "sha256:" and the hex SHA-256 of the
+ * certificate's DER SubjectPublicKeyInfo (the same as `openssl x509
+ * -pubkey -noout -in ca.crt | openssl pkey -pubin -outform der |
+ * sha256sum`). out holds TLSCA_HASH_LEN bytes. 0, or -1 (unreadable). */
+#define TLSCA_HASH_LEN (7 + 64 + 1)
+int tlsca_ca_hash(const char *cert_pem, size_t len, char *out);
+
 #endif

@@ -71,10 +71,10 @@ class Load:
     """wrk against the Service for at most `seconds`, in the background,
     until result() ends it (SIGINT: wrk stops and reports)."""
 
-    def __init__(self, port, seconds):
+    def __init__(self, port, seconds, host="127.0.0.1"):
         self.p = subprocess.Popen(
             ["wrk", "-t1", "-c8", "-d%ds" % seconds, "--timeout", "5s",
-             "http://127.0.0.1:%d/" % port],
+             "http://%s:%d/" % (host, port)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def running(self):

@@ -1,0 +1,76 @@
+/* node_flags.c - the agent's flags shared by serve and agent (see
+ * node_flags.h). */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fit.h"
+#include "node_flags.h"
+#include "portalloc.h"
+#include "strbuf.h"
+
+int
+node_flag_default_user(const char *arg, struct agent_config *agc)
+{
+	const struct passwd *pw = getpwnam(arg);
+	char *end;
+	long long uid;
+
+	if (pw == NULL) {
+		errno = 0;
+		uid = strtoll(arg, &end, 10);
+		if (*arg == '\0' || *end || errno || uid < 0 ||
+		    uid > 0xfffffffeLL) {
+			fprintf(stderr,
+				"error: --default-user: \"%s\": no such user\n",
+				arg);
+			return -1;
+		}
+		pw = getpwuid((uid_t)uid);
+		agc->default_uid = uid;
+		agc->default_gid = pw ? (long long)pw->pw_gid : uid;
+	} else {
+		agc->default_uid = pw->pw_uid;
+		agc->default_gid = pw->pw_gid;
+	}
+	agc->default_user = true;
+	/* Only root can run processes as another user. */
+	if (geteuid() != 0 && (uid_t)agc->default_uid != geteuid()) {
+		fprintf(stderr, "error: --default-user: running pods as "
+				"another user needs drover to run as root\n");
+		return -1;
+	}
+	return 0;
+}
+
+int
+node_flag_port_range(const char *arg, struct agent_config *agc)
+{
+	if (portalloc_parse_range(arg, &agc->port_lo, &agc->port_hi) == 0)
+		return 0;
+	fprintf(stderr,
+		"error: --host-port-range: \"%s\": expected A-B with 1 <= A "
+		"<= B <= 65535\n",
+		arg);
+	return -1;
+}
+
+int
+node_flag_allocatable(const char *arg, struct strmap *map,
+		      struct agent_config *agc)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	strmap_release(map);
+	if (fit_parse_allocatable(arg, map, &why)) {
+		fprintf(stderr, "error: --allocatable: %s\n", why.buf);
+		strbuf_release(&why);
+		strmap_release(map);
+		return -1;
+	}
+	strbuf_release(&why);
+	agc->allocatable = map;
+	return 0;
+}

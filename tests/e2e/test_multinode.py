@@ -1,0 +1,455 @@
+"""test_multinode.py - many hosts on one machine: `drover serve --no-agent`
+(a control plane only) and `drover agent` processes, each with its own
+loopback address (127.0.0.2, ...), data directory and host-port range,
+joined with `drover token create`.
+
+- joining: the token printed once, listed and deleted; an unknown,
+  expired or deleted token, a CA that does not match, a server that is
+  not drover and a node name a live agent holds are each refused with one
+  line and no Node left behind;
+- NodeRestriction: an agent's credential writes its own Node, Lease and
+  pods' status, and gets 403 (nothing changed) for another node's, for
+  a Deployment, for join tokens;
+- three nodes running a 6-replica Deployment 2/2/2 behind a Service: a
+  rolling update under keep-alive load through one node's address has 0
+  failed requests, replaces pods on every node, and is served by pods on
+  the other nodes; a SIGKILL of the control plane leaves every pod
+  serving through every node's proxy with nothing restarted, and the
+  agents carry on with the control plane that returns."""
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+import requests
+
+from conftest import listening_port
+from test_api import APPS, BIN, CORE, wait_for
+from test_runtime import EXAMPLE
+from test_service_traffic import Load
+from chaos import service_pids, stop_left
+
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+
+
+class ControlPlane:
+    """`drover serve --no-agent --listen 127.0.0.1:PORT` on dir; the port
+    is the kernel's at the first start and kept for restarts (the agents
+    know the URL)."""
+
+    def __init__(self, d):
+        self.dir, self.port, self.proc = d, 0, None
+        self.start()
+
+    def start(self):
+        os.makedirs(self.dir, exist_ok=True)
+        path = os.path.join(self.dir, "serve.log")
+        log = open(path, "ab")
+        offset = log.tell()
+        self.proc = subprocess.Popen(
+            [BIN, "serve", "--data-dir", self.dir, "--no-agent",
+             "--listen", "127.0.0.1:%d" % self.port], stdout=log, stderr=log)
+        log.close()
+        self.port = listening_port(path, offset, self.proc)
+        self.token = open(os.path.join(self.dir, "token")).read().strip()
+        self.ca = os.path.join(self.dir, "tls", "ca.crt")
+        self.url = "https://127.0.0.1:%d" % self.port
+
+    def req(self, method, path, body=None, token=None,
+            ct="application/json"):
+        return requests.request(
+            method, self.url + path,
+            data=json.dumps(body) if body is not None else None,
+            headers={"Authorization": "Bearer " + (token or self.token),
+                     "Content-Type": ct},
+            timeout=10, verify=self.ca)
+
+    def cli(self, *args):
+        return subprocess.run([BIN] + list(args) + [
+            "--server", os.path.join(self.dir, "drover.sock")],
+            capture_output=True, text=True, timeout=30)
+
+    def new_token(self, *flags):
+        r = self.cli("token", "create", *flags)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    def nodes(self):
+        return sorted(n["metadata"]["name"]
+                      for n in self.req("GET", "/api/v1/nodes").json()["items"])
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=15)
+        text = open(os.path.join(self.dir, "serve.log"), errors="replace").read()
+        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                    "runtime error:"):
+            assert bad not in text, text[-4000:]
+
+
+class Agent:
+    """`drover agent` for node name at address, in dir."""
+
+    def __init__(self, cp, name, address, d, ports, token=None,
+                 runtime="process"):
+        self.cp, self.name, self.address, self.dir = cp, name, address, d
+        self.ports, self.runtime, self.proc = ports, runtime, None
+        self.start(token)
+
+    def args(self, token):
+        a = [BIN, "agent", "--data-dir", self.dir, "--node-name", self.name,
+             "--address", self.address, "--host-port-range", self.ports,
+             "--runtime", self.runtime]
+        if token:
+            a += ["--server", self.cp.url, "--token", token]
+        return a
+
+    def start(self, token=None):
+        self.log = os.path.join(self.dir, "agent.log")
+        os.makedirs(self.dir, exist_ok=True)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(self.args(token), stdout=log,
+                                         stderr=log)
+        wait_for(lambda: self.ready(), timeout=20,
+                 what="node %s to be Ready" % self.name)
+
+    def ready(self):
+        assert self.proc.poll() is None, open(self.log).read()[-2000:]
+        r = self.cp.req("GET", "/api/v1/nodes/" + self.name)
+        return r.status_code == 200 and any(
+            c["type"] == "Ready" and c["status"] == "True"
+            for c in r.json()["status"].get("conditions", []))
+
+    def credential(self):
+        return json.load(open(os.path.join(self.dir, "agent.json")))["token"]
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=15)
+        text = open(self.log, errors="replace").read()
+        for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                    "runtime error:"):
+            assert bad not in text, text[-4000:]
+
+
+def join_fails(cp, d, token, name="x1", server=None):
+    """An agent that must not join: its exit status and message."""
+    r = subprocess.run(
+        [BIN, "agent", "--data-dir", d, "--node-name", name,
+         "--runtime", "none", "--address", "127.0.0.9",
+         "--server", server or cp.url, "--token", token],
+        capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    lines = [x for x in r.stderr.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def cp():
+    with tempfile.TemporaryDirectory() as d:
+        c = ControlPlane(os.path.join(d, "cp"))
+        c.root = d
+        c.agents = []
+        try:
+            yield c
+        finally:
+            stop_cluster(c)
+
+
+def stop_cluster(cp):
+    """Deletes every workload and waits for the pods to go, then stops the
+    agents and the control plane; fails if a process was left."""
+    left = []
+    try:
+        if cp.proc.poll() is None:
+            for x in cp.req("GET", "/api/v1/services").json()["items"]:
+                cp.req("DELETE", CORE + "/services/" + x["metadata"]["name"])
+            for x in cp.req("GET", APPS + "/deployments").json()["items"]:
+                cp.req("DELETE", APPS + "/deployments/" + x["metadata"]["name"])
+            wait_for(lambda: not cp.req("GET", "/api/v1/pods").json()["items"],
+                     timeout=40, what="every pod to go")
+            for a in cp.agents:
+                wait_for(lambda: not service_pids(a.dir), timeout=20,
+                         what="the processes of %s to exit" % a.name)
+    finally:
+        for a in cp.agents:
+            try:
+                a.stop()
+            finally:
+                left += stop_left(a.dir)
+        cp.stop()
+    assert not left, "processes left behind: %s" % sorted(left)
+
+
+def test_join_refusals_leave_nothing(cp):
+    d = cp.root
+    tok = cp.new_token("--ttl", "1h", "--description", "first host")
+    assert re.fullmatch(r"[a-z0-9]{6}\.[a-z0-9]{16}::sha256:[0-9a-f]{64}", tok)
+    listed = cp.cli("token", "list")
+    assert listed.returncode == 0
+    assert tok.split(".")[0] in listed.stdout and "first host" in listed.stdout
+    assert tok.split(".")[1].split("::")[0] not in listed.stdout  # shown once
+    tok_file = json.load(open(os.path.join(cp.dir, "join-tokens.json")))
+    assert tok.split("::")[0].split(".")[1] not in json.dumps(tok_file)
+    assert oct(os.stat(os.path.join(cp.dir, "join-tokens.json")).st_mode)[-3:] == "600"
+
+    # never joined, no token
+    r = subprocess.run([BIN, "agent", "--data-dir", os.path.join(d, "a0"),
+                        "--runtime", "none"], capture_output=True, text=True)
+    assert r.returncode == 1 and "has not joined yet" in r.stderr
+    assert "expected the join token" in join_fails(cp, os.path.join(d, "a0"),
+                                                   "nonsense")
+    # an unknown secret, a CA that is not this cluster's
+    bad = tok[:7] + "0" * 16 + tok[23:]
+    assert "join token was refused" in join_fails(cp, os.path.join(d, "a1"), bad)
+    other = tok[:-64] + "0" * 64
+    assert "is not the one the token names" in join_fails(
+        cp, os.path.join(d, "a2"), other)
+    # a server that is not drover (this test's own HTTP server)
+    srv = subprocess.Popen(["/usr/bin/python3", "-m", "http.server", "--bind",
+                            "127.0.0.1", "0"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, cwd=d)
+    try:
+        port = wait_for(lambda: re.search(r"port (\d+)", srv.stdout.readline()),
+                        what="the HTTP server").group(1)
+        assert "is not a drover control plane" in join_fails(
+            cp, os.path.join(d, "a3"), tok, server="http://127.0.0.1:" + port)
+    finally:
+        srv.terminate()
+        srv.wait()
+    # expired, and deleted
+    short = cp.new_token("--ttl", "1s")
+    wait_for(lambda: "<invalid>" in cp.cli("token", "list").stdout,
+             timeout=5, what="the 1 s token to expire")
+    assert "join token was refused" in join_fails(cp, os.path.join(d, "a4"), short)
+    gone = cp.new_token()
+    r = cp.cli("token", "delete", gone.split(".")[0])
+    assert r.returncode == 0, r.stderr
+    assert gone.split(".")[0] not in cp.cli("token", "list").stdout
+    assert "join token was refused" in join_fails(cp, os.path.join(d, "a5"), gone)
+    assert cp.nodes() == []
+
+    # a node name held by a live agent
+    a = Agent(cp, "n1", "127.0.0.2", os.path.join(d, "n1"), "26000-26099",
+              token=tok, runtime="none")
+    cp.agents.append(a)
+    msg = join_fails(cp, os.path.join(d, "a6"), tok, name="n1")
+    assert 'node "n1" is held by a live agent' in msg
+    assert cp.nodes() == ["n1"]
+    # the joined agent restarts without --server or --token
+    a.stop()
+    a.start()
+    # the credential file is the agent's alone
+    assert oct(os.stat(os.path.join(a.dir, "agent.json")).st_mode)[-3:] == "600"
+
+
+def test_node_restriction(cp):
+    tok = cp.new_token()
+    n1 = Agent(cp, "n1", "127.0.0.2", os.path.join(cp.root, "n1"),
+               "26000-26099", token=tok, runtime="none")
+    n2 = Agent(cp, "n2", "127.0.0.3", os.path.join(cp.root, "n2"),
+               "26100-26199", token=tok, runtime="none")
+    cp.agents += [n1, n2]
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "web"},
+           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                                 "spec": {"containers": [{"name": "c",
+                                                          "image": "x"}]}}}}
+    assert cp.req("POST", APPS + "/deployments", dep).status_code == 201
+    pods = wait_for(lambda: (lambda p: p if len(p) == 2 and all(
+        x["spec"].get("nodeName") for x in p) else None)(
+        cp.req("GET", "/api/v1/pods").json()["items"]), what="2 pods bound")
+    by_node = {p["spec"]["nodeName"]: p["metadata"]["name"] for p in pods}
+    assert sorted(by_node) == ["n1", "n2"]
+    cred = n1.credential()
+    patch = {"metadata": {"labels": {"touched": "yes"}}}
+    mp = "application/merge-patch+json"
+
+    def forbidden(r, text):
+        assert r.status_code == 403, r.text
+        body = r.json()
+        assert body["kind"] == "Status" and body["reason"] == "Forbidden"
+        assert text in body["message"], body["message"]
+
+    other = by_node["n2"]
+    before = cp.req("GET", CORE + "/pods/" + other).json()
+    forbidden(cp.req("PATCH", CORE + "/pods/%s/status" % other, patch,
+                     token=cred, ct=mp),
+              'pods "%s" is forbidden: node "n1" can only update pod status '
+              'for pods with spec.nodeName set to itself' % other)
+    forbidden(cp.req("DELETE", CORE + "/pods/" + other, token=cred),
+              'node "n1" can only delete pods with spec.nodeName set to itself')
+    after = cp.req("GET", CORE + "/pods/" + other).json()
+    assert after["metadata"]["resourceVersion"] == \
+        before["metadata"]["resourceVersion"]
+    forbidden(cp.req("PATCH", "/api/v1/nodes/n2", patch, token=cred, ct=mp),
+              'nodes "n2" is forbidden: node "n1" is not allowed to modify '
+              'node "n2"')
+    assert "touched" not in cp.req("GET", "/api/v1/nodes/n2").json()[
+        "metadata"].get("labels", {})
+    forbidden(cp.req("DELETE", LEASES + "/n2", token=cred),
+              "can only access node lease with the same name as the "
+              "requesting node")
+    dep2 = dict(dep, metadata={"name": "sneaky"})
+    forbidden(cp.req("POST", APPS + "/deployments", dep2, token=cred),
+              'deployments.apps is forbidden: User "system:node:n1" cannot '
+              'create resource "deployments" in API group "apps" in the '
+              'namespace "default"')
+    assert cp.req("GET", APPS + "/deployments/sneaky").status_code == 404
+    forbidden(cp.req("PATCH", APPS + "/deployments/web",
+                     {"spec": {"replicas": 5}}, token=cred, ct=mp),
+              'User "system:node:n1" cannot patch resource "deployments"')
+    assert cp.req("GET", "/drover/v1/jointokens", token=cred).status_code == 403
+    # what is its own: allowed
+    mine = by_node["n1"]
+    r = cp.req("PATCH", CORE + "/pods/%s/status" % mine, patch, token=cred,
+               ct=mp)
+    assert r.status_code == 200, r.text
+    r = cp.req("PATCH", "/api/v1/nodes/n1", patch, token=cred, ct=mp)
+    assert r.status_code == 200, r.text
+    assert cp.req("GET", "/api/v1/pods", token=cred).status_code == 200
+    # a credential that is not one
+    r = cp.req("GET", "/api/v1/pods", token=cred[:-1] + ("0" if cred[-1] != "0"
+                                                            else "1"))
+    assert r.status_code == 401
+
+
+def web(replicas, version):
+    """The example service, bound to its pod's IP (its node's address),
+    naming itself in X-Pod-Name."""
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                "maxSurge": 1, "maxUnavailable": 0}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "terminationGracePeriodSeconds": 10,
+                    "containers": [{
+                        "name": "web", "image": os.path.dirname(EXAMPLE),
+                        "command": ["./drover-example-web"],
+                        "args": ["--host", "$(POD_IP)", "--port", "$(PORT)"],
+                        "env": [
+                            {"name": "VERSION", "value": version},
+                            {"name": "POD_IP", "valueFrom": {"fieldRef": {
+                                "fieldPath": "status.podIP"}}},
+                            {"name": "POD_NAME", "valueFrom": {"fieldRef": {
+                                "fieldPath": "metadata.name"}}}],
+                        "ports": [{"name": "http", "containerPort": 8080}],
+                        "readinessProbe": {
+                            "httpGet": {"path": "/healthz", "port": "http"},
+                            "periodSeconds": 1}}]}}}}
+
+
+def spread(cp, version):
+    """{node: [pod]} of ready pods at version, none terminating."""
+    out = {}
+    for p in cp.req("GET", "/api/v1/pods").json()["items"]:
+        if p["metadata"].get("deletionTimestamp"):
+            return None
+        if p["spec"]["containers"][0]["env"][0]["value"] != version:
+            return None
+        if not any(c["type"] == "Ready" and c["status"] == "True"
+                   for c in p.get("status", {}).get("conditions", [])):
+            return None
+        out.setdefault(p["spec"].get("nodeName"), []).append(
+            p["metadata"]["name"])
+    return out
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def test_three_nodes_roll_under_load_and_outlive_the_control_plane(cp):
+    if not os.path.exists(EXAMPLE):
+        pytest.fail("example service not built: " + EXAMPLE)
+    tok = cp.new_token()
+    names = ["n1", "n2", "n3"]
+    for i, n in enumerate(names):
+        cp.agents.append(Agent(cp, n, "127.0.0.%d" % (i + 2),
+                               os.path.join(cp.root, n),
+                               "%d-%d" % (26000 + 100 * i, 26099 + 100 * i),
+                               token=tok))
+    port = free_port()
+    assert cp.req("POST", APPS + "/deployments", web(6, "v1")).status_code == 201
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+           "spec": {"selector": {"app": "web"}, "ports": [{
+               "name": "http", "port": port, "targetPort": "http",
+               "appProtocol": "http"}]}}
+    assert cp.req("POST", CORE + "/services", svc).status_code == 201
+    first = wait_for(lambda: (lambda s: s if s and sum(map(len, s.values())) == 6
+                              else None)(spread(cp, "v1")),
+                     timeout=60, what="6 ready pods")
+    assert sorted(len(v) for v in first.values()) == [2, 2, 2], first
+    assert sorted(first) == names
+
+    # every node's address reaches the Service, and pods on other nodes
+    def served_by(addr, n=30):
+        seen = set()
+        s = requests.Session()
+        for _ in range(n):
+            r = s.get("http://%s:%d/" % (addr, port), timeout=5,
+                      headers={"Connection": "close"})
+            assert r.status_code == 200
+            seen.add(r.headers.get("X-Pod-Name"))
+        return seen
+    node_of = {p: n for n, ps in first.items() for p in ps}
+    for i, n in enumerate(names):
+        addr = "127.0.0.%d" % (i + 2)
+        seen = wait_for(lambda: served_by(addr), timeout=20,
+                        what="node %s's proxy" % n)
+        assert any(node_of.get(p) != n for p in seen), (n, seen)
+
+    # a rolling update under load through n1's address
+    load = Load(port, 120, host="127.0.0.2")
+    time.sleep(0.5)  # load before the change
+    r = cp.req("PATCH", APPS + "/deployments/web",
+               {"spec": {"template": {"spec": {"containers": [{
+                   "name": "web", "env": [{"name": "VERSION", "value": "v2"}]}]}}}},
+               ct="application/strategic-merge-patch+json")
+    assert r.status_code == 200, r.text
+    second = wait_for(lambda: (lambda s: s if s and sum(map(len, s.values())) == 6
+                               else None)(spread(cp, "v2")),
+                      timeout=90, what="the rollout to v2")
+    res = load.result()
+    assert res["requests"] > 1000, res["text"]
+    assert res["non2xx"] == 0 and res["socket_errors"] == 0, res["text"]
+    assert sorted(second) == names  # replaced on every node
+    assert not set(first[names[0]]) & set(second[names[0]])
+
+    # SIGKILL the control plane: everything keeps serving, nothing restarts
+    pids = {a.name: service_pids(a.dir, with_proxy=True) for a in cp.agents}
+    cp.stop(signal.SIGKILL)
+    for i in range(3):
+        assert len(served_by("127.0.0.%d" % (i + 2), 12)) >= 1
+    cp.start()
+    renewed = {n: cp.req("GET", LEASES + "/" + n).json()["spec"]["renewTime"]
+               for n in names}
+    wait_for(lambda: all(
+        cp.req("GET", LEASES + "/" + n).json()["spec"]["renewTime"] != renewed[n]
+        for n in names), timeout=30, what="every agent to renew its Lease")
+    for a in cp.agents:
+        assert a.proc.poll() is None
+        assert service_pids(a.dir, with_proxy=True) == pids[a.name]
+    assert spread(cp, "v2") == second
+    for i in range(3):
+        assert len(served_by("127.0.0.%d" % (i + 2), 12)) >= 1
