@@ -20,7 +20,16 @@
  *
  * NodePorts (fit.h) the same way: each node keeps the host ports its
  * pods declare (a multiset: a pod bound elsewhere by hand may declare
- * one twice), taken and given back with the pod's request. */
+ * one twice), taken and given back with the pod's request.
+ *
+ * The spread scores (placement.h) count, per node, the pods bound there
+ * and not being deleted, or assumed there; and the same per owner (the
+ * controller ownerReference's uid: the ReplicaSet of a Deployment's
+ * pods), in a hash of owners, each with a hash of nodes. A pod counts
+ * once, on one node under one owner (struct tracked's node and owner),
+ * moved when the watch shows it elsewhere, orphaned or adopted, and
+ * taken off when it is being deleted or gone. Reading the counts for a
+ * pod costs one lookup per node. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +48,11 @@
 
 /* What the scheduler knows of one pod. */
 struct tracked {
-	char *key;  /* "ns/name" */
-	char *node; /* the node it counts on (bound, not being deleted) */
+	char *key; /* "ns/name" */
+	/* the node it counts on (bound or assumed, not being deleted), and
+	 * the owner uid it counts under there (NULL: none) */
+	char *node;
+	char *owner;
 	/* the node whose resources it holds (fit_pod_counts, or assumed),
 	 * and what it requests there */
 	char *fit_node;
@@ -54,14 +66,28 @@ struct tracked {
 	UT_hash_handle hh; /* in ctl_sched.pods */
 };
 
-/* Per node: pods bound and not being deleted (the spread score), and
- * the requests of the pods holding its resources (the fit). */
+/* Per node: pods bound or assumed there and not being deleted (the
+ * spread score), and the requests of the pods holding its resources
+ * (the fit). */
 struct node_count {
 	char *name;
 	int64_t n;
 	struct res_amount used;
 	struct host_port *ports; /* held by its pods */
 	size_t nports, aports;
+	UT_hash_handle hh;
+};
+
+/* The pods of one owner on each node (the owner spread). */
+struct owner_node {
+	char *node;
+	int64_t n;
+	UT_hash_handle hh;
+};
+
+struct owner_count {
+	char *uid;
+	struct owner_node *nodes; /* by node name; none at 0 */
 	UT_hash_handle hh;
 };
 
@@ -72,6 +98,7 @@ struct ctl_sched {
 	struct tracked *pending;    /* to place, first in first out */
 	struct tracked *aside;      /* fit nowhere: until a node changes */
 	struct node_count *on_node; /* by node name */
+	struct owner_count *owners; /* by owner uid */
 	struct recorder *rec;       /* "default-scheduler"; NULL: none */
 };
 
@@ -112,6 +139,86 @@ count(struct ctl_sched *c, const char *node, int64_t d)
 
 	nc->n += d;
 	node_put(c, nc);
+}
+
+/* The pods of owner uid on node change by d; entries at 0 go. */
+static void
+owner_add(struct ctl_sched *c, const char *uid, const char *node, int64_t d)
+{
+	struct owner_count *oc;
+	struct owner_node *on;
+
+	HASH_FIND_STR(c->owners, uid, oc);
+	if (oc == NULL) {
+		oc = xcalloc(1, sizeof(*oc));
+		oc->uid = xstrdup(uid);
+		HASH_ADD_KEYPTR(hh, c->owners, oc->uid, strlen(oc->uid), oc);
+	}
+	HASH_FIND_STR(oc->nodes, node, on);
+	if (on == NULL) {
+		on = xcalloc(1, sizeof(*on));
+		on->node = xstrdup(node);
+		HASH_ADD_KEYPTR(hh, oc->nodes, on->node, strlen(on->node), on);
+	}
+	on->n += d;
+	if (on->n == 0) {
+		HASH_DEL(oc->nodes, on);
+		free(on->node);
+		free(on);
+	}
+	if (oc->nodes == NULL) {
+		HASH_DEL(c->owners, oc);
+		free(oc->uid);
+		free(oc);
+	}
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Moves t's spread counts to node under owner (node NULL: it counts
+ * nowhere). */
+static void
+count_on(struct ctl_sched *c, struct tracked *t, const char *node,
+	 const char *owner)
+{
+	char *nnode, *nowner;
+
+	if (!node)
+		owner = NULL;
+	if (same(t->node, node) && same(t->owner, owner))
+		return;
+	if (t->node) {
+		count(c, t->node, -1);
+		if (t->owner)
+			owner_add(c, t->owner, t->node, -1);
+	}
+	if (node) {
+		count(c, node, 1);
+		if (owner)
+			owner_add(c, owner, node, 1);
+	}
+	/* copies first: node or owner might be t's own strings */
+	nnode = node ? xstrdup(node) : NULL;
+	nowner = owner ? xstrdup(owner) : NULL;
+	free(t->node);
+	free(t->owner);
+	t->node = nnode;
+	t->owner = nowner;
+}
+
+/* The uid of p's controller (ownerReference with controller: true), or
+ * NULL. */
+static const char *
+owner_of(const struct pod *p)
+{
+	const struct owner_ref *r =
+	    p ? meta_controller_ref(&p->metadata) : NULL;
+
+	return r && r->uid && *r->uid ? r->uid : NULL;
 }
 
 /* The node's held ports gain (sign 1) or lose (-1) t's ports. */
@@ -206,23 +313,19 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 		t->key = xstrdup(key);
 		HASH_ADD_KEYPTR(hh, c->pods, t->key, strlen(t->key), t);
 	}
-	if (t->node && (!node || strcmp(t->node, node))) {
-		count(c, t->node, -1);
-		free(t->node);
-		t->node = NULL;
-	}
-	if (node && !t->node) {
-		t->node = xstrdup(node);
-		count(c, node, 1);
-	}
-	/* assumed until the cache has a nodeName (or the pod is gone) */
+	/* assumed until the cache has a nodeName (or the pod is gone): it
+	 * holds the node's resources, and counts there unless it is being
+	 * deleted */
 	if (p && t->assumed &&
 	    (p->spec.node_name == NULL || !*p->spec.node_name)) {
 		fit_node = t->fit_node;
 		pend = false;
+		if (!p->metadata.deletion_timestamp)
+			node = t->fit_node;
 	} else {
 		t->assumed = false;
 	}
+	count_on(c, t, node, owner_of(p));
 	if (hold(c, t, fit_node, p))
 		retry_aside(c);
 	if (!pend) {
@@ -365,6 +468,33 @@ ports_on(struct ctl_sched *c, const struct pod *p, const struct node **np,
 	return ps;
 }
 
+/* The pods of p's owner on each of the nn nodes np, written into out
+ * (nn long); NULL when p has no owner (the spread counts all pods). Read
+ * again for each pod: a bind of the same pass adds to them. */
+static const int64_t *
+owner_on(struct ctl_sched *c, const struct pod *p, const struct node **np,
+	 size_t nn, int64_t *out)
+{
+	const char *uid = owner_of(p);
+	struct owner_count *oc;
+	struct owner_node *on;
+	size_t i;
+
+	if (uid == NULL)
+		return NULL;
+	HASH_FIND_STR(c->owners, uid, oc);
+	for (i = 0; i < nn; i++) {
+		on = NULL;
+		if (oc)
+			HASH_FIND_STR(
+			    oc->nodes,
+			    np[i]->metadata.name ? np[i]->metadata.name : "",
+			    on);
+		out[i] = on ? on->n : 0;
+	}
+	return out;
+}
+
 /* Binds the pending pods in their order, until the budget is spent. */
 static int
 sync_locked(struct ctl_sched *c, bool *more)
@@ -375,7 +505,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 	struct node_count *nc;
 	struct tracked *t, *failed = NULL;
 	struct res_amount *used;
-	int64_t *on;
+	int64_t *on, *oon;
 	size_t nn, i;
 	int r = 0;
 
@@ -383,6 +513,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 	np = xcalloc(nn + 1, sizeof(*np));
 	on = xcalloc(nn + 1, sizeof(*on));
 	used = xcalloc(nn + 1, sizeof(*used));
+	oon = xcalloc(nn + 1, sizeof(*oon));
 	for (i = 0; i < nn; i++) {
 		np[i] = nl[i]->obj;
 		HASH_FIND_STR(c->on_node,
@@ -411,12 +542,20 @@ sync_locked(struct ctl_sched *c, bool *more)
 		    !is_pending(p = o->obj))
 			continue;
 		ps = ports_on(c, p, np, nn);
-		chosen = sched_pick(&(struct sched_in){p, np, nn, on, used, ps},
-				    &why);
+		chosen = sched_pick(
+		    &(struct sched_in){.pod = p,
+				       .nodes = np,
+				       .nnodes = nn,
+				       .pods_on = on,
+				       .owner_on = owner_on(c, p, np, nn, oon),
+				       .used = used,
+				       .ports = ps},
+		    &why);
 		free(ps);
 		if (chosen && bind_pod(c, p, chosen) == 0) {
 			hold(c, t, chosen->metadata.name, p);
 			t->assumed = true;
+			count_on(c, t, chosen->metadata.name, owner_of(p));
 			for (i = 0; i < nn; i++)
 				if (np[i] == chosen) {
 					on[i]++; /* the next ones' spread */
@@ -437,6 +576,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 		DL_CONCAT(failed, c->pending);
 		c->pending = failed;
 	}
+	free(oon);
 	free(used);
 	free(on);
 	free(np);
@@ -493,6 +633,8 @@ ctl_sched_stop(struct ctl_sched *c)
 {
 	struct tracked *t, *tt;
 	struct node_count *nc, *nt;
+	struct owner_count *oc, *ot;
+	struct owner_node *on, *onx;
 
 	if (c == NULL)
 		return;
@@ -504,6 +646,7 @@ ctl_sched_stop(struct ctl_sched *c)
 		HASH_DEL(c->pods, t);
 		free(t->key);
 		free(t->node);
+		free(t->owner);
 		free(t->fit_node);
 		free(t->ports);
 		free(t);
@@ -514,6 +657,18 @@ ctl_sched_stop(struct ctl_sched *c)
 		free(nc->name);
 		free(nc->ports);
 		free(nc);
+	}
+	HASH_ITER(hh, c->owners, oc, ot)
+	{
+		HASH_ITER(hh, oc->nodes, on, onx)
+		{
+			HASH_DEL(oc->nodes, on);
+			free(on->node);
+			free(on);
+		}
+		HASH_DEL(c->owners, oc);
+		free(oc->uid);
+		free(oc);
 	}
 	free(c);
 }

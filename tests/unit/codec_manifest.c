@@ -461,6 +461,37 @@ struct roundtrip_case {
 };
 
 static const struct roundtrip_case roundtrip_cases[] = {
+    {"pod affinity: nodeAffinity typed, the rest kept as written",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers: [{name: a, image: x}]\n"
+     "  affinity:\n    nodeAffinity:\n"
+     "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+     "        nodeSelectorTerms:\n"
+     "        - matchExpressions:\n"
+     "          - {key: zone, operator: In, values: [z1, z2]}\n"
+     "          - {key: gen, operator: Gt, values: [\"3\"]}\n"
+     "        - matchFields:\n"
+     "          - {key: metadata.name, operator: NotIn, values: [n1]}\n"
+     "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+     "      - weight: 10\n        preference:\n"
+     "          matchExpressions: [{key: disk, operator: Exists}]\n"
+     "    podAntiAffinity:\n"
+     "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+     "      - topologyKey: kubernetes.io/hostname\n"
+     "        labelSelector: {matchLabels: {app: web}}\n",
+     NULL,
+     false,
+     {"\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\","
+      "\"operator\":\"In\",\"values\":[\"z1\",\"z2\"]}",
+      "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":"
+      "\"NotIn\",\"values\":[\"n1\"]}]}",
+      "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":10,"
+      "\"preference\":{\"matchExpressions\":[{\"key\":\"disk\","
+      "\"operator\":\"Exists\"}]}}]",
+      "\"podAntiAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution"
+      "\":[{\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}},"
+      "\"topologyKey\":\"kubernetes.io/hostname\"}]}",
+      NULL}},
     {"defaulted deployment",
      NULL,
      "  replicas: 3\n  minReadySeconds: 5\n",
@@ -734,7 +765,92 @@ struct reject_case {
 	"validation is "                                                       \
 	"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 
+#define P_NA                                                                   \
+	"spec.template.spec.affinity.nodeAffinity."                            \
+	"requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+#define AFFINITY_DEPLOYMENT(terms)                                             \
+	"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"       \
+	"spec:\n  selector: {matchLabels: {app: web}}\n"                       \
+	"  template:\n    metadata: {labels: {app: web}}\n"                    \
+	"    spec:\n      containers: [{name: app, image: nginx}]\n"           \
+	"      affinity:\n        nodeAffinity:\n" terms
+
 static const struct reject_case reject_cases[] = {
+    {"node affinity requirements Kubernetes refuses",
+     AFFINITY_DEPLOYMENT(
+	 "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+	 "            nodeSelectorTerms:\n"
+	 "            - matchExpressions:\n"
+	 "              - {key: zone, operator: Foo, values: [a]}\n"
+	 "              - {key: zone, operator: In}\n"
+	 "              - {key: zone, operator: Exists, values: [a]}\n"
+	 "              - {key: gen, operator: Gt, values: [\"1\", \"2\"]}\n"
+	 "              - {key: \"-bad\", operator: Exists}\n"
+	 "              matchFields:\n"
+	 "              - {key: metadata.uid, operator: In, values: [a]}\n"
+	 "              - {key: metadata.name, operator: Exists}\n"
+	 "              - {key: metadata.name, operator: In, values: [a, "
+	 "b]}\n"
+	 "          preferredDuringSchedulingIgnoredDuringExecution:\n"
+	 "          - weight: 0\n"
+	 "            preference:\n"
+	 "              matchExpressions: [{key: disk, operator: NotIn}]\n"),
+     NULL,
+     {P_NA "[0].matchExpressions[0].operator: Invalid value: \"Foo\": not "
+	   "a valid selector operator",
+      P_NA "[0].matchExpressions[1].values: Required value: must be "
+	   "specified when `operator` is 'In' or 'NotIn'",
+      P_NA "[0].matchExpressions[2].values: Forbidden: may not be "
+	   "specified when `operator` is 'Exists' or 'DoesNotExist'",
+      P_NA "[0].matchExpressions[3].values: Required value: must be "
+	   "specified single value when `operator` is 'Lt' or 'Gt'",
+      P_NA "[0].matchFields[0].key: Invalid value: \"metadata.uid\": not a "
+	   "valid field selector key",
+      P_NA "[0].matchFields[2].values: Required value: must be only one "
+	   "value when `operator` is 'In' or 'NotIn' for node field "
+	   "selector"},
+     10},
+    {"node affinity: the rest of the errors of the case above",
+     AFFINITY_DEPLOYMENT(
+	 "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+	 "            nodeSelectorTerms:\n"
+	 "            - matchExpressions:\n"
+	 "              - {key: \"-bad\", operator: Exists}\n"
+	 "              matchFields:\n"
+	 "              - {key: metadata.name, operator: Exists}\n"
+	 "          preferredDuringSchedulingIgnoredDuringExecution:\n"
+	 "          - weight: 0\n"
+	 "            preference:\n"
+	 "              matchExpressions: [{key: disk, operator: NotIn}]\n"),
+     NULL,
+     {P_NA "[0].matchExpressions[0].key: Invalid value: \"-bad\": name "
+	   "part must consist of alphanumeric characters, '-', '_' or '.', "
+	   "and must start and end with an alphanumeric character (e.g. "
+	   "'MyName',  or 'my.name',  or '123-abc', regex used for "
+	   "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      P_NA "[0].matchFields[0].operator: Invalid value: \"Exists\": not a "
+	   "valid selector operator",
+      "spec.template.spec.affinity.nodeAffinity."
+      "preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid "
+      "value: 0: must be in the range 1-100",
+      "spec.template.spec.affinity.nodeAffinity."
+      "preferredDuringSchedulingIgnoredDuringExecution[0].preference."
+      "matchExpressions[0].values: Required value: must be specified when "
+      "`operator` is 'In' or 'NotIn'"},
+     4},
+    {"node affinity without a term",
+     AFFINITY_DEPLOYMENT(
+	 "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+	 "            nodeSelectorTerms: []\n"),
+     NULL,
+     {P_NA ": Required value: must have at least one node selector term"},
+     1},
+    {"an unknown member of nodeAffinity",
+     AFFINITY_DEPLOYMENT("          requiredDuringScheduling: {}\n"),
+     NULL,
+     {"spec.template.spec.affinity.nodeAffinity.requiredDuringScheduling: "
+      "Unknown field: field not declared in schema"},
+     1},
     {"int32 overflow in both directions",
      NULL,
      "  replicas: 2147483648\n  revisionHistoryLimit: -2147483649\n",

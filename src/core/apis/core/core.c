@@ -210,9 +210,62 @@ static const struct field toleration_f[] = {
 };
 static const struct schema toleration_s = SCHEMA(toleration, toleration_f);
 
-/* v1.PodSpec. containers has no omitempty in Go (it is required);
- * affinity is FT_RAW, accepted and kept, not acted on (placement.c
- * reads nodeSelector and tolerations). */
+/* v1.Affinity. nodeAffinity is typed (placement.c filters on its
+ * required terms); podAffinity and podAntiAffinity stay FT_RAW: accepted,
+ * kept and served as written, not acted on. nodeSelectorTerms has no
+ * omitempty in Go (it is required); the lists are atomic in a strategic
+ * merge patch, as in Kubernetes (no patchStrategy). */
+static const struct field node_selector_req_f[] = {
+    F(node_selector_req, "key", FT_STR, key, 0, NULL),
+    F(node_selector_req, "operator", FT_STR, operator, 0, NULL),
+    F(node_selector_req, "values", FT_STRLIST, values, O, NULL),
+};
+static const struct schema node_selector_req_s =
+    SCHEMA(node_selector_req, node_selector_req_f);
+
+static const struct field node_selector_term_f[] = {
+    F(node_selector_term, "matchExpressions", FT_LIST, match_expressions, O,
+      &node_selector_req_s),
+    F(node_selector_term, "matchFields", FT_LIST, match_fields, O,
+      &node_selector_req_s),
+};
+static const struct schema node_selector_term_s =
+    SCHEMA(node_selector_term, node_selector_term_f);
+
+static const struct field node_selector_f[] = {
+    F(node_selector, "nodeSelectorTerms", FT_LIST, node_selector_terms, 0,
+      &node_selector_term_s),
+};
+static const struct schema node_selector_s =
+    SCHEMA(node_selector, node_selector_f);
+
+static const struct field preferred_term_f[] = {
+    F(preferred_scheduling_term, "weight", FT_INT, weight, I32, NULL),
+    F(preferred_scheduling_term, "preference", FT_STRUCT, preference, 0,
+      &node_selector_term_s),
+};
+static const struct schema preferred_term_s =
+    SCHEMA(preferred_scheduling_term, preferred_term_f);
+
+static const struct field node_affinity_f[] = {
+    F(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution", FT_PTR,
+      required, O, &node_selector_s),
+    F(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution", FT_LIST,
+      preferred, O, &preferred_term_s),
+};
+static const struct schema node_affinity_s =
+    SCHEMA(node_affinity, node_affinity_f);
+
+static const struct field affinity_f[] = {
+    F(affinity, "nodeAffinity", FT_PTR, node_affinity, O, &node_affinity_s),
+    F(affinity, "podAffinity", FT_RAW, pod_affinity, O, NULL),
+    F(affinity, "podAntiAffinity", FT_RAW, pod_anti_affinity, O, NULL),
+};
+static const struct schema affinity_s = SCHEMA(affinity, affinity_f);
+
+/* v1.PodSpec. containers has no omitempty in Go (it is required).
+ * affinity is FF_HASHRAW: it was an FT_RAW string, so a template without
+ * one (or with "{}") keeps its pod-template-hash. */
 static const struct field pod_spec_f[] = {
     FK(pod_spec, "containers", containers, 0, &container_s, "name"),
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
@@ -227,7 +280,7 @@ static const struct field pod_spec_f[] = {
     F(pod_spec, "hostname", FT_STR, hostname, O, NULL),
     F(pod_spec, "securityContext", FT_PTR, security_context, O | FF_HASHRAW,
       &schema_pod_security_context),
-    F(pod_spec, "affinity", FT_RAW, affinity, O, NULL),
+    F(pod_spec, "affinity", FT_PTR, affinity, O | FF_HASHRAW, &affinity_s),
     F(pod_spec, "schedulerName", FT_STR, scheduler_name, O, NULL),
     F(pod_spec, "tolerations", FT_LIST, tolerations, O, &toleration_s),
 };

@@ -160,6 +160,58 @@ struct toleration {
 };
 LIST_OF(toleration);
 
+/* ---- node affinity ----
+ *
+ * spec.affinity. nodeAffinity is interpreted (placement.c): its
+ * required terms filter nodes as nodeSelector does. podAffinity and
+ * podAntiAffinity are kept as the JSON written, round-tripped and
+ * compared, not acted on. */
+
+/* v1.NodeSelectorRequirement: in matchExpressions, a requirement on a
+ * node label (In, NotIn, Exists, DoesNotExist, Gt, Lt: Gt and Lt compare
+ * one integer value with the label's); in matchFields, on a node field
+ * (metadata.name, In or NotIn, one value). */
+struct node_selector_req {
+	char *key;
+	char *operator;
+	struct strlist values;
+};
+LIST_OF(node_selector_req);
+
+/* v1.NodeSelectorTerm: every requirement must hold (ANDed); a term with
+ * none matches no node. */
+struct node_selector_term {
+	struct node_selector_req_list match_expressions;
+	struct node_selector_req_list match_fields;
+};
+LIST_OF(node_selector_term);
+
+/* v1.NodeSelector: one of the terms must match (ORed). */
+struct node_selector {
+	struct node_selector_term_list node_selector_terms;
+};
+
+/* v1.PreferredSchedulingTerm: weight 1..100. */
+struct preferred_scheduling_term {
+	int64_t weight;
+	struct node_selector_term preference;
+};
+LIST_OF(preferred_scheduling_term);
+
+/* v1.NodeAffinity (the IgnoredDuringExecution pair: a pod already bound
+ * stays where it is when the node's labels change). */
+struct node_affinity {
+	struct node_selector *required;
+	struct preferred_scheduling_term_list preferred;
+};
+
+/* v1.Affinity */
+struct affinity {
+	struct node_affinity *node_affinity;
+	char *pod_affinity;      /* raw JSON */
+	char *pod_anti_affinity; /* raw JSON */
+};
+
 struct pod_spec {
 	struct container_list containers;
 	char *restart_policy;
@@ -173,7 +225,7 @@ struct pod_spec {
 	char *scheduler_name;
 	struct toleration_list tolerations;
 	struct pod_security_context *security_context;
-	char *affinity; /* raw JSON */
+	struct affinity *affinity;
 };
 
 struct pod_template {

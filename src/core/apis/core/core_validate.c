@@ -587,6 +587,166 @@ validate_container(const struct container *c, const char *path,
 	strbuf_release(&p);
 }
 
+/* NodeSelectorRequirement in matchExpressions
+ * (ValidateNodeSelectorRequirement): In and NotIn need values, Exists
+ * and DoesNotExist take none, Gt and Lt exactly one (that it is an
+ * integer is not checked here, as in Kubernetes: a value that is not
+ * one matches no node); any other operator is invalid. The key is a
+ * label name. Example, operator "Foo" at matchExpressions[0]:
+ *   ...matchExpressions[0].operator: Invalid value: "Foo": not a valid
+ *   selector operator */
+static void
+validate_node_selector_req(const struct node_selector_req *r, const char *path,
+			   struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	/* (not a ?: on `operator`: clang-format takes it for C++'s) */
+	const char *op = r->operator;
+
+	if (op == NULL)
+		op = "";
+	if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
+		if (r->values.n == 0)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s.values", path), NULL,
+				     "must be specified when `operator` is "
+				     "'In' or 'NotIn'");
+	} else if (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist")) {
+		if (r->values.n > 0)
+			fielderr_add(errs, FE_FORBIDDEN,
+				     val_pathf(&p, "%s.values", path), NULL,
+				     "may not be specified when `operator` is "
+				     "'Exists' or 'DoesNotExist'");
+	} else if (!strcmp(op, "Gt") || !strcmp(op, "Lt")) {
+		if (r->values.n != 1)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s.values", path), NULL,
+				     "must be specified single value when "
+				     "`operator` is 'Lt' or 'Gt'");
+	} else {
+		fielderr_addf_str(errs, FE_INVALID,
+				  val_pathf(&p, "%s.operator", path), op,
+				  "not a valid selector operator");
+	}
+	validate_label_key(r->key ? r->key : "", val_pathf(&p, "%s.key", path),
+			   errs);
+	strbuf_release(&p);
+}
+
+/* NodeSelectorRequirement in matchFields
+ * (ValidateNodeFieldSelectorRequirement): only metadata.name, with In or
+ * NotIn and one value, a node name. */
+static void
+validate_node_field_req(const struct node_selector_req *r, const char *path,
+			struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	const char *op = r->operator;
+	const char *key = r->key ? r->key : "";
+	size_t i;
+
+	if (op == NULL)
+		op = "";
+	if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
+		if (r->values.n != 1)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s.values", path), NULL,
+				     "must be only one value when `operator` "
+				     "is 'In' or 'NotIn' for node field "
+				     "selector");
+	} else {
+		fielderr_addf_str(errs, FE_INVALID,
+				  val_pathf(&p, "%s.operator", path), op,
+				  "not a valid selector operator");
+	}
+	if (strcmp(key, "metadata.name")) {
+		fielderr_addf_str(errs, FE_INVALID,
+				  val_pathf(&p, "%s.key", path), key,
+				  "not a valid field selector key");
+	} else {
+		for (i = 0; i < r->values.n; i++)
+			validate_dns1123(
+			    r->values.v[i], false,
+			    val_pathf(&p, "%s.values[%zu]", path, i), errs);
+	}
+	strbuf_release(&p);
+}
+
+/* ValidateNodeSelectorTerm: matchExpressions, then matchFields. */
+static void
+validate_node_selector_term(const struct node_selector_term *t,
+			    const char *path, struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < t->match_expressions.n; i++)
+		validate_node_selector_req(
+		    &t->match_expressions.v[i],
+		    val_pathf(&p, "%s.matchExpressions[%zu]", path, i), errs);
+	for (i = 0; i < t->match_fields.n; i++)
+		validate_node_field_req(
+		    &t->match_fields.v[i],
+		    val_pathf(&p, "%s.matchFields[%zu]", path, i), errs);
+	strbuf_release(&p);
+}
+
+/* validateAffinity for nodeAffinity (validateNodeAffinity): the
+ * required selector needs at least one term; every preferred term a
+ * weight of 1..100. podAffinity and podAntiAffinity are kept as written
+ * and not validated (drover does not act on them). */
+static void
+validate_affinity(const struct affinity *a, const char *path,
+		  struct fielderr_list *errs)
+{
+	const struct node_affinity *na = a->node_affinity;
+	struct strbuf p = STRBUF_INIT, q = STRBUF_INIT;
+	size_t i;
+
+	if (na == NULL)
+		return;
+	if (na->required) {
+		const struct node_selector_term_list *l =
+		    &na->required->node_selector_terms;
+
+		if (l->n == 0)
+			fielderr_add(
+			    errs, FE_REQUIRED,
+			    val_pathf(
+				&p,
+				"%s.nodeAffinity.requiredDuringScheduling"
+				"IgnoredDuringExecution.nodeSelectorTerms",
+				path),
+			    NULL, "must have at least one node selector term");
+		for (i = 0; i < l->n; i++)
+			validate_node_selector_term(
+			    &l->v[i],
+			    val_pathf(&p,
+				      "%s.nodeAffinity.requiredDuringScheduling"
+				      "IgnoredDuringExecution.nodeSelectorTerms"
+				      "[%zu]",
+				      path, i),
+			    errs);
+	}
+	for (i = 0; i < na->preferred.n; i++) {
+		const struct preferred_scheduling_term *t = &na->preferred.v[i];
+
+		val_pathf(&q,
+			  "%s.nodeAffinity.preferredDuringScheduling"
+			  "IgnoredDuringExecution[%zu]",
+			  path, i);
+		if (t->weight <= 0 || t->weight > 100)
+			fielderr_addf_int(
+			    errs, FE_INVALID, val_pathf(&p, "%s.weight", q.buf),
+			    t->weight, "must be in the range 1-100");
+		validate_node_selector_term(
+		    &t->preference, val_pathf(&p, "%s.preference", q.buf),
+		    errs);
+	}
+	strbuf_release(&p);
+	strbuf_release(&q);
+}
+
 /* ValidatePodSpec for the fields drover models. path is where the spec
  * sits ("spec" for a Pod, "spec.template.spec" for a template), so the
  * same rules print the right paths for both.
@@ -649,6 +809,9 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 		validate_pod_security_context(
 		    s->security_context,
 		    val_pathf(&p, "%s.securityContext", path), errs);
+	if (s->affinity)
+		validate_affinity(s->affinity,
+				  val_pathf(&p, "%s.affinity", path), errs);
 	for (i = 0; i < s->tolerations.n; i++) {
 		const struct toleration *t = &s->tolerations.v[i];
 
