@@ -45,6 +45,7 @@
 static const char usage_text[] =
     "usage: drover serve [--data-dir DIR] [--socket PATH] "
     "[--listen ADDR:PORT [--insecure-http]]\n"
+    "                    [--tls-san NAME]...\n"
     "                    [--node-name NAME] [--runtime none|process]\n"
     "                    [--watch-history N] [--watch-history-bytes B]\n"
     "                    [--resync-period DURATION]\n"
@@ -61,7 +62,9 @@ static const char usage_text[] =
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
     "token (written to DIR/token; the certificate from drover's own CA in\n"
-    "DIR/tls; DIR/kubeconfig for kubectl: KUBECONFIG=DIR/kubeconfig;\n"
+    "DIR/tls, for ADDR, 127.0.0.1, localhost, the host name, every\n"
+    "address of the host when ADDR is 0.0.0.0, and each --tls-san;\n"
+    "DIR/kubeconfig for kubectl: KUBECONFIG=DIR/kubeconfig;\n"
     "--insecure-http: plain HTTP instead, which kubectl will not send its\n"
     "token over), the controllers, the scheduler and the\n"
     "agent of this node (NAME, default the host name), which runs the\n"
@@ -550,6 +553,7 @@ enum {
 	OPT_EVENT_TTL,
 	OPT_CONTROLLERS,
 	OPT_NO_AGENT,
+	OPT_TLS_SAN,
 };
 
 /* --allocatable, parsed: the agent's config points at it for the life of
@@ -623,6 +627,7 @@ serve_main(int argc, char **argv)
 	    {"event-ttl", required_argument, NULL, OPT_EVENT_TTL},
 	    {"controllers", required_argument, NULL, OPT_CONTROLLERS},
 	    {"no-agent", no_argument, NULL, OPT_NO_AGENT},
+	    {"tls-san", required_argument, NULL, OPT_TLS_SAN},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -642,6 +647,8 @@ serve_main(int argc, char **argv)
 	int64_t resync_ms = CTL_RESYNC_DEFAULT_MS;
 	struct serve_tls tls = {0};
 	struct api_auth *auth = NULL;
+	const char *sans[SERVE_TLS_MAX_SANS];
+	size_t nsans = 0;
 	bool insecure_http = false;
 	int64_t event_ttl_ms = CTL_EVENT_TTL_DEFAULT_MS;
 
@@ -662,6 +669,15 @@ serve_main(int argc, char **argv)
 			break;
 		case OPT_NO_AGENT:
 			s.no_agent = true;
+			break;
+		case OPT_TLS_SAN:
+			if (nsans == SERVE_TLS_MAX_SANS) {
+				fprintf(stderr,
+					"error: --tls-san: at most %d names\n",
+					SERVE_TLS_MAX_SANS);
+				return 2;
+			}
+			sans[nsans++] = optarg;
 			break;
 		case 'N':
 			node_name = optarg;
@@ -882,7 +898,8 @@ serve_main(int argc, char **argv)
 		hc.tcp_port = port;
 		hc.token = tok;
 		if (!insecure_http &&
-		    serve_tls_prepare(dir, host, &tls, err, sizeof(err))) {
+		    serve_tls_prepare(dir, host, sans, nsans, &tls, err,
+				      sizeof(err))) {
 			fprintf(stderr, "error: %s\n", err);
 			return 1;
 		}

@@ -1,5 +1,8 @@
 /* serve_tls.c - DIR/tls and DIR/kubeconfig for drover serve --listen
  * (see serve_tls.h). */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,30 +39,69 @@ read_pem(const char *tls, const char *name, char **buf, size_t *len, char *err,
 	return rc ? -1 : 0;
 }
 
+/* Appends name to sans unless it is there. */
+static void
+add_san(const char **sans, size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(sans[i], name))
+			return;
+	sans[(*n)++] = name;
+}
+
+/* The host's IPv4 addresses but the loopback ones, up to max. */
+static size_t
+host_addresses(char (*out)[INET_ADDRSTRLEN], size_t max)
+{
+	struct ifaddrs *ifs, *i;
+	size_t n = 0;
+
+	if (getifaddrs(&ifs))
+		return 0;
+	for (i = ifs; i && n < max; i = i->ifa_next) {
+		const struct sockaddr_in *a =
+		    (const struct sockaddr_in *)i->ifa_addr;
+
+		if (a == NULL || a->sin_family != AF_INET ||
+		    (ntohl(a->sin_addr.s_addr) >> 24) == 127)
+			continue;
+		if (inet_ntop(AF_INET, &a->sin_addr, out[n], INET_ADDRSTRLEN))
+			n++;
+	}
+	freeifaddrs(ifs);
+	return n;
+}
+
 int
-serve_tls_prepare(const char *dir, const char *host, struct serve_tls *t,
+serve_tls_prepare(const char *dir, const char *host,
+		  const char *const *extra, size_t nextra, struct serve_tls *t,
 		  char *err, size_t errlen)
 {
-	char tls[600], hostname[256];
-	const char *sans[4];
-	size_t n = 0, i;
+	char tls[600], hostname[256], addrs[16][INET_ADDRSTRLEN];
+	const char *sans[4 + 16 + SERVE_TLS_MAX_SANS];
+	size_t n = 0, i, naddrs = 0;
 	struct tlsca_result res;
 
 	memset(t, 0, sizeof(*t));
-	/* As k3s: the listen address, the loopback address and name, and
-	 * the host's name; no duplicates. */
+	/* As k3s: the listen address, the loopback address and name, the
+	 * host's name, and --tls-san's; on 0.0.0.0, every IPv4 address of
+	 * the host (where other hosts reach it). No duplicates. */
 	if (gethostname(hostname, sizeof(hostname)) != 0)
 		hostname[0] = '\0';
 	hostname[sizeof(hostname) - 1] = '\0';
-	sans[n++] = host;
-	if (strcmp(host, "127.0.0.1"))
-		sans[n++] = "127.0.0.1";
-	sans[n++] = "localhost";
-	for (i = 0; i < n && *hostname; i++)
-		if (!strcmp(sans[i], hostname))
-			break;
-	if (*hostname && i == n)
-		sans[n++] = hostname;
+	if (!strcmp(host, "0.0.0.0"))
+		naddrs = host_addresses(addrs, 16);
+	add_san(sans, &n, host);
+	add_san(sans, &n, "127.0.0.1");
+	add_san(sans, &n, "localhost");
+	if (*hostname)
+		add_san(sans, &n, hostname);
+	for (i = 0; i < naddrs; i++)
+		add_san(sans, &n, addrs[i]);
+	for (i = 0; i < nextra && i < SERVE_TLS_MAX_SANS; i++)
+		add_san(sans, &n, extra[i]);
 	snprintf(tls, sizeof(tls), "%s/tls", dir);
 	if (tlsca_ensure(tls, sans, n, time(NULL), &res, err, errlen))
 		return -1;

@@ -30,10 +30,14 @@ struct serve_tls {
 };
 
 /* Makes sure DIR/tls holds the CA and a server certificate whose SANs
- * cover host (the --listen address), 127.0.0.1, localhost and the host
- * name, and reads them into t. Logs what it made. 0, or -1 with err. */
-int serve_tls_prepare(const char *dir, const char *host, struct serve_tls *t,
-		      char *err, size_t errlen);
+ * cover host (the --listen address), 127.0.0.1, localhost, the host
+ * name, every IPv4 address of the host when host is 0.0.0.0, and the
+ * nextra names of extra (--tls-san, at most SERVE_TLS_MAX_SANS), and
+ * reads them into t. Logs what it made. 0, or -1 with err. */
+#define SERVE_TLS_MAX_SANS 16
+int serve_tls_prepare(const char *dir, const char *host,
+		      const char *const *extra, size_t nextra,
+		      struct serve_tls *t, char *err, size_t errlen);
 
 /* Writes DIR/kubeconfig (mode 0600): cluster, user and context "drover",
  * server https://HOST:PORT (http:// when t is NULL: --insecure-http;
