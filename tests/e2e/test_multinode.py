@@ -453,3 +453,111 @@ def test_three_nodes_roll_under_load_and_outlive_the_control_plane(cp):
     assert spread(cp, "v2") == second
     for i in range(3):
         assert len(served_by("127.0.0.%d" % (i + 2), 12)) >= 1
+
+
+class ReadySampler:
+    """Counts the ready, not terminating pods every 50 ms in a thread; the
+    lowest count seen is the budget's test."""
+
+    def __init__(self, cp):
+        self.cp, self.low, self.samples, self.stop = cp, None, 0, False
+        self.t = threading.Thread(target=self.run)
+        self.t.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                pods = self.cp.req("GET", "/api/v1/pods").json()["items"]
+            except requests.RequestException:
+                continue
+            n = sum(1 for p in pods
+                    if not p["metadata"].get("deletionTimestamp") and any(
+                        c["type"] == "Ready" and c["status"] == "True"
+                        for c in p.get("status", {}).get("conditions", [])))
+            self.low = n if self.low is None else min(self.low, n)
+            self.samples += 1
+            time.sleep(0.05)
+
+    def end(self):
+        self.stop = True
+        self.t.join()
+        return self.low
+
+
+def test_drain_a_node_under_load_with_a_budget(cp):
+    """`drover drain n1` with a PodDisruptionBudget of minAvailable 5 of 6,
+    under load through n2's address: the evictions wait on 429 while a
+    replacement starts elsewhere, the budget holds at every sample, n1 ends
+    with no pod, 0 requests fail; uncordon makes n1 schedulable again."""
+    if not os.path.exists(EXAMPLE):
+        pytest.fail("example service not built: " + EXAMPLE)
+    tok = cp.new_token()
+    names = ["n1", "n2", "n3"]
+    for i, n in enumerate(names):
+        cp.agents.append(Agent(cp, n, "127.0.0.%d" % (i + 2),
+                               os.path.join(cp.root, n),
+                               "%d-%d" % (26300 + 100 * i, 26399 + 100 * i),
+                               token=tok))
+    port = free_port()
+    assert cp.req("POST", APPS + "/deployments", web(6, "v1")).status_code == 201
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+           "spec": {"selector": {"app": "web"}, "ports": [{
+               "name": "http", "port": port, "targetPort": "http",
+               "appProtocol": "http"}]}}
+    assert cp.req("POST", CORE + "/services", svc).status_code == 201
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": "web"},
+           "spec": {"minAvailable": 5,
+                    "selector": {"matchLabels": {"app": "web"}}}}
+    r = cp.req("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               pdb)
+    assert r.status_code == 201, r.text
+    first = wait_for(lambda: (lambda s: s if s and sum(map(len, s.values())) == 6
+                              else None)(spread(cp, "v1")),
+                     timeout=60, what="6 ready pods")
+    assert sorted(len(v) for v in first.values()) == [2, 2, 2], first
+    wait_for(lambda: cp.req(
+        "GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web")
+        .json().get("status", {}).get("disruptionsAllowed") == 1,
+        what="the budget to allow one disruption")
+    wait_for(lambda: answers_on("127.0.0.3", port), what="n2's proxy")
+
+    load = Load(port, 120, host="127.0.0.3")
+    sampler = ReadySampler(cp)
+    d = cp.cli("drain", "n1", "--timeout", "90s")
+    low = sampler.end()
+    res = load.result()
+    assert d.returncode == 0, d.stdout + d.stderr
+    assert d.stdout.rstrip().endswith("node/n1 drained"), d.stdout
+    for p in first["n1"]:
+        assert "evicting pod default/%s" % p in d.stdout + d.stderr
+    assert "Cannot evict pod as it would violate the pod's disruption budget" \
+        in d.stdout + d.stderr  # it waited on a 429 at least once
+    assert sampler.samples >= 5 and low >= 5, (low, sampler.samples)
+    assert res["requests"] > 1000, res["text"]
+    assert res["non2xx"] == 0 and res["socket_errors"] == 0, res["text"]
+    after = wait_for(lambda: (lambda s: s if s and sum(map(len, s.values())) == 6
+                              else None)(spread(cp, "v1")),
+                     timeout=30, what="6 ready pods again")
+    assert "n1" not in after and sorted(after) == ["n2", "n3"], after
+    assert cp.req("GET", "/api/v1/nodes/n1").json()["spec"]["unschedulable"]
+
+    r = cp.cli("uncordon", "n1")
+    assert r.returncode == 0 and "node/n1 uncordoned" in r.stdout, r.stderr
+    assert not cp.req("GET", "/api/v1/nodes/n1").json()["spec"].get(
+        "unschedulable")
+    r = cp.req("PATCH", APPS + "/deployments/web/scale",
+               {"spec": {"replicas": 7}}, ct="application/merge-patch+json")
+    assert r.status_code == 200, r.text
+    grown = wait_for(lambda: (lambda s: s if s and sum(map(len, s.values())) == 7
+                              else None)(spread(cp, "v1")),
+                     timeout=30, what="the 7th pod")
+    assert len(grown.get("n1", [])) == 1, grown  # the emptiest node again
+
+
+def answers_on(addr, port):
+    try:
+        return requests.get("http://%s:%d/" % (addr, port),
+                            timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
