@@ -966,7 +966,10 @@ agent_start(const struct agent_config *cfg)
 	 * new pod gets one), and after the watch has delivered them, the
 	 * processes no pod accounts for are stopped (runtime_sweep). Only
 	 * this agent starts processes, so the list cannot miss one. */
-	listed = a->rt && kube_list(cfg->client, KIND_POD, NULL, &pods) == 0;
+	snprintf(query, sizeof(query), "fieldSelector=spec.nodeName%%3D%s",
+		 a->node);
+	listed = a->rt &&
+		 kube_list_query(cfg->client, KIND_POD, NULL, query, &pods) == 0;
 	for (i = 0; listed && i < pods.n; i++) {
 		const struct pod *p = pods.v[i].obj;
 

@@ -67,6 +67,13 @@ int
 kube_list(struct client *c, enum kind_id k, const char *ns,
 	  struct object_list *out)
 {
+	return kube_list_query(c, k, ns, NULL, out);
+}
+
+int
+kube_list_query(struct client *c, enum kind_id k, const char *ns,
+		const char *query, struct object_list *out)
+{
 	struct client_resp r;
 	json_t *items, *it;
 	char path[512];
@@ -74,7 +81,7 @@ kube_list(struct client *c, enum kind_id k, const char *ns,
 
 	memset(out, 0, sizeof(*out));
 	kube_path(path, sizeof(path), k, ns, NULL, NULL);
-	client_request(c, "GET", path, NULL, NULL, NULL, &r);
+	client_request(c, "GET", path, query, NULL, NULL, &r);
 	if (r.status != 200) {
 		client_resp_release(&r);
 		return -2;

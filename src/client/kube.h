@@ -16,6 +16,10 @@ int kube_get(struct client *c, enum kind_id k, const char *ns, const char *name,
 /* LIST a kind in ns (NULL: all). 0 or -2. */
 int kube_list(struct client *c, enum kind_id k, const char *ns,
 	      struct object_list *out);
+/* The same with a query ("fieldSelector=spec.nodeName%3Dn1"; NULL:
+ * none), already percent-encoded. */
+int kube_list_query(struct client *c, enum kind_id k, const char *ns,
+		    const char *query, struct object_list *out);
 /* Writes: POST (create), PUT (update, sub may be "status"), DELETE.
  * Return the HTTP status (0 on transport failure); on success the
  * object's resourceVersion and generation are updated from the answer
