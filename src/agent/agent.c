@@ -103,6 +103,8 @@ struct agent {
 	/* A pod with no process yet was seen since the last start_bound:
 	 * agent_start_bound has something to look for. */
 	bool to_start;
+	/* When the Node's status was last written (0: not yet). */
+	dtime status_reported;
 	int closing;
 };
 
@@ -249,12 +251,46 @@ fill_status(struct agent *a, struct node *n)
 	fill_node_info(&st->node_info);
 }
 
-/* Creates or refreshes the Node. */
+/* The kubelet's nodeStatusReportFrequency: the Node's status is written
+ * when it changes, else at least this often; the Lease, renewed every
+ * heartbeat, tells the control plane the node is alive in between. */
+#define NODE_STATUS_REPORT_MS (5 * 60 * 1000)
+
+/* nodeStatusHasChanged: the statuses differ in more than their
+ * conditions' lastHeartbeatTime. */
+static bool
+status_changed(const struct node_status *old, const struct node_status *nw)
+{
+	const struct schema *s = kind_status_schema(kind_by_id(KIND_NODE));
+	struct node_status cmp;
+	bool eq;
+	size_t i;
+
+	schema_copy(s, &cmp, nw);
+	for (i = 0; i < cmp.conditions.n; i++) {
+		const struct condition *c =
+		    condition_get(&old->conditions, cmp.conditions.v[i].type);
+
+		if (c)
+			cmp.conditions.v[i].last_heartbeat_time =
+			    c->last_heartbeat_time;
+	}
+	eq = schema_equal(s, &cmp, old);
+	schema_release(s, &cmp);
+	return !eq;
+}
+
+/* Creates the Node, or writes its status when it changed or was last
+ * written NODE_STATUS_REPORT_MS ago (the control plane's Ready Unknown
+ * is a change: the agent's Ready True answers it at once). */
 static int
 register_node(struct agent *a)
 {
+	const struct schema *ss = kind_status_schema(kind_by_id(KIND_NODE));
+	struct node_status before;
 	struct object o;
 	int r = kube_get(a->cfg.client, KIND_NODE, NULL, a->node, &o), st;
+	dtime now;
 
 	if (r == -2)
 		return -1;
@@ -270,16 +306,30 @@ register_node(struct agent *a)
 		fill_status(a, n);
 		st = kube_create(a->cfg.client, &o);
 		object_release(&o);
+		if (st == 201)
+			a->status_reported = a->cfg.now();
 		return st == 201 ? 0 : -1;
 	}
+	schema_copy(ss, &before, &((struct node *)o.obj)->status);
 	fill_status(a, o.obj);
+	now = a->cfg.now();
+	if (a->status_reported &&
+	    now - a->status_reported < NODE_STATUS_REPORT_MS &&
+	    !status_changed(&before, &((struct node *)o.obj)->status)) {
+		schema_release(ss, &before);
+		object_release(&o);
+		return 0; /* the Lease says the node is alive */
+	}
+	schema_release(ss, &before);
 	st = kube_update(a->cfg.client, &o, "status");
 	object_release(&o);
+	if (st == 200)
+		a->status_reported = now;
 	return st == 200 ? 0 : -1;
 }
 
 /* Creates or renews the node's Lease (kube-node-lease/NODE, held by the
- * node for 40 s, renewed at every heartbeat), as the kubelet does; owned
+ * node for 40 s, renewed at every heartbeat, 10 s), as the kubelet does; owned
  * by the Node. */
 static int
 renew_lease(struct agent *a)

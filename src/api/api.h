@@ -44,6 +44,13 @@ struct api_config {
 	/* Who may join and how nodes are known (auth.h): /drover/v1/...
 	 * (h_drover.c); NULL: those endpoints answer 404. Borrowed. */
 	struct api_auth *auth;
+	/* DefaultTolerationSeconds (kube-apiserver's admission plugin): a
+	 * pod created without them gets the NoExecute tolerations of
+	 * node.kubernetes.io/not-ready and /unreachable for these many
+	 * seconds (--default-not-ready-toleration-seconds, 300); false:
+	 * none added. */
+	bool default_tolerations;
+	int64_t not_ready_toleration_s, unreachable_toleration_s;
 };
 
 struct api_req {

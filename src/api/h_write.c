@@ -13,6 +13,7 @@
 #include "json.h"
 #include "object.h"
 #include "patch.h"
+#include "plan_nodelife.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -376,6 +377,15 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 				 suf);
 			set_str(&m->name, name);
 		}
+		/* DefaultTolerationSeconds, a mutating admission plugin:
+		 * pods proper, not their templates (a template hash must
+		 * not change) nor subresources */
+		if (tries == 0 && res->id == KIND_POD &&
+		    a->cfg.default_tolerations)
+			pod_default_tolerations(
+			    &((struct pod *)o.obj)->spec,
+			    a->cfg.not_ready_toleration_s,
+			    a->cfg.unreachable_toleration_s);
 		if (tries == 0 &&
 		    (default_and_validate_admit(res, &o, NULL, resp, true) ||
 		     (res->id == KIND_SERVICE &&

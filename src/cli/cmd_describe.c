@@ -18,6 +18,7 @@
 #include "deploy_util.h"
 #include "labels.h"
 #include "object.h"
+#include "xalloc.h"
 
 static const char usage_text[] =
     "usage: drover describe KIND [NAME...]\n"
@@ -45,6 +46,52 @@ add_map(struct strbuf *sb, const char *title, const struct strmap *m,
 	}
 	if (shown == 0)
 		strbuf_addstr(sb, "<none>\n");
+}
+
+static int
+cmp_toleration(const void *a, const void *b)
+{
+	const struct toleration *x = *(const struct toleration *const *)a;
+	const struct toleration *y = *(const struct toleration *const *)b;
+
+	return strcmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+/* kubectl's printTolerationsMultiline: one a line, sorted by key,
+ * "key[=value][:effect][ op=Exists][ for Ns]". */
+static void
+add_tolerations(struct strbuf *sb, const struct toleration_list *l)
+{
+	const struct toleration **v = xcalloc(l->n + 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		v[i] = &l->v[i];
+	qsort(v, l->n, sizeof(*v), cmp_toleration);
+	strbuf_addstr(sb, "Tolerations:\t");
+	if (l->n == 0)
+		strbuf_addstr(sb, "<none>\n");
+	for (i = 0; i < l->n; i++) {
+		const struct toleration *t = v[i];
+		bool key = t->key && *t->key, effect = t->effect && *t->effect;
+
+		if (i)
+			strbuf_addstr(sb, "\t");
+		strbuf_addstr(sb, key ? t->key : "");
+		if (t->value && *t->value)
+			strbuf_addf(sb, "=%s", t->value);
+		if (effect)
+			strbuf_addf(sb, ":%s", t->effect);
+		if (t->operator&& !strcmp(t->operator, "Exists") &&
+		    !(t->value && *t->value))
+			strbuf_addstr(sb, key || effect ? " op=Exists"
+							: "op=Exists");
+		if (t->toleration_seconds.set)
+			strbuf_addf(sb, " for %llds",
+				    (long long)t->toleration_seconds.v);
+		strbuf_addch(sb, '\n');
+	}
+	free(v);
 }
 
 static void
@@ -350,6 +397,8 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 				    st->conditions.v[i].status);
 	}
 	strbuf_addf(sb, "QoS Class:\t%s\n", qos_class(&p->spec));
+	add_map(sb, "Node-Selectors", &p->spec.node_selector, "=");
+	add_tolerations(sb, &p->spec.tolerations);
 	cli_describe_events(c, kind_by_id(KIND_POD), &p->metadata, sb);
 }
 

@@ -22,6 +22,7 @@ struct controllers {
 	struct ctl_sched *sched;
 	struct ctl_endpoints *endpoints;
 	struct ctl_disruption *disruption;
+	struct ctl_nodelife *nodelife;
 	struct ctl_event_ttl *event_ttl; /* NULL: events never expire */
 	uv_timer_t *resync;              /* NULL: no periodic resync */
 	/* Each controller's client: a guard over cfg.client (owned). */
@@ -33,9 +34,16 @@ struct controllers {
  * both the endpoints controller (it keeps Endpoints and EndpointSlices),
  * which runs if either is enabled. */
 const char *const ctl_controller_names[] = {
-    "deployment",       "replicaset", "replicationcontroller",
-    "garbagecollector", "endpoint",   "endpointslice",
-    "disruption",       "ttl-events", NULL,
+    "deployment",
+    "replicaset",
+    "replicationcontroller",
+    "garbagecollector",
+    "endpoint",
+    "endpointslice",
+    "disruption",
+    "ttl-events",
+    "nodelifecycle",
+    NULL,
 };
 
 static bool
@@ -230,9 +238,10 @@ ctl_start(const struct ctl_config *cfg)
 	    informer_new(cfg->client, cfg->loop, KIND_REPLICATION_CONTROLLER);
 	c->cfg.pdbs =
 	    informer_new(cfg->client, cfg->loop, KIND_POD_DISRUPTION_BUDGET);
+	c->cfg.leases = informer_new(cfg->client, cfg->loop, KIND_LEASE);
 	if (!c->cfg.deploys || !c->cfg.rss || !c->cfg.pods || !c->cfg.nodes ||
 	    !c->cfg.services || !c->cfg.slices || !c->cfg.endpoints ||
-	    !c->cfg.rcs || !c->cfg.pdbs) {
+	    !c->cfg.rcs || !c->cfg.pdbs || !c->cfg.leases) {
 		ctl_stop(c);
 		return NULL;
 	}
@@ -266,11 +275,15 @@ ctl_start(const struct ctl_config *cfg)
 	if (ON("disruption"))
 		c->disruption = ctl_disruption_start(
 		    guarded(c, &g, "disruption-controller"));
+	if (ON("nodelifecycle"))
+		c->nodelife =
+		    ctl_nodelife_start(guarded(c, &g, "node-controller"));
 	if ((ON("deployment") && !c->deploy) || (ON("replicaset") && !c->rs) ||
 	    (ON("replicationcontroller") && !c->rc) ||
 	    (ON("garbagecollector") && !c->gc) || !c->sched ||
 	    ((ON("endpoint") || ON("endpointslice")) && !c->endpoints) ||
 	    (ON("disruption") && !c->disruption) ||
+	    (ON("nodelifecycle") && !c->nodelife) ||
 	    (ON("ttl-events") && c->cfg.event_ttl_ms > 0 && !c->event_ttl)) {
 #undef ON
 		ctl_stop(c);
@@ -315,6 +328,8 @@ ctl_resync(struct controllers *c)
 		ctl_endpoints_resync(c->endpoints);
 	if (c->disruption)
 		ctl_disruption_resync(c->disruption);
+	if (c->nodelife)
+		ctl_nodelife_resync(c->nodelife);
 }
 
 void
@@ -333,6 +348,7 @@ ctl_stop(struct controllers *c)
 	ctl_sched_stop(c->sched);
 	ctl_endpoints_stop(c->endpoints);
 	ctl_disruption_stop(c->disruption);
+	ctl_nodelife_stop(c->nodelife);
 	ctl_event_ttl_stop(c->event_ttl);
 	informer_free(c->cfg.deploys);
 	informer_free(c->cfg.rss);
@@ -343,6 +359,7 @@ ctl_stop(struct controllers *c)
 	informer_free(c->cfg.endpoints);
 	informer_free(c->cfg.rcs);
 	informer_free(c->cfg.pdbs);
+	informer_free(c->cfg.leases);
 	while (c->nguards > 0) {
 		struct client *g = c->guards[--c->nguards];
 

@@ -14,6 +14,7 @@
 #include "client.h"
 #include "dtime.h"
 #include "kinds.h"
+#include "plan_nodelife.h"
 #include "recorder.h"
 
 struct controllers;
@@ -24,8 +25,8 @@ struct informer;
  * hot-write guard (src/client/guard.h) of the component names
  * replicaset-controller, replication-controller, deployment-controller,
  * garbage-collector, default-scheduler, endpoint-controller, event-ttl,
- * disruption-controller. */
-#define CTL_NGUARDS 8
+ * disruption-controller, node-controller. */
+#define CTL_NGUARDS 9
 
 struct ctl_config {
 	uv_loop_t *loop;
@@ -52,8 +53,15 @@ struct ctl_config {
 	/* The shared caches (informer.h), made by ctl_start(). */
 	struct informer *deploys, *rss, *pods, *nodes;
 	struct informer *services, *slices, *endpoints;
-	struct informer *rcs;  /* ReplicationControllers */
-	struct informer *pdbs; /* PodDisruptionBudgets */
+	struct informer *rcs;    /* ReplicationControllers */
+	struct informer *pdbs;   /* PodDisruptionBudgets */
+	struct informer *leases; /* coordination.k8s.io Leases */
+	/* The node lifecycle controller's settings (kube-controller-
+	 * manager's --node-monitor-grace-period, --node-eviction-rate...;
+	 * grace_ms 0: the defaults) and how often it looks at the nodes
+	 * (--node-monitor-period; 0: 5 s). */
+	struct nodelife_config nodelife;
+	int64_t node_monitor_period_ms;
 };
 
 /* The controllers' names, kube-controller-manager's, as --help lists them
@@ -119,6 +127,13 @@ void ctl_endpoints_stop(struct ctl_endpoints *e);
 struct ctl_disruption *ctl_disruption_start(const struct ctl_config *cfg);
 void ctl_disruption_stop(struct ctl_disruption *d);
 void ctl_disruption_resync(struct ctl_disruption *d);
+/* The node lifecycle and taint eviction controllers (nodelifecycle.c):
+ * nodes whose agent stopped posting go Ready Unknown and are tainted,
+ * and the pods that do not tolerate the taint are deleted. */
+struct ctl_nodelife;
+struct ctl_nodelife *ctl_nodelife_start(const struct ctl_config *cfg);
+void ctl_nodelife_stop(struct ctl_nodelife *n);
+void ctl_nodelife_resync(struct ctl_nodelife *n);
 /* Each enqueues every key it owns from the shared caches. */
 void ctl_deploy_resync(struct ctl_deploy *d);
 void ctl_rs_resync(struct ctl_rs *r);

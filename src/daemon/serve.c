@@ -58,6 +58,15 @@ static const char usage_text[] =
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
     "                    [--event-ttl DURATION] [--controllers LIST]\n"
     "                    [--no-agent]\n"
+    "                    [--node-monitor-grace-period DURATION]\n"
+    "                    [--node-monitor-period DURATION]\n"
+    "                    [--node-startup-grace-period DURATION]\n"
+    "                    [--node-eviction-rate R]\n"
+    "                    [--secondary-node-eviction-rate R]\n"
+    "                    [--large-cluster-size-threshold N]\n"
+    "                    [--unhealthy-zone-threshold F]\n"
+    "                    [--default-not-ready-toleration-seconds S]\n"
+    "                    [--default-unreachable-toleration-seconds S]\n"
     "\n"
     "Runs the control plane on this host: the SQLite store in DIR, the API\n"
     "on a unix socket (mode 0600) and, with --listen, on HTTPS with a bearer\n"
@@ -91,10 +100,29 @@ static const char usage_text[] =
     "'-name' to leave one out (default '*'; e.g. '*,-disruption'). Names:\n"
     "deployment, replicaset, replicationcontroller, garbagecollector,\n"
     "endpoint and endpointslice (one controller keeps both), disruption,\n"
-    "ttl-events (the --event-ttl sweep). The scheduler and the node's agent\n"
-    "always run; --no-agent leaves the agent out (no Node here: a control\n"
-    "plane only, whose nodes join with `drover token create` and `drover\n"
-    "agent`).\n"
+    "ttl-events (the --event-ttl sweep), nodelifecycle. The scheduler and\n"
+    "the node's agent always run; --no-agent leaves the agent out (no Node\n"
+    "here: a control plane only, whose nodes join with `drover token\n"
+    "create` and `drover agent`).\n"
+    "Node lifecycle (kube-controller-manager's flags): every\n"
+    "--node-monitor-period (default 5s) the nodelifecycle controller looks\n"
+    "at the nodes; one whose agent has renewed neither its Lease nor its\n"
+    "Ready condition for --node-monitor-grace-period (default 40s; a node\n"
+    "that never posted: --node-startup-grace-period, 60s) goes Ready\n"
+    "Unknown, its pods not ready, and is tainted\n"
+    "node.kubernetes.io/unreachable:NoExecute, at most\n"
+    "--node-eviction-rate nodes a second (default 0.1) per zone\n"
+    "(--secondary-node-eviction-rate, 0.01, when more than\n"
+    "--unhealthy-zone-threshold, 0.55, of a zone larger than\n"
+    "--large-cluster-size-threshold nodes, 50, is down; none in a smaller\n"
+    "one, and none at all when no node is Ready). Pods that do not\n"
+    "tolerate the taint are deleted, the others when their\n"
+    "tolerationSeconds run out. Every pod created gets the tolerations\n"
+    "node.kubernetes.io/not-ready:NoExecute and\n"
+    "node.kubernetes.io/unreachable:NoExecute for\n"
+    "--default-not-ready-toleration-seconds and\n"
+    "--default-unreachable-toleration-seconds (default 300) unless it\n"
+    "tolerates them already (kube-apiserver's DefaultTolerationSeconds).\n"
     "\n"
     "Limits: a watch stream that lags by more than --watch-buffer-bytes\n"
     "(default 4 MiB), or lags most when all streams lag by more than\n"
@@ -554,7 +582,86 @@ enum {
 	OPT_CONTROLLERS,
 	OPT_NO_AGENT,
 	OPT_TLS_SAN,
+	OPT_NODE_MONITOR_GRACE,
+	OPT_NODE_MONITOR_PERIOD,
+	OPT_NODE_STARTUP_GRACE,
+	OPT_NODE_EVICTION_RATE,
+	OPT_SECONDARY_EVICTION_RATE,
+	OPT_LARGE_CLUSTER,
+	OPT_UNHEALTHY_ZONE,
+	OPT_NOT_READY_TOLERATION,
+	OPT_UNREACHABLE_TOLERATION,
 };
+
+/* A duration flag (> 0), a rate or share (>= 0, a share at most 1) or a
+ * count of seconds (>= 0) of the node lifecycle settings; -1 with the
+ * message printed. */
+static int
+nodelife_arg(int c, const char *flag, const char *v, struct ctl_config *cc,
+	     struct api_config *ac)
+{
+	char *end;
+	double d;
+	int64_t ms;
+	long long n;
+
+	switch (c) {
+	case OPT_NODE_MONITOR_GRACE:
+	case OPT_NODE_MONITOR_PERIOD:
+	case OPT_NODE_STARTUP_GRACE:
+		ms = dtime_parse_duration(v);
+		if (ms <= 0) {
+			fprintf(stderr,
+				"error: --%s: \"%s\": expected a duration "
+				"such as 40s or 1m\n",
+				flag, v);
+			return -1;
+		}
+		if (c == OPT_NODE_MONITOR_GRACE)
+			cc->nodelife.grace_ms = ms;
+		else if (c == OPT_NODE_MONITOR_PERIOD)
+			cc->node_monitor_period_ms = ms;
+		else
+			cc->nodelife.startup_grace_ms = ms;
+		return 0;
+	case OPT_NODE_EVICTION_RATE:
+	case OPT_SECONDARY_EVICTION_RATE:
+	case OPT_UNHEALTHY_ZONE:
+		d = strtod(v, &end);
+		if (end == v || *end || !(d >= 0) ||
+		    (c == OPT_UNHEALTHY_ZONE && (d <= 0 || d > 1))) {
+			fprintf(stderr, "error: --%s: \"%s\": expected %s\n",
+				flag, v,
+				c == OPT_UNHEALTHY_ZONE
+				    ? "a share above 0, at most 1"
+				    : "a rate in nodes a second, such as 0.1");
+			return -1;
+		}
+		if (c == OPT_NODE_EVICTION_RATE)
+			cc->nodelife.eviction_qps = d;
+		else if (c == OPT_SECONDARY_EVICTION_RATE)
+			cc->nodelife.secondary_qps = d;
+		else
+			cc->nodelife.unhealthy_zone = d;
+		return 0;
+	default:
+		n = strtoll(v, &end, 10);
+		if (end == v || *end || n < 0) {
+			fprintf(stderr,
+				"error: --%s: \"%s\": expected a count "
+				"(0 or more)\n",
+				flag, v);
+			return -1;
+		}
+		if (c == OPT_LARGE_CLUSTER)
+			cc->nodelife.large_cluster = n;
+		else if (c == OPT_NOT_READY_TOLERATION)
+			ac->not_ready_toleration_s = n;
+		else
+			ac->unreachable_toleration_s = n;
+		return 0;
+	}
+}
 
 /* --allocatable, parsed: the agent's config points at it for the life of
  * the daemon (static: every return of serve_main keeps it reachable). */
@@ -628,6 +735,24 @@ serve_main(int argc, char **argv)
 	    {"controllers", required_argument, NULL, OPT_CONTROLLERS},
 	    {"no-agent", no_argument, NULL, OPT_NO_AGENT},
 	    {"tls-san", required_argument, NULL, OPT_TLS_SAN},
+	    {"node-monitor-grace-period", required_argument, NULL,
+	     OPT_NODE_MONITOR_GRACE},
+	    {"node-monitor-period", required_argument, NULL,
+	     OPT_NODE_MONITOR_PERIOD},
+	    {"node-startup-grace-period", required_argument, NULL,
+	     OPT_NODE_STARTUP_GRACE},
+	    {"node-eviction-rate", required_argument, NULL,
+	     OPT_NODE_EVICTION_RATE},
+	    {"secondary-node-eviction-rate", required_argument, NULL,
+	     OPT_SECONDARY_EVICTION_RATE},
+	    {"large-cluster-size-threshold", required_argument, NULL,
+	     OPT_LARGE_CLUSTER},
+	    {"unhealthy-zone-threshold", required_argument, NULL,
+	     OPT_UNHEALTHY_ZONE},
+	    {"default-not-ready-toleration-seconds", required_argument, NULL,
+	     OPT_NOT_READY_TOLERATION},
+	    {"default-unreachable-toleration-seconds", required_argument, NULL,
+	     OPT_UNREACHABLE_TOLERATION},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -652,9 +777,27 @@ serve_main(int argc, char **argv)
 	bool insecure_http = false;
 	int64_t event_ttl_ms = CTL_EVENT_TTL_DEFAULT_MS;
 
+	nodelife_config_default(&s.cc.nodelife);
+	s.cc.node_monitor_period_ms = NODELIFE_MONITOR_PERIOD_MS;
+	ac.default_tolerations = true;
+	ac.not_ready_toleration_s = 300;
+	ac.unreachable_toleration_s = 300;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, &optidx)) != -1) {
 		switch (c) {
+		case OPT_NODE_MONITOR_GRACE:
+		case OPT_NODE_MONITOR_PERIOD:
+		case OPT_NODE_STARTUP_GRACE:
+		case OPT_NODE_EVICTION_RATE:
+		case OPT_SECONDARY_EVICTION_RATE:
+		case OPT_LARGE_CLUSTER:
+		case OPT_UNHEALTHY_ZONE:
+		case OPT_NOT_READY_TOLERATION:
+		case OPT_UNREACHABLE_TOLERATION:
+			if (nodelife_arg(c, opts[optidx].name, optarg, &s.cc,
+					 &ac))
+				return 2;
+			break;
 		case 'd':
 			data_dir = optarg;
 			break;
