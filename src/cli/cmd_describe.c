@@ -1,5 +1,6 @@
 /* cmd_describe.c - `drover describe`: kubectl's multi-line descriptions of
- * deployments, replicasets, pods and services.
+ * deployments, replicasets, pods, services, budgets and nodes (the last
+ * in describe_node.c).
  *
  *   drover describe KIND [NAME...] | KIND/NAME...
  *
@@ -25,28 +26,10 @@ static const char usage_text[] =
     "       drover describe KIND/NAME...\n"
     "\n"
     "KIND: deployments (deploy), replicasets (rs), pods (po), services\n"
-    "(svc); other kinds (nodes) show their metadata. Each description ends\n"
-    "with the object's Events.\n"
+    "(svc), poddisruptionbudgets (pdb), nodes (no); other kinds show their\n"
+    "metadata. Each description ends with the object's Events.\n"
     "Global flags: --server URL|SOCKET, --token TOKEN, --kubeconfig FILE,\n"
     "--context NAME, --certificate-authority FILE, -n NAMESPACE.\n";
-
-static void
-add_map(struct strbuf *sb, const char *title, const struct strmap *m,
-	const char *sep)
-{
-	size_t i, shown = 0;
-
-	strbuf_addf(sb, "%s:\t", title);
-	for (i = 0; i < m->n; i++) {
-		if (!strcmp(m->v[i].key, ANN_LAST_APPLIED))
-			continue;
-		if (shown++)
-			strbuf_addstr(sb, "\t");
-		strbuf_addf(sb, "%s%s%s\n", m->v[i].key, sep, m->v[i].value);
-	}
-	if (shown == 0)
-		strbuf_addstr(sb, "<none>\n");
-}
 
 static int
 cmp_toleration(const void *a, const void *b)
@@ -140,8 +123,8 @@ describe_deployment(struct client *c, const struct deployment *d,
 	size_t nrs = 0, nold = 0, i;
 
 	add_meta(sb, &d->metadata, true);
-	add_map(sb, "Labels", &d->metadata.labels, "=");
-	add_map(sb, "Annotations", &d->metadata.annotations, ": ");
+	cli_describe_labels(sb, "Labels", &d->metadata.labels);
+	cli_describe_annotations(sb, "Annotations", &d->metadata.annotations);
 	strbuf_addstr(sb, "Selector:\t");
 	columns_selector(d->spec.selector, sb);
 	strbuf_addf(sb,
@@ -254,8 +237,8 @@ describe_replicaset(struct client *c, const struct replicaset *rs,
 	strbuf_addstr(sb, "Selector:\t");
 	columns_selector(rs->spec.selector, sb);
 	strbuf_addch(sb, '\n');
-	add_map(sb, "Labels", &rs->metadata.labels, "=");
-	add_map(sb, "Annotations", &rs->metadata.annotations, ": ");
+	cli_describe_labels(sb, "Labels", &rs->metadata.labels);
+	cli_describe_annotations(sb, "Annotations", &rs->metadata.annotations);
 	add_controlled_by(sb, &rs->metadata);
 	strbuf_addf(sb, "Replicas:\t%lld current / %lld desired\n",
 		    (long long)rs->status.replicas, (long long)rs_replicas(rs));
@@ -362,8 +345,8 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 		cli_describe_time(sb, st->start_time);
 		strbuf_addch(sb, '\n');
 	}
-	add_map(sb, "Labels", &p->metadata.labels, "=");
-	add_map(sb, "Annotations", &p->metadata.annotations, ": ");
+	cli_describe_labels(sb, "Labels", &p->metadata.labels);
+	cli_describe_annotations(sb, "Annotations", &p->metadata.annotations);
 	if (p->metadata.deletion_timestamp) {
 		strbuf_addstr(sb, "Status:\tTerminating (lasts <unknown>)\n");
 	} else {
@@ -397,7 +380,7 @@ describe_pod(struct client *c, const struct pod *p, struct strbuf *sb)
 				    st->conditions.v[i].status);
 	}
 	strbuf_addf(sb, "QoS Class:\t%s\n", qos_class(&p->spec));
-	add_map(sb, "Node-Selectors", &p->spec.node_selector, "=");
+	cli_describe_labels(sb, "Node-Selectors", &p->spec.node_selector);
 	add_tolerations(sb, &p->spec.tolerations);
 	cli_describe_events(c, kind_by_id(KIND_POD), &p->metadata, sb);
 }
@@ -491,8 +474,8 @@ describe_service(struct client *c, const struct service *s, struct strbuf *sb)
 	size_t i;
 
 	add_meta(sb, m, false);
-	add_map(sb, "Labels", &m->labels, "=");
-	add_map(sb, "Annotations", &m->annotations, ": ");
+	cli_describe_labels(sb, "Labels", &m->labels);
+	cli_describe_annotations(sb, "Annotations", &m->annotations);
 	strbuf_addstr(sb, "Selector:\t");
 	columns_labels(&s->spec.selector, sb);
 	strbuf_addf(sb, "\nType:\t%s\n", s->spec.type ? s->spec.type : "");
@@ -596,6 +579,9 @@ describe_obj(struct client *c, const struct kind_info *k, json_t *j)
 	case KIND_POD_DISRUPTION_BUDGET:
 		describe_pdb(c, o.obj, &text);
 		break;
+	case KIND_NODE:
+		cli_describe_node(c, o.obj, &text);
+		break;
 	default:
 		add_meta(&text, object_meta(&o), true);
 		if (k->id != KIND_EVENT)
@@ -658,16 +644,20 @@ describe_run(int argc, char **argv)
 			if (r.status != 200)
 				rc = cli_resp_error(&r, k, NULL);
 			else if (json_array_size(
-				     json_object_get(r.body, "items")) == 0)
+				     json_object_get(r.body, "items")) == 0 &&
+				 k->namespaced)
 				fprintf(stderr,
 					"No resources found in %s "
 					"namespace.\n",
 					cli_g.ns);
+			else if (json_array_size(
+				     json_object_get(r.body, "items")) == 0)
+				fputs("No resources found\n", stderr);
 			json_array_foreach(json_object_get(r.body, "items"), n,
 					   it)
 			{
 				if (shown++)
-					putchar('\n');
+					fputs("\n\n", stdout); /* kubectl's */
 				if (describe_obj(c, k, it))
 					rc = 1;
 			}
@@ -689,7 +679,7 @@ describe_run(int argc, char **argv)
 			continue;
 		}
 		if (shown++)
-			putchar('\n');
+			fputs("\n\n", stdout);
 		if (describe_obj(c, ki, j))
 			rc = 1;
 		json_decref(j);

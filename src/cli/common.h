@@ -128,6 +128,25 @@ void cli_describe_template(const struct pod_template *t, struct strbuf *sb);
 /* t as kubectl's timestamps: RFC 1123 with a numeric zone, local time
  * ("Sat, 28 Nov 2026 15:04:05 +0000"); "<unset>" for 0. */
 void cli_describe_time(struct strbuf *sb, dtime t);
+/* The same where kubectl formats a time that may be unset: Go's zero
+ * time, "Mon, 01 Jan 0001 00:00:00 +0000", for 0. */
+void cli_describe_go_time(struct strbuf *sb, dtime t);
+/* kubectl's printLabelsMultiline: "Title:\tk=v\n\tk2=v2\n" sorted,
+ * "<none>" for none. */
+void cli_describe_labels(struct strbuf *sb, const char *title,
+			 const struct strmap *m);
+/* printAnnotationsMultiline: "k: v" sorted, without kubectl's
+ * last-applied-configuration; a value with a newline, or longer than
+ * 140 bytes with its key, goes on the lines under its key, each line
+ * cut at 138 bytes with "...". */
+void cli_describe_annotations(struct strbuf *sb, const char *title,
+			      const struct strmap *m);
+/* describe_node.c: kubectl's describeNode for n: its metadata, Lease,
+ * conditions, addresses, resources, system info, the non-terminated
+ * pods bound to it with their requests and limits as shares of its
+ * allocatable, their totals, and its Events. */
+void cli_describe_node(struct client *c, const struct node *n,
+		       struct strbuf *sb);
 void cli_describe_containers(const struct pod_template *t,
 			     const struct container_status_list *statuses,
 			     struct strbuf *sb);

@@ -281,6 +281,76 @@ cli_describe_template(const struct pod_template *t, struct strbuf *sb)
 }
 
 void
+cli_describe_labels(struct strbuf *sb, const char *title,
+		    const struct strmap *m)
+{
+	size_t i;
+
+	strbuf_addf(sb, "%s:\t", title);
+	for (i = 0; i < m->n; i++)
+		strbuf_addf(sb, "%s%s=%s\n", i ? "\t" : "", m->v[i].key,
+			    m->v[i].value);
+	if (m->n == 0)
+		strbuf_addstr(sb, "<none>\n");
+}
+
+/* kubectl's maxAnnotationLen: a longer "key: value" is printed as the
+ * key, then the value's lines under it, each cut at 138 bytes. */
+#define MAX_ANNOTATION_LEN 140
+
+void
+cli_describe_annotations(struct strbuf *sb, const char *title,
+			 const struct strmap *m)
+{
+	size_t i, shown = 0;
+
+	strbuf_addf(sb, "%s:\t", title);
+	for (i = 0; i < m->n; i++) {
+		const char *k = m->v[i].key, *v = m->v[i].value, *nl;
+		size_t vlen = strlen(v);
+
+		if (!strcmp(k, ANN_LAST_APPLIED))
+			continue;
+		if (shown++)
+			strbuf_addstr(sb, "\t");
+		if (vlen && v[vlen - 1] == '\n')
+			vlen--;
+		if (vlen + strlen(k) + 2 <= MAX_ANNOTATION_LEN &&
+		    !memchr(v, '\n', vlen)) {
+			strbuf_addf(sb, "%s: %.*s\n", k, (int)vlen, v);
+			continue;
+		}
+		strbuf_addf(sb, "%s:\n", k);
+		for (;;) {
+			size_t n;
+
+			nl = memchr(v, '\n', vlen);
+			n = nl ? (size_t)(nl - v) : vlen;
+			strbuf_addf(sb, "\t  %.*s%s\n",
+				    (int)(n > MAX_ANNOTATION_LEN - 2
+					      ? MAX_ANNOTATION_LEN - 2
+					      : n),
+				    v, n > MAX_ANNOTATION_LEN - 2 ? "..." : "");
+			if (!nl)
+				break;
+			vlen -= n + 1;
+			v = nl + 1;
+		}
+	}
+	if (shown == 0)
+		strbuf_addstr(sb, "<none>\n");
+}
+
+void
+cli_describe_go_time(struct strbuf *sb, dtime t)
+{
+	if (t == 0)
+		strbuf_addstr(sb, "Mon, 01 Jan 0001 00:00:00 +0000");
+	else
+		cli_describe_time(sb, t);
+}
+
+void
 cli_describe_time(struct strbuf *sb, dtime t)
 {
 	time_t s = (time_t)(t / 1000);

@@ -7,7 +7,7 @@
  *     Type     Reason             Age                From                   Message
  *     ----     ------             ----               ----                   -------
  *     Normal   ScalingReplicaSet  2m                 deployment-controller  Scaled up replica set web-6d4cf to 3
- *     Warning  Unhealthy          12s (x5 over 52s)  kubelet, node-1        Readiness probe failed: ...
+ *     Warning  Unhealthy          12s (x5 over 52s)  kubelet                Readiness probe failed: ...
  */
 #include <stdlib.h>
 #include <string.h>
@@ -127,23 +127,16 @@ cli_describe_events(struct client *c, const struct kind_info *k,
 			  "  ----\t------\t----\t----\t-------\n");
 	for (i = 0; i < n; i++) {
 		const struct event_v1 *e = v[i];
+		/* DescribeEvents: the component alone, else the reporting
+		 * controller (the host is only in `get events`' SOURCE) */
 		const char *comp = e->source.component && *e->source.component
 				       ? e->source.component
 				       : e->reporting_component;
-		const char *host = e->source.host && *e->source.host
-				       ? e->source.host
-				       : e->reporting_instance;
 
 		strbuf_addf(sb, "  %s\t%s\t", e->type ? e->type : "",
 			    e->reason ? e->reason : "");
 		interval(e, now, sb);
-		/* formatEventSource: "kubelet, node-1", "<unknown>" */
-		if (comp && *comp)
-			strbuf_addf(sb, "\t%s%s%s\t", comp,
-				    host && *host ? ", " : "",
-				    host && *host ? host : "");
-		else
-			strbuf_addstr(sb, "\t<unknown>\t");
+		strbuf_addf(sb, "\t%s\t", comp ? comp : "");
 		one_line(e->message, sb);
 		strbuf_addch(sb, '\n');
 	}

@@ -1,6 +1,7 @@
 /* test_quantity.c - resource.Quantity strings to integers: the suffixes,
- * fractions, exponents, rounding up, syntax errors and overflow; and the
- * --allocatable flag's parser. */
+ * fractions, exponents, rounding up, syntax errors and overflow; the
+ * --allocatable flag's parser; Quantity.String() and sums as kubectl's
+ * describe prints them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,106 @@ test_allocatable_values(void **state)
 	strbuf_release(&err);
 }
 
+/* Quantity.String() of one parsed value, as kubectl prints it (the
+ * cases checked against kubectl describe node). */
+static void
+test_string_table(void **state)
+{
+	static const struct {
+		const char *s, *want;
+	} cases[] = {
+	    {"1000000", "1M"},
+	    {"24684096Ki", "24684096Ki"},
+	    {"2048Ki", "2Mi"},
+	    {"1Ki", "1Ki"},
+	    {"1.5Ki", "1536"},
+	    {"0.5Gi", "512Mi"},
+	    {"1.5", "1500m"},
+	    {"0.5", "500m"},
+	    {"100m", "100m"},
+	    {"3500m", "3500m"},
+	    {"1000m", "1"},
+	    {"+1", "+1"},
+	    {"+1000", "1k"},
+	    {"1000", "1k"},
+	    {"110", "110"},
+	    {"0", "0"},
+	    {"0Ki", "0"},
+	    {"1e3", "1e3"},
+	    {"1e1", "10"},
+	    {"10e3", "10e3"},
+	    {"0.1n", "1n"},
+	    {"1500u", "1500u"},
+	    {"100M", "100M"},
+	    {"1E", "1E"},
+	    {"8Gi", "8Gi"},
+	    {"1024Mi", "1Gi"},
+	    {"128974848", "128974848"},
+	};
+	size_t i;
+	char buf[64];
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct qty q = {0};
+
+		if (qty_parse(cases[i].s, &q) != QTY_OK)
+			fail_msg("\"%s\": refused", cases[i].s);
+		qty_string(&q, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			fail_msg("\"%s\": \"%s\", want \"%s\"", cases[i].s, buf,
+				 cases[i].want);
+	}
+}
+
+/* Sums as kubectl's describe node adds requests: the first term is
+ * copied (its string kept), a second clears it, the format is the
+ * first non-zero term's. */
+static void
+test_sum(void **state)
+{
+	static const struct {
+		const char *a, *b, *want; /* b NULL: a alone */
+	} cases[] = {
+	    {"250m", "0.1", "350m"},    {"64Mi", "100M", "167108864"},
+	    {"128Mi", "1Gi", "1152Mi"}, {"1", "1.5", "2500m"},
+	    {"+1", NULL, "+1"},         {"+1", "0", "1"},
+	    {"0", "64Mi", "64Mi"},      {"512Mi", "512Mi", "1Gi"},
+	};
+	size_t i;
+	char buf[64];
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct qty sum = {0}, q;
+
+		assert_int_equal(qty_parse(cases[i].a, &q), QTY_OK);
+		qty_add(&sum, &q);
+		if (cases[i].b) {
+			assert_int_equal(qty_parse(cases[i].b, &q), QTY_OK);
+			qty_add(&sum, &q);
+		}
+		qty_string(&sum, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			fail_msg("%s + %s: \"%s\", want \"%s\"", cases[i].a,
+				 cases[i].b ? cases[i].b : "-", buf,
+				 cases[i].want);
+	}
+	{
+		struct qty none = {0}, q;
+
+		qty_string(&none, buf, sizeof(buf));
+		assert_string_equal(buf, "0");
+		assert_int_equal(qty_value(&none, QTY_MILLI), 0);
+		assert_int_equal(qty_parse("0.1m", &q), QTY_OK);
+		assert_int_equal(qty_value(&q, QTY_MILLI), 1);
+		assert_int_equal(qty_parse("1.5", &q), QTY_OK);
+		assert_int_equal(qty_value(&q, QTY_UNIT), 2);
+		assert_int_equal(qty_value(&q, QTY_MILLI), 1500);
+		assert_int_equal(qty_parse("1Gb", &q), QTY_SYNTAX);
+	}
+}
+
 int
 main(void)
 {
@@ -147,6 +248,8 @@ main(void)
 	    cmocka_unit_test(test_parse_table),
 	    cmocka_unit_test(test_allocatable_flag),
 	    cmocka_unit_test(test_allocatable_values),
+	    cmocka_unit_test(test_string_table),
+	    cmocka_unit_test(test_sum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
