@@ -300,6 +300,7 @@ rt_new_pod(struct runtime *rt, const struct pod *pod)
 	}
 	p->start_time =
 	    pod->status.start_time ? pod->status.start_time : rt->cfg.now();
+	rt_make_volumes(p);
 	DL_PREPEND(rt->pods, p);
 	HASH_ADD_KEYPTR(hh, rt->by_uid, p->pod.metadata.uid,
 			strlen(p->pod.metadata.uid), p);
@@ -408,6 +409,7 @@ runtime_stop(struct runtime *rt, const char *uid, int64_t grace_s)
 	}
 	if (pod_idle(p)) {
 		rt_remove_logs(p);
+		rt_remove_volumes(p);
 		forget(rt, p);
 		return true;
 	}

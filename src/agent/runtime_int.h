@@ -16,6 +16,8 @@
  *   runtime_ports.c    host ports: allocation, the OS check, reservation
  *   runtime_update.c   in-place updates: the new image/command/args kept
  *                      until the next start, the hash of each run
+ *   runtime_volumes.c  the pod's emptyDir directories: made with the
+ *                      pod, removed with it
  *
  * Every change of a container's state goes through cont_step(): a file
  * that learns something (an exit, a probe verdict, a failed start)
@@ -205,6 +207,20 @@ void rt_each_running(void *arg, pidlog_entry_cb cb, void *cb_arg);
 void rt_on_rotate(uv_timer_t *t);
 /* Removes the logs of a pod stopped for its deletion. */
 void rt_remove_logs(struct rpod *p);
+
+/* ---- runtime_volumes.c: emptyDir volumes ---- */
+
+/* The directory of the pod's volume called name, into out (len bytes):
+ * DIR/pods/volumes/<uid>/<name>. Returns 0, or -1 if the uid or name
+ * could name another directory or the path does not fit. */
+int rt_volume_path(const struct runtime *rt, const struct pod *pod,
+		   const char *name, char *out, size_t len);
+/* Makes the directories of the pod's emptyDir volumes (those there are
+ * kept, with their contents). Returns 0, or -1 (logged) if one cannot
+ * be made. */
+int rt_make_volumes(struct rpod *p);
+/* Removes the pod's volume directories, contents and all. */
+void rt_remove_volumes(struct rpod *p);
 
 /* ---- runtime_events.c: the kubelet's Events ---- */
 

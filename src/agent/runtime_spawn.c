@@ -32,7 +32,20 @@ field_ref(struct rpod *p, const char *path)
 				  rt_address(p->rt));
 }
 
-/* Environment of a container: Kubernetes' order (each value may refer to
+/* NAME as an environment variable's suffix: upper case, '-' as '_'
+ * ("web-8080" -> "WEB_8080"). */
+static void
+env_suffix(char *s)
+{
+	for (; *s; s++)
+		*s = *s == '-'                  ? '_'
+		     : (*s >= 'a' && *s <= 'z') ? (char)(*s - 32)
+						: *s;
+}
+
+/* Environment of a container: PATH, HOSTNAME, PORT and PORT_<NAME> (its
+ * host ports), VOLUME_<NAME> (the directory of each volume it mounts,
+ * runtime_volumes.c), then Kubernetes' order (each value may refer to
  * the ones before it), then DROVER_IMAGE. vars receives every variable
  * for the expansion of command and args. */
 char **
@@ -49,7 +62,6 @@ rt_build_env(struct rcont *c, struct strmap *vars)
 	strmap_set(vars, "HOSTNAME", c->pod->pod.metadata.name);
 	for (i = 0; i < c->ports.n; i++) {
 		char name[128], val[16];
-		size_t k;
 
 		snprintf(val, sizeof(val), "%lld",
 			 (long long)c->ports.v[i].host_port);
@@ -58,13 +70,21 @@ rt_build_env(struct rcont *c, struct strmap *vars)
 		if (c->ports.v[i].name && *c->ports.v[i].name) {
 			snprintf(name, sizeof(name), "PORT_%s",
 				 c->ports.v[i].name);
-			for (k = 0; name[k]; k++)
-				name[k] = name[k] == '-' ? '_'
-					  : (name[k] >= 'a' && name[k] <= 'z')
-					      ? (char)(name[k] - 32)
-					      : name[k];
+			env_suffix(name);
 			strmap_set(vars, name, val);
 		}
+	}
+	for (i = 0; i < s->volume_mounts.n; i++) {
+		char name[128], path[1200];
+
+		if (rt_volume_path(c->pod->rt, &c->pod->pod,
+				   s->volume_mounts.v[i].name, path,
+				   sizeof(path)))
+			continue;
+		snprintf(name, sizeof(name), "VOLUME_%s",
+			 s->volume_mounts.v[i].name);
+		env_suffix(name);
+		strmap_set(vars, name, path);
 	}
 	for (i = 0; i < s->env.n; i++) {
 		const struct env_var *e = &s->env.v[i];

@@ -9,8 +9,9 @@
  * on their threads lose no process (a pidfd closed before libuv stopped
  * polling it stayed registered through a start's copy of the descriptor
  * table, and its exit was then reported for the container whose pidfd
- * reused the number). Real processes (/bin/sleep, /bin/sh), a real loop,
- * a log directory of its own. */
+ * reused the number); an emptyDir volume's directory lives as long as
+ * its pod. Real processes (/bin/sleep, /bin/sh), a real loop, a log
+ * directory of its own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -407,6 +409,59 @@ test_probe_delay_counts_from_the_start(void **state)
 	close(fd);
 }
 
+/* emptyDir volumes (runtime_volumes.c): the directory is there before
+ * the process starts (mode 0700, the daemon's here: it is not root),
+ * the container that mounts it finds it in VOLUME_<NAME>, and it goes,
+ * with what the process wrote in it, when the pod is deleted. */
+static void
+test_empty_dir(void **state)
+{
+	struct runtime *rt = new_runtime();
+	struct fielderr_list errs = {0};
+	char vol[256], file[300];
+	struct object o;
+	const struct pod *p;
+	struct stat st;
+	dtime end;
+	json_t *j;
+
+	(void)state;
+	j = json_loads(
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+	    "{\"name\":\"p-v\",\"namespace\":\"default\",\"uid\":\"u-v\"},"
+	    "\"spec\":{\"nodeName\":\"n1\",\"volumes\":[{\"name\":"
+	    "\"cache-dir\",\"emptyDir\":{\"medium\":\"Memory\"}}],"
+	    "\"containers\":[{\"name\":\"c\",\"image\":\"/bin/sh\","
+	    "\"args\":[\"-c\",\"echo hi >\\\"$VOLUME_CACHE_DIR/f\\\"; "
+	    "exec sleep 30\"],\"volumeMounts\":[{\"name\":\"cache-dir\","
+	    "\"mountPath\":\"/cache\"}]}]}}",
+	    0, NULL);
+	assert_non_null(j);
+	assert_int_equal(object_decode(j, true, &o, &errs), 0);
+	json_decref(j);
+	p = o.obj;
+	snprintf(vol, sizeof(vol), "%s/volumes/u-v/cache-dir", dir);
+	snprintf(file, sizeof(file), "%s/f", vol);
+	assert_int_equal(runtime_ensure(rt, p), 0);
+	assert_int_equal(stat(vol, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	run_until(&changes, 1);
+	end = clock_now() + 10000;
+	while (stat(file, &st) != 0 && clock_now() < end)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(stat(file, &st), 0);
+	if (!runtime_stop(rt, p->metadata.uid, 5))
+		run_until(&stops, 1);
+	assert_true(runtime_stop(rt, p->metadata.uid, 5));
+	snprintf(vol, sizeof(vol), "%s/volumes/u-v", dir);
+	assert_int_equal(stat(vol, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	fielderr_list_release(&errs);
+	object_release(&o);
+	free_runtime(rt);
+}
+
 int
 main(void)
 {
@@ -416,6 +471,7 @@ main(void)
 	    cmocka_unit_test(test_free_while_starting),
 	    cmocka_unit_test(test_probe_delay_counts_from_the_start),
 	    cmocka_unit_test(test_exits_beside_starts),
+	    cmocka_unit_test(test_empty_dir),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

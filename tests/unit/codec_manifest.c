@@ -535,6 +535,24 @@ static const struct roundtrip_case roundtrip_cases[] = {
      true,
      {"\"kind\":\"ReplicaSet\"", "\"apiVersion\":\"apps/v1\"",
       "\"imagePullPolicy\":\"IfNotPresent\"", NULL}},
+    {"pod volumes: emptyDir, a volume without a source defaulted to one, "
+     "mounts",
+     "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+     "  containers:\n  - name: a\n    image: x\n"
+     "    volumeMounts:\n    - {name: cache, mountPath: /cache}\n"
+     "    - {name: scratch, mountPath: /tmp, readOnly: true}\n"
+     "  volumes:\n"
+     "  - name: cache\n    emptyDir: {medium: Memory, sizeLimit: 64Mi}\n"
+     "  - name: scratch\n",
+     NULL,
+     true,
+     {"\"spec\":{\"volumes\":[{\"name\":\"cache\",\"emptyDir\":{\"medium\":"
+      "\"Memory\",\"sizeLimit\":\"64Mi\"}},{\"name\":\"scratch\","
+      "\"emptyDir\":{}}],\"containers\"",
+      "\"resources\":{},\"volumeMounts\":[{\"name\":\"cache\",\"mountPath\":"
+      "\"/cache\"},{\"name\":\"scratch\",\"readOnly\":true,\"mountPath\":"
+      "\"/tmp\"}]",
+      NULL}},
     {"pod",
      pod_yaml,
      NULL,

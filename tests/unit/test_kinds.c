@@ -196,6 +196,11 @@ test_merge_keys_are_kubernetes(void **state)
 	assert_string_equal(merge_key(KIND_POD, "spec.containers.ports"),
 			    "containerPort");
 	assert_string_equal(merge_key(KIND_POD, "spec.containers.env"), "name");
+	assert_string_equal(merge_key(KIND_POD, "spec.volumes"), "name");
+	assert_string_equal(merge_key(KIND_DEPLOYMENT,
+				      "spec.template.spec.containers."
+				      "volumeMounts"),
+			    "mountPath");
 	assert_string_equal(merge_key(KIND_POD, "status.conditions"), "type");
 	assert_string_equal(merge_key(KIND_POD, "metadata.ownerReferences"),
 			    "uid");

@@ -131,8 +131,8 @@ fielderr_addf_int(struct fielderr_list *l, enum fielderr_type type,
 
 /* field.Error.Error(): "<path>: <type>[: <value>][: <detail>]". Required,
  * Forbidden and Too long print no value (Go's ErrorBody omits it for
- * them); Invalid, Unsupported and Duplicate do. The detail is appended
- * only when non-empty: a Required error with detail "" is just
+ * them); Invalid, Unsupported, Duplicate and Not found do. The detail is
+ * appended only when non-empty: a Required error with detail "" is just
  * "spec.selector: Required value". */
 void
 fielderr_format(const struct fielderr *e, struct strbuf *sb)
@@ -162,6 +162,10 @@ fielderr_format(const struct fielderr *e, struct strbuf *sb)
 	case FE_UNKNOWN_FIELD:
 		strbuf_addf(sb, "%s: Unknown field", e->field);
 		break;
+	case FE_NOT_FOUND:
+		strbuf_addf(sb, "%s: Not found: %s", e->field,
+			    e->value ? e->value : "null");
+		break;
 	}
 	if (e->detail && *e->detail)
 		strbuf_addf(sb, ": %s", e->detail);
@@ -187,6 +191,8 @@ fielderr_reason(enum fielderr_type type)
 		return "FieldValueTooLong";
 	case FE_UNKNOWN_FIELD:
 		return "FieldValueUnknown";
+	case FE_NOT_FOUND:
+		return "FieldValueNotFound";
 	}
 	return "FieldValueInvalid";
 }

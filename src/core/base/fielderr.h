@@ -21,6 +21,7 @@ enum fielderr_type {
 	FE_DUPLICATE,     /* "Duplicate value" */
 	FE_TOO_LONG,      /* "Too long" */
 	FE_UNKNOWN_FIELD, /* strict decoding: field not in the schema */
+	FE_NOT_FOUND,     /* "Not found" */
 };
 
 struct fielderr {

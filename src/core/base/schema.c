@@ -366,6 +366,25 @@ schema_is_empty(const struct schema *s, const void *obj)
 	return r;
 }
 
+/* Whether an FF_HASHNEW row is empty, so left out of the dump: the
+ * types such rows have (lists, optional structs, strings). */
+static bool
+hashnew_empty(const struct field *f, const void *p)
+{
+	switch (f->type) {
+	case FT_LIST:
+		return ((const struct anylist *)p)->n == 0;
+	case FT_STRLIST:
+		return ((const struct strlist *)p)->n == 0;
+	case FT_PTR:
+	case FT_STR:
+	case FT_RAW:
+		return *(void *const *)p == NULL;
+	default:
+		return false;
+	}
+}
+
 /* The canonical text the pod-template-hash is computed over
  * (tmplhash.c). Not JSON: `{` then, for every field in table order that
  * is not FF_SKIPHASH, `json=value;`, then `}`. Strings are JSON-quoted,
@@ -375,11 +394,15 @@ schema_is_empty(const struct schema *s, const void *obj)
  *
  *   {name=;hostPort=0;containerPort=8080;protocol="TCP";hostIP=;}
  *
- * Every field appears, absent or not, so the text only depends on the
- * values and the table; changing a table (adding, renaming or reordering
- * rows) changes every hash and therefore the name of every new
- * ReplicaSet; FF_HASHRAW exists to avoid that when a field changes type
- * (FF_SKIPHASH, to leave a new field out, no table uses yet).
+ * Every field appears, absent or not (an empty FF_HASHNEW row aside), so
+ * the text only depends on the values and the table; changing a table
+ * (adding, renaming or reordering rows) changes every hash and therefore
+ * the name of every new ReplicaSet. FF_HASHRAW exists to avoid that when
+ * a field changes type, FF_HASHNEW when a row is added (an empty
+ * FF_HASHNEW row is not dumped at all, so the text of a template that
+ * does not use it is the text it had before the row existed), and
+ * FF_SKIPHASH, to leave a field out whatever its value (no table uses it
+ * yet).
  *
  * Not Kubernetes' bytes: Kubernetes hashes a spew dump of the Go struct,
  * which C cannot reproduce, so hashes (and RS names) differ from a real
@@ -398,7 +421,8 @@ schema_dump(const struct schema *s, const void *obj, struct strbuf *sb)
 		const struct field *f = &s->fields[i];
 		const void *p = CAT(obj, f);
 
-		if (f->flags & FF_SKIPHASH)
+		if ((f->flags & FF_SKIPHASH) ||
+		    ((f->flags & FF_HASHNEW) && hashnew_empty(f, p)))
 			continue;
 		strbuf_addstr(sb, f->json);
 		strbuf_addch(sb, '=');

@@ -66,6 +66,13 @@ enum field_flags {
 	FF_HASHRAW = 1 << 5,
 	/* An FT_TIME that is a metav1.MicroTime: six fractional digits. */
 	FF_MICROTIME = 1 << 6,
+	/* A row added to a table under pod_template after hashes were in
+	 * use (pod_spec.volumes, container.volumeMounts): when empty (an
+	 * empty list, an absent pointer or string) the canonical dump
+	 * leaves it out entirely, name and all, so that the
+	 * pod-template-hash of templates that do not use it is unchanged;
+	 * when set it is dumped as any other row. */
+	FF_HASHNEW = 1 << 7,
 };
 
 struct opt_int {

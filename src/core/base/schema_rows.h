@@ -23,7 +23,8 @@
  * merges element by element, with Kubernetes' patchStrategy:"merge" and
  * patchMergeKey tags (core/v1 and apps/v1 types.go):
  *
- *   containers, env                     by "name"
+ *   containers, env, volumes            by "name"
+ *   volumeMounts                        by "mountPath"
  *   ports (container)                   by "containerPort"
  *   ports (Service)                     by "port"
  *   conditions (all statuses)           by "type"

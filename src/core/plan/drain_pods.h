@@ -10,14 +10,20 @@
  *      --ignore-daemonsets, else skipped with "ignoring DaemonSet-managed
  *      Pods";
  *   3. mirror pods (annotation kubernetes.io/config.mirror): skipped;
- *   4. (local storage: drover's pods have no emptyDir volumes yet);
+ *   4. local storage: a pod with an emptyDir volume (not finished) ->
+ *      an error without --delete-emptydir-data ("cannot delete Pods
+ *      with local storage (use --delete-emptydir-data to override):
+ *      default/a"), else deleted with "deleting Pods with local
+ *      storage" (a warning the next filter always replaces, below);
  *   5. unreplicated: no controller (not finished) -> with --force
  *      deleted with "deleting Pods that declare no controller", else an
  *      error.
  *
  * A pod keeps the verdict of the last filter it went through: a warning
  * an earlier filter gave is lost when a later one says plain delete, as
- * in kubectl. Errors and warnings are grouped by message:
+ * in kubectl. So an emptyDir pod a ReplicaSet owns is evicted under
+ * --delete-emptydir-data without a warning, and a naked one with
+ * --force shows "deleting Pods that declare no controller" only. Errors and warnings are grouped by message:
  * "cannot delete Pods declare no controller (use --force to override):
  * default/a, default/b".
  *

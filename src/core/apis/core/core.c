@@ -174,6 +174,32 @@ static const struct field pod_security_context_f[] = {
 const struct schema schema_pod_security_context =
     SCHEMA(pod_security_context, pod_security_context_f);
 
+/* Volumes (core.h): v1.Volume with emptyDir as its only source, and
+ * v1.VolumeMount. Both lists are FF_HASHNEW rows: added after
+ * pod-template-hashes were in use, they are left out of the hash of a
+ * template that has none, so its ReplicaSet keeps its name. volumes
+ * merge by name, volumeMounts by mountPath (their patchMergeKeys). */
+static const struct field empty_dir_f[] = {
+    F(empty_dir_volume_source, "medium", FT_STR, medium, O, NULL),
+    F(empty_dir_volume_source, "sizeLimit", FT_STR, size_limit, O, NULL),
+};
+static const struct schema empty_dir_s =
+    SCHEMA(empty_dir_volume_source, empty_dir_f);
+
+static const struct field volume_f[] = {
+    F(volume, "name", FT_STR, name, 0, NULL),
+    F(volume, "emptyDir", FT_PTR, empty_dir, O, &empty_dir_s),
+};
+static const struct schema volume_s = SCHEMA(volume, volume_f);
+
+static const struct field volume_mount_f[] = {
+    F(volume_mount, "name", FT_STR, name, 0, NULL),
+    F(volume_mount, "readOnly", FT_BOOL, read_only, O, NULL),
+    F(volume_mount, "mountPath", FT_STR, mount_path, 0, NULL),
+};
+static const struct schema volume_mount_s =
+    SCHEMA(volume_mount, volume_mount_f);
+
 /* v1.Container: containers and env merge by name, ports by
  * containerPort (see the top of the file). resources is an inline struct
  * (a Go value, not a pointer), so it is never nil. */
@@ -186,6 +212,8 @@ static const struct field container_f[] = {
     FK(container, "ports", ports, O, &container_port_s, "containerPort"),
     FK(container, "env", env, O, &env_var_s, "name"),
     F(container, "resources", FT_STRUCT, resources, 0, &resources_s),
+    FK(container, "volumeMounts", volume_mounts, O | FF_HASHNEW,
+       &volume_mount_s, "mountPath"),
     F(container, "livenessProbe", FT_PTR, liveness_probe, O, &probe_s),
     F(container, "readinessProbe", FT_PTR, readiness_probe, O, &probe_s),
     F(container, "startupProbe", FT_PTR, startup_probe, O, &probe_s),
@@ -263,10 +291,11 @@ static const struct field affinity_f[] = {
 };
 static const struct schema affinity_s = SCHEMA(affinity, affinity_f);
 
-/* v1.PodSpec. containers has no omitempty in Go (it is required).
- * affinity is FF_HASHRAW: it was an FT_RAW string, so a template without
+/* v1.PodSpec. containers has no omitempty in Go (it is required);
+ * volumes is FF_HASHNEW (see above). affinity is FF_HASHRAW: it was an FT_RAW string, so a template without
  * one (or with "{}") keeps its pod-template-hash. */
 static const struct field pod_spec_f[] = {
+    FK(pod_spec, "volumes", volumes, O | FF_HASHNEW, &volume_s, "name"),
     FK(pod_spec, "containers", containers, 0, &container_s, "name"),
     F(pod_spec, "restartPolicy", FT_STR, restart_policy, O, NULL),
     F(pod_spec, "terminationGracePeriodSeconds", FT_OPTINT,

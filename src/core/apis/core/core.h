@@ -131,6 +131,41 @@ struct pod_security_context {
 	char *se_linux_change_policy;
 };
 
+/* ---- volumes ----
+ *
+ * spec.volumes: only emptyDir is modelled. drover runs a pod's
+ * processes on the host, unisolated, so an emptyDir is a directory the
+ * agent makes for the pod under its data directory when the pod starts
+ * and removes when the pod is deleted (runtime_spawn.c); medium
+ * "Memory" is accepted and is the same plain directory (no tmpfs), and
+ * sizeLimit is kept, not enforced. Other sources (configMap, secret,
+ * hostPath, persistentVolumeClaim, ...) are not modelled, so the strict
+ * decoder refuses them as unknown fields. */
+
+/* v1.EmptyDirVolumeSource */
+struct empty_dir_volume_source {
+	char *medium;     /* "" (the node's disk) or "Memory" */
+	char *size_limit; /* a quantity, as written ("1Gi") */
+};
+
+/* v1.Volume: a name (a DNS-1123 label, unique in the pod) and its
+ * source (v1.VolumeSource inline: emptyDir is the only member drover
+ * models; a volume written without one defaults to emptyDir {}). */
+struct volume {
+	char *name;
+	struct empty_dir_volume_source *empty_dir;
+};
+LIST_OF(volume);
+
+/* v1.VolumeMount: a declared volume, by name, at mountPath in the
+ * container. */
+struct volume_mount {
+	char *name;
+	bool read_only;
+	char *mount_path;
+};
+LIST_OF(volume_mount);
+
 struct container {
 	char *name;
 	char *image;
@@ -140,6 +175,7 @@ struct container {
 	struct container_port_list ports;
 	struct env_var_list env;
 	struct resources resources;
+	struct volume_mount_list volume_mounts;
 	struct probe *liveness_probe;
 	struct probe *readiness_probe;
 	struct probe *startup_probe;
@@ -213,6 +249,7 @@ struct affinity {
 };
 
 struct pod_spec {
+	struct volume_list volumes;
 	struct container_list containers;
 	char *restart_policy;
 	struct opt_int termination_grace_period_seconds;

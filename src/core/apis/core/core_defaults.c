@@ -7,6 +7,7 @@
  *                              empty securityContext
  *   SetDefaults_Container      terminationMessagePath, -Policy,
  *                              imagePullPolicy from the image tag
+ *   SetDefaults_Volume         a volume without a source: emptyDir {}
  *   SetDefaults_ContainerPort  protocol TCP
  *   SetDefaults_ObjectFieldSelector  fieldRef.apiVersion v1
  *   SetDefaults_Probe          timeout 1, period 10, success 1, failure 3
@@ -85,6 +86,13 @@ defaults_pod_spec(struct pod_spec *s)
 	def_str(&s->scheduler_name, "default-scheduler");
 	if (s->security_context == NULL)
 		s->security_context = xcalloc(1, sizeof(*s->security_context));
+	/* SetDefaults_Volume: `volumes: [{name: cache}]` is an emptyDir
+	 * (emptyDir is the only source modelled, so "no source" is
+	 * emptyDir absent). */
+	for (i = 0; i < s->volumes.n; i++)
+		if (s->volumes.v[i].empty_dir == NULL)
+			s->volumes.v[i].empty_dir =
+			    xcalloc(1, sizeof(*s->volumes.v[i].empty_dir));
 	for (i = 0; i < s->containers.n; i++) {
 		struct container *c = &s->containers.v[i];
 

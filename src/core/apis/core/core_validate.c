@@ -2,7 +2,8 @@
  * ValidateService and the other core/v1 rules (core_validate.h), with
  * Kubernetes' field paths and messages. Where each rule comes from
  * (pkg/apis/core/validation/validation.go): ValidatePodSpec,
- * validateContainers, validateContainerPorts, validateEnv /
+ * ValidateVolumes / validateVolumeSource, validateContainers,
+ * ValidateVolumeMounts, validateContainerPorts, validateEnv /
  * validateEnvVarValueFrom, validateProbe, ValidateSecurityContext,
  * ValidatePodSecurityContext, ValidateTolerations, ValidatePodTemplateSpec,
  * ValidateReplicationController, ValidateNode, ValidateService,
@@ -439,8 +440,141 @@ validate_resources(const struct resources *r, const char *path,
 	strbuf_release(&p);
 }
 
+/* ValidateVolumes and validateVolumeSource for what drover models: a
+ * volume's source (emptyDir: a sizeLimit that is not negative, a medium
+ * drover can give), then its name: Required, a DNS-1123 label, unique.
+ * Kubernetes only counts a volume without errors as declared (its map
+ * of the volumes mounts may name), so a name that repeats an earlier
+ * broken volume's is not Duplicate, and mounting a broken volume is Not
+ * found as well: ok[i] says whether volume i is declared.
+ *
+ * Examples (a Deployment's template):
+ *   spec.template.spec.volumes[1].name: Duplicate value: "cache"
+ *   spec.template.spec.volumes[0].emptyDir.sizeLimit: Forbidden:
+ *   SizeLimit field must be a valid resource quantity
+ *
+ * The medium is drover's rule: Kubernetes also takes "HugePages" and
+ * "HugePages-<size>", which a directory cannot stand for. Other sources
+ * than emptyDir never get here: the strict decoder refuses them as
+ * unknown fields ("spec.volumes[0].configMap: Unknown field"). A volume
+ * without a source is defaulted to emptyDir first (core_defaults.c), so
+ * "must specify a volume type" is only seen without defaulting. */
+static void
+validate_volumes(const struct volume_list *vols, const char *path, bool *ok,
+		 struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	for (i = 0; i < vols->n; i++) {
+		const struct volume *v = &vols->v[i];
+		const struct empty_dir_volume_source *ed = v->empty_dir;
+		size_t before = errs->n;
+
+		if (ed && ed->size_limit) {
+			int64_t q = 0;
+			enum qty_err qe =
+			    quantity_parse(ed->size_limit, QTY_UNIT, &q);
+			const char *fp = val_pathf(
+			    &p, "%s[%zu].emptyDir.sizeLimit", path, i);
+
+			if (qe == QTY_SYNTAX)
+				fielderr_addf_str(errs, FE_INVALID, fp,
+						  ed->size_limit,
+						  QTY_SYNTAX_MSG);
+			else if (qe == QTY_OVERFLOW)
+				fielderr_addf_str(errs, FE_INVALID, fp,
+						  ed->size_limit,
+						  "must be less than 2^63");
+			else if (q < 0)
+				fielderr_add(errs, FE_FORBIDDEN, fp, NULL,
+					     "SizeLimit field must be a valid "
+					     "resource quantity");
+		}
+		if (ed && ed->medium && *ed->medium &&
+		    strcmp(ed->medium, "Memory"))
+			fielderr_addf_str(
+			    errs, FE_NOT_SUPPORTED,
+			    val_pathf(&p, "%s[%zu].emptyDir.medium", path, i),
+			    ed->medium, "supported values: \"\", \"Memory\"");
+		if (ed == NULL)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s[%zu]", path, i), NULL,
+				     "must specify a volume type");
+		if (v->name == NULL || !*v->name)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s[%zu].name", path, i),
+				     NULL, "");
+		else
+			validate_dns1123(v->name, true,
+					 val_pathf(&p, "%s[%zu].name", path, i),
+					 errs);
+		for (j = 0; v->name && j < i; j++)
+			if (ok[j] && !strcmp(vols->v[j].name, v->name)) {
+				fielderr_addf_str(
+				    errs, FE_DUPLICATE,
+				    val_pathf(&p, "%s[%zu].name", path, i),
+				    v->name, "");
+				break;
+			}
+		ok[i] = errs->n == before;
+	}
+	strbuf_release(&p);
+}
+
+/* ValidateVolumeMounts, for name, mountPath and readOnly: the name
+ * Required and one of the declared volumes (else Not found, with
+ * Kubernetes' text: spec.containers[0].volumeMounts[0].name: Not
+ * found: "x"), the mountPath Required and unique in the container
+ * ("must be unique"). Kubernetes checks the mountPath no further (the
+ * kubelet refuses a relative one when it starts the container). */
+static void
+validate_volume_mounts(const struct volume_mount_list *l,
+		       const struct volume_list *vols, const bool *ok,
+		       const char *path, struct fielderr_list *errs)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t i, j;
+
+	for (i = 0; i < l->n; i++) {
+		const struct volume_mount *m = &l->v[i];
+		const char *name = m->name ? m->name : "";
+		bool found = false;
+
+		if (!*name)
+			fielderr_add(errs, FE_REQUIRED,
+				     val_pathf(&p, "%s[%zu].name", path, i),
+				     NULL, "");
+		for (j = 0; j < vols->n && !found; j++)
+			found = ok[j] && !strcmp(vols->v[j].name, name);
+		if (!found)
+			fielderr_addf_str(
+			    errs, FE_NOT_FOUND,
+			    val_pathf(&p, "%s[%zu].name", path, i), name, "");
+		if (m->mount_path == NULL || !*m->mount_path)
+			fielderr_add(
+			    errs, FE_REQUIRED,
+			    val_pathf(&p, "%s[%zu].mountPath", path, i), NULL,
+			    "");
+		for (j = 0; j < i; j++)
+			if (!strcmp(l->v[j].mount_path ? l->v[j].mount_path
+						       : "",
+				    m->mount_path ? m->mount_path : "")) {
+				fielderr_addf_str(
+				    errs, FE_INVALID,
+				    val_pathf(&p, "%s[%zu].mountPath", path, i),
+				    m->mount_path ? m->mount_path : "",
+				    "must be unique");
+				break;
+			}
+	}
+	strbuf_release(&p);
+}
+
 /* validateContainers for one container (common fields only: name, image,
- * ports, env, probes, securityContext, imagePullPolicy).
+ * ports, env, volumeMounts, probes, securityContext, imagePullPolicy).
+ * vols and vol_ok are the pod's volumes and which of them are declared
+ * (validate_volumes).
  *
  * Port names: a name that fails IsValidPortName gets those errors and is
  * not checked for duplicates; a valid one that equals an earlier port's
@@ -448,7 +582,8 @@ validate_resources(const struct resources *r, const char *path,
  * the error is on ports[2].name). containerPort 0 is "missing" (the Go
  * zero value), hence Required, not Invalid. hostPort 0 means "none". */
 static void
-validate_container(const struct container *c, const char *path,
+validate_container(const struct container *c, const struct volume_list *vols,
+		   const bool *vol_ok, const char *path,
 		   struct fielderr_list *errs)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -554,6 +689,8 @@ validate_container(const struct container *c, const char *path,
 				      path, i),
 			    errs);
 	}
+	validate_volume_mounts(&c->volume_mounts, vols, vol_ok,
+			       val_pathf(&p, "%s.volumeMounts", path), errs);
 	/* validateLivenessProbe / validateReadinessProbe /
 	 * validateStartupProbe: a readiness probe never kills, so a
 	 * probe-level terminationGracePeriodSeconds makes no sense there. */
@@ -749,7 +886,8 @@ validate_affinity(const struct affinity *a, const char *path,
 
 /* ValidatePodSpec for the fields drover models. path is where the spec
  * sits ("spec" for a Pod, "spec.template.spec" for a template), so the
- * same rules print the right paths for both.
+ * same rules print the right paths for both. The volumes come first,
+ * then the containers, whose volumeMounts name them.
  *
  * Container names must be unique: the second "web" is Duplicate on its
  * own containers[i].name (a third "web" gets one error too, not one per
@@ -761,15 +899,18 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 		  struct fielderr_list *errs)
 {
 	struct strbuf p = STRBUF_INIT;
+	bool *vol_ok = xcalloc(s->volumes.n + 1, sizeof(*vol_ok));
 	size_t i, j;
 
+	validate_volumes(&s->volumes, val_pathf(&p, "%s.volumes", path), vol_ok,
+			 errs);
 	if (s->containers.n == 0)
 		fielderr_add(errs, FE_REQUIRED,
 			     val_pathf(&p, "%s.containers", path), NULL, "");
 	for (i = 0; i < s->containers.n; i++) {
 		const char *ni = s->containers.v[i].name;
 
-		validate_container(&s->containers.v[i],
+		validate_container(&s->containers.v[i], &s->volumes, vol_ok,
 				   val_pathf(&p, "%s.containers[%zu]", path, i),
 				   errs);
 		for (j = 0; ni && j < i; j++)
@@ -838,6 +979,7 @@ validate_pod_spec(const struct pod_spec *s, const char *path,
 			    "supported values: \"NoSchedule\", "
 			    "\"PreferNoSchedule\", \"NoExecute\"");
 	}
+	free(vol_ok);
 	strbuf_release(&p);
 }
 
