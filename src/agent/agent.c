@@ -1018,8 +1018,8 @@ agent_start(const struct agent_config *cfg)
 	 * this agent starts processes, so the list cannot miss one. */
 	snprintf(query, sizeof(query), "fieldSelector=spec.nodeName%%3D%s",
 		 a->node);
-	listed = a->rt &&
-		 kube_list_query(cfg->client, KIND_POD, NULL, query, &pods) == 0;
+	listed = a->rt && kube_list_query(cfg->client, KIND_POD, NULL, query,
+					  &pods) == 0;
 	for (i = 0; listed && i < pods.n; i++) {
 		const struct pod *p = pods.v[i].obj;
 

@@ -75,9 +75,8 @@ host_addresses(char (*out)[INET_ADDRSTRLEN], size_t max)
 }
 
 int
-serve_tls_prepare(const char *dir, const char *host,
-		  const char *const *extra, size_t nextra, struct serve_tls *t,
-		  char *err, size_t errlen)
+serve_tls_prepare(const char *dir, const char *host, const char *const *extra,
+		  size_t nextra, struct serve_tls *t, char *err, size_t errlen)
 {
 	char tls[600], hostname[256], addrs[16][INET_ADDRSTRLEN];
 	const char *sans[4 + 16 + SERVE_TLS_MAX_SANS];
