@@ -23,7 +23,8 @@ import pytest
 
 from conftest import listening_port
 from test_api import APPS, BIN, wait_for
-from test_multinode import ControlPlane, Agent, stop_cluster, web
+from test_multinode import ControlPlane, Agent, stop_cluster
+from test_multinode_traffic import web
 from test_runtime import EXAMPLE
 from chaos import service_pids
 
