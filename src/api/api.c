@@ -841,6 +841,22 @@ write_options(const struct api_req *req, struct route *rt,
 	return 0;
 }
 
+const char *
+api_verb(const char *method, const struct route *rt)
+{
+	if (!strcmp(method, "GET"))
+		return rt->name ? "get" : "list";
+	if (!strcmp(method, "POST"))
+		return "create";
+	if (!strcmp(method, "PUT"))
+		return "update";
+	if (!strcmp(method, "PATCH"))
+		return "patch";
+	if (!strcmp(method, "DELETE"))
+		return rt->name ? "delete" : "deletecollection";
+	return method;
+}
+
 /* The request, routed into *rt (rt->res NULL: not a resource). */
 static void
 handle(struct api *a, const struct api_req *req, struct api_resp *resp,

@@ -187,6 +187,10 @@ void h_inplace(struct api *a, struct route *rt, const struct api_req *req,
  * the answer in resp (404, 500) and -1. */
 int api_load(struct api *a, struct route *rt, struct store_item *it,
 	     struct object *o, struct api_resp *resp);
+/* Kubernetes' verb of a routed request (RequestInfo's): get, list,
+ * create, update, patch, delete, deletecollection; the method for any
+ * other. A watch is a list here, as the metrics count it. */
+const char *api_verb(const char *method, const struct route *rt);
 /* /drover/v1/... (h_drover.c): true if the path is one (resp filled). */
 bool h_drover(struct api *a, const struct api_req *req, struct api_resp *resp);
 /* NodeRestriction (node_authz.c): 0 if req->node may do it, else -1 with

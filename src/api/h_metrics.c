@@ -41,26 +41,21 @@ struct req_latency {
 	UT_hash_handle hh;
 };
 
-/* Kubernetes' verb of a request (RequestInfo's, cleaned as the metrics
- * clean it): GET of a named object, LIST of a collection, CREATE,
- * UPDATE, PATCH, DELETE, DELETECOLLECTION; the HTTP method for a
- * request that names no resource. */
+/* The verb as the metrics label it: Kubernetes' verb in capitals (GET,
+ * LIST, CREATE, ...), the HTTP method for a request that names no
+ * resource. */
 static const char *
-verb_of(const char *method, const struct route *rt)
+metrics_verb(const char *method, const struct route *rt, char *buf, size_t len)
 {
+	size_t i;
+
 	if (rt == NULL)
 		return method;
-	if (!strcmp(method, "GET"))
-		return rt->name ? "GET" : "LIST";
-	if (!strcmp(method, "POST"))
-		return "CREATE";
-	if (!strcmp(method, "PUT"))
-		return "UPDATE";
-	if (!strcmp(method, "PATCH"))
-		return "PATCH";
-	if (!strcmp(method, "DELETE"))
-		return rt->name ? "DELETE" : "DELETECOLLECTION";
-	return method;
+	snprintf(buf, len, "%s", api_verb(method, rt));
+	for (i = 0; buf[i]; i++)
+		if (buf[i] >= 'a' && buf[i] <= 'z')
+			buf[i] -= 'a' - 'A';
+	return buf;
 }
 
 void
@@ -106,8 +101,11 @@ void
 api_metrics_observe(struct api *a, const struct api_req *req,
 		    const struct route *rt, int code, uint64_t started)
 {
-	api_metrics_observe_verb(a, verb_of(req->method, rt), rt, code,
-				 started);
+	char vb[32];
+
+	api_metrics_observe_verb(a,
+				 metrics_verb(req->method, rt, vb, sizeof(vb)),
+				 rt, code, started);
 }
 
 void

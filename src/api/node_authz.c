@@ -28,23 +28,6 @@
 #include "api_int.h"
 #include "store.h"
 
-/* Kubernetes' verb of the request. */
-static const char *
-verb_of(const char *method, const struct route *rt)
-{
-	if (!strcmp(method, "GET"))
-		return rt->name ? "get" : "list";
-	if (!strcmp(method, "POST"))
-		return "create";
-	if (!strcmp(method, "PUT"))
-		return "update";
-	if (!strcmp(method, "PATCH"))
-		return "patch";
-	if (!strcmp(method, "DELETE"))
-		return rt->name ? "delete" : "deletecollection";
-	return "unknown";
-}
-
 static void
 forbid(struct api_resp *resp, const struct route *rt, const char *msg)
 {
@@ -72,13 +55,13 @@ forbid_rbac(struct api_resp *resp, const struct route *rt, const char *node,
 		snprintf(msg, sizeof(msg),
 			 "User \"system:node:%s\" cannot %s resource \"%s\" "
 			 "in API group \"%s\" in the namespace \"%s\"",
-			 node, verb_of(method, rt), res, rt->res->group,
+			 node, api_verb(method, rt), res, rt->res->group,
 			 rt->ns);
 	else
 		snprintf(msg, sizeof(msg),
 			 "User \"system:node:%s\" cannot %s resource \"%s\" "
 			 "in API group \"%s\" at the cluster scope",
-			 node, verb_of(method, rt), res, rt->res->group);
+			 node, api_verb(method, rt), res, rt->res->group);
 	forbid(resp, rt, msg);
 }
 

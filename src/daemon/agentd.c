@@ -30,7 +30,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -418,7 +417,7 @@ agentd_main(int argc, char **argv)
 	const char *server = NULL, *token = NULL, *node = NULL, *addr = NULL;
 	const char *runtime = "process";
 	char dir[480], path[600], hostname[256], address[128];
-	char pod_dir[600], proxy_sock[600], proxy_log[600];
+	struct node_paths paths; /* the agent points here */
 	int c, lock_fd, have;
 	int64_t resync_ms = 5 * 60 * 1000;
 
@@ -592,19 +591,7 @@ agentd_main(int argc, char **argv)
 	agc.resync_ms = resync_ms;
 	agc.events = d.events;
 	if (!strcmp(runtime, "process")) {
-		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
-		agc.pod_dir = pod_dir;
-		snprintf(proxy_sock, sizeof(proxy_sock), "%s/proxy.sock", dir);
-		snprintf(proxy_log, sizeof(proxy_log), "%s/proxy.log", dir);
-		if (strlen(proxy_sock) <
-		    sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			agc.proxy_socket = proxy_sock;
-			agc.proxy_log = proxy_log;
-		} else {
-			log_error("drover agent: %s: too long for a unix "
-				  "socket: Services are not served",
-				  proxy_sock);
-		}
+		node_runtime_paths("drover agent", dir, &paths, &agc);
 	}
 	(void)proc_nofile_raise();
 	d.agent = agent_start(&agc);

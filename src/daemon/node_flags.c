@@ -4,9 +4,12 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "fit.h"
+#include "log.h"
 #include "node_flags.h"
 #include "portalloc.h"
 #include "strbuf.h"
@@ -73,4 +76,25 @@ node_flag_allocatable(const char *arg, struct strmap *map,
 	strbuf_release(&why);
 	agc->allocatable = map;
 	return 0;
+}
+
+void
+node_runtime_paths(const char *who, const char *dir, struct node_paths *paths,
+		   struct agent_config *agc)
+{
+	snprintf(paths->pods, sizeof(paths->pods), "%s/pods", dir);
+	agc->pod_dir = paths->pods;
+	snprintf(paths->proxy_sock, sizeof(paths->proxy_sock), "%s/proxy.sock",
+		 dir);
+	snprintf(paths->proxy_log, sizeof(paths->proxy_log), "%s/proxy.log",
+		 dir);
+	if (strlen(paths->proxy_sock) <
+	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		agc->proxy_socket = paths->proxy_sock;
+		agc->proxy_log = paths->proxy_log;
+	} else {
+		log_error("%s: %s: too long for a unix socket: Services are "
+			  "not served",
+			  who, paths->proxy_sock);
+	}
 }

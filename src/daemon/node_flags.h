@@ -19,4 +19,15 @@ int node_flag_port_range(const char *arg, struct agent_config *agc);
 int node_flag_allocatable(const char *arg, struct strmap *map,
 			  struct agent_config *agc);
 
+/* Where a node's process runtime keeps its files under the data
+ * directory dir: the pods' logs (DIR/pods), the proxy process's control
+ * socket and output (DIR/proxy.sock, DIR/proxy.log), pointed at by agc.
+ * A socket path too long for a unix socket leaves Services unserved
+ * (logged, with who: "drover serve"). paths must outlive the agent. */
+struct node_paths {
+	char pods[600], proxy_sock[600], proxy_log[600];
+};
+void node_runtime_paths(const char *who, const char *dir,
+			struct node_paths *paths, struct agent_config *agc);
+
 #endif

@@ -762,7 +762,7 @@ serve_main(int argc, char **argv)
 	char dir[480], sock[512], db[600], err[600], tok[80], host[64];
 	const char *data_dir = NULL, *socket_path = NULL, *listen = NULL;
 	const char *node_name = NULL, *runtime = "process";
-	char pod_dir[600], proxy_sock[600], proxy_log[600];
+	struct node_paths paths; /* the agent points here */
 	char hostname[256];
 	int c, port = 0, optidx = 0, lock_fd, sock_lock_fd;
 	long history = 1000; /* Kubernetes' watch cache keeps 100 a kind */
@@ -1017,19 +1017,7 @@ serve_main(int argc, char **argv)
 		log_error("drover serve: no thread to sync the store: each "
 			  "loop turn syncs its own writes");
 	if (!strcmp(runtime, "process")) {
-		snprintf(pod_dir, sizeof(pod_dir), "%s/pods", dir);
-		s.agc.pod_dir = pod_dir;
-		snprintf(proxy_sock, sizeof(proxy_sock), "%s/proxy.sock", dir);
-		snprintf(proxy_log, sizeof(proxy_log), "%s/proxy.log", dir);
-		if (strlen(proxy_sock) <
-		    sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			s.agc.proxy_socket = proxy_sock;
-			s.agc.proxy_log = proxy_log;
-		} else {
-			log_error("drover serve: %s: too long for a unix "
-				  "socket: Services are not served",
-				  proxy_sock);
-		}
+		node_runtime_paths("drover serve", dir, &paths, &s.agc);
 	}
 	if (listen) {
 		if (load_token(dir, tok, sizeof(tok))) {
