@@ -9,6 +9,7 @@
 #include "fixture.h"
 #include "plan_deploy.h"
 #include "plan_rs.h"
+#include "pod_facts.h"
 #include "sim.h"
 #include "xalloc.h"
 
@@ -19,8 +20,12 @@
 #define SIM_REPLICAS   10000  /* replicas of the simulated rollout */
 #define RS_PODS        10000  /* pods of the plan_rs world */
 #define RS_SCALE_DOWN  500    /* and how many it loses */
+#define RS_BIG_PODS    100000 /* pods of the daemon-like plan_rs world */
 #define SYNC_TARGET_MS 5.0    /* targets, printed next to the figures */
 #define SIM_TARGET_MS  1000.0
+/* What tests/e2e/test_huge_scale.py allows one loop turn of the daemon,
+ * a plan of 100,000 pods included. */
+#define TURN_BOUND_MS 100.0
 
 /* A world: one Deployment, its ReplicaSets and their pods. */
 struct world {
@@ -297,20 +302,104 @@ bench_rs(void)
 	fx_free_deployment(d);
 }
 
+/* One plan_rs sync as the ReplicaSet controller makes it in the daemon:
+ * RS_BIG_PODS pods, their facts derived once and each allocated beside its
+ * pod (as the pod cache keeps them), the ReplicaSet's spec `delta` away
+ * from its pod count (-500: 500 victims to rank; +500: 500 to create).
+ * What a loop turn holds while the ReplicaSet of a Deployment scaled to
+ * 100,000 plans (tests/e2e/test_huge_scale.py). */
+static void
+bench_rs_cached(int64_t delta, const char *label)
+{
+	enum { ITER = 30 };
+	static double ms[ITER];
+	struct deployment *d;
+	struct replicaset *rs;
+	struct world w = {0};
+	struct pod_facts **facts;
+	struct plan_rs_in in;
+	size_t i, victims = 0;
+	int64_t create = 0;
+	struct timing t;
+
+	d = fx_deployment(RS_BIG_PODS, "web:new", NULL, NULL);
+	rs = fx_rs(d, "web-a", "web:new", RS_BIG_PODS, RS_BIG_PODS, 1, 0);
+	facts = xmalloc(RS_BIG_PODS * sizeof(*facts));
+	w.pods = xmalloc(RS_BIG_PODS * sizeof(*w.pods));
+	for (i = 0; i < RS_BIG_PODS; i++) {
+		w.pods[w.npods++] = pod_new(rs, i);
+		facts[i] = xmalloc(sizeof(**facts));
+		pod_facts_init(facts[i], w.pods[i]);
+	}
+	rs->spec.replicas.v = RS_BIG_PODS + delta;
+	in = (struct plan_rs_in){
+	    .rs = rs,
+	    .pods = (const struct pod *const *)w.pods,
+	    .facts = (const struct pod_facts *const *)facts,
+	    .npods = w.npods,
+	    .now = NOW,
+	};
+	for (i = 0; i < ITER; i++) {
+		struct plan_rs_out out;
+		double t0 = now_ms();
+
+		plan_rs(&in, &out);
+		ms[i] = now_ms() - t0;
+		victims = out.nvictims;
+		create = out.create;
+		plan_rs_out_release(&out);
+	}
+	t = timing_of(ms, ITER);
+	printf("%-44s median %8.3f ms  p99 %8.3f ms  (n=%zu, %zu victims, "
+	       "%lld to create)  loop turn <= %.0f ms\n",
+	       label, t.median, t.p99, t.n, victims, (long long)create,
+	       TURN_BOUND_MS);
+	for (i = 0; i < w.npods; i++) {
+		pod_release(w.pods[i]);
+		free(w.pods[i]);
+		free(facts[i]);
+	}
+	free(facts);
+	free(w.pods);
+	fx_free_rs(rs);
+	fx_free_deployment(d);
+}
+
+/* The cases whose label holds the first argument, or all of them. */
+static const char *only;
+
+static bool
+wanted(const char *label)
+{
+	return only == NULL || strstr(label, only) != NULL;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct rusage ru;
 
+	only = argc > 1 ? argv[1] : NULL;
 	printf("drover planner benchmark (times per call, wall clock)\n");
-	bench_deploy("RollingUpdate", false,
-		     "plan_deploy RollingUpdate, 100k pods/10 RS");
-	bench_deploy("Recreate", false,
-		     "plan_deploy Recreate, 100k pods/10 RS");
-	bench_deploy("Recreate", true,
-		     "plan_deploy Recreate steady, 100k pod scan");
-	bench_sim();
-	bench_rs();
+	if (wanted("plan_deploy RollingUpdate, 100k pods/10 RS"))
+		bench_deploy("RollingUpdate", false,
+			     "plan_deploy RollingUpdate, 100k pods/10 RS");
+	if (wanted("plan_deploy Recreate, 100k pods/10 RS"))
+		bench_deploy("Recreate", false,
+			     "plan_deploy Recreate, 100k pods/10 RS");
+	if (wanted("plan_deploy Recreate steady, 100k pod scan"))
+		bench_deploy("Recreate", true,
+			     "plan_deploy Recreate steady, 100k pod scan");
+	if (wanted("sim_run 10000 replicas 25%/25%, ready 1 s"))
+		bench_sim();
+	if (wanted("plan_rs 10000 pods, scale down by 500"))
+		bench_rs();
+	if (wanted("plan_rs 100k pods, cached facts, down 500"))
+		bench_rs_cached(-RS_SCALE_DOWN,
+				"plan_rs 100k pods, cached facts, down 500");
+	if (wanted("plan_rs 100k pods, cached facts, up 500"))
+		bench_rs_cached(RS_SCALE_DOWN,
+				"plan_rs 100k pods, cached facts, up 500");
 	getrusage(RUSAGE_SELF, &ru);
 	printf("%-44s %8.1f MiB\n", "peak RSS (getrusage ru_maxrss)",
 	       (double)ru.ru_maxrss / 1024.0);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "object.h"
 #include "queue.h"
+#include "turn.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "services.h"
@@ -740,20 +741,28 @@ run_queued(struct agent *a, struct queued_op *q)
 	free(q);
 }
 
+/* The kick has had its share: AGENT_KICK_BUDGET_MS since it started, or,
+ * once it has run an op (ran), the loop turn's budget of CPU, which the
+ * controllers' work may have spent before it (turn.h). */
+static bool
+kick_spent(uint64_t started, size_t ran)
+{
+	return queue_overtime_ms(started, AGENT_KICK_BUDGET_MS) ||
+	       (ran > 0 && turn_over_ms(QUEUE_TURN_BUDGET_MS));
+}
+
 /* Starts the processes of the pods bound here that wait in todo (up to
  * op seq), and nothing else: their ops stay queued, and the kick writes
  * their statuses. true if it started any. */
 static bool
-start_bound(struct agent *a, uint64_t started, uint64_t seq)
+start_bound(struct agent *a, uint64_t started, uint64_t seq, size_t *ran)
 {
 	struct queued_op *q;
 	bool any = false;
 
 	a->to_start = false;
 	for (q = a->nstatus && a->rt ? a->todo : NULL;
-	     q && q->seq <= seq &&
-	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
-	     q = q->next) {
+	     q && q->seq <= seq && !kick_spent(started, *ran); q = q->next) {
 		const struct object *c;
 
 		if (q->kind == AGENT_OP_STATUS &&
@@ -762,6 +771,7 @@ start_bound(struct agent *a, uint64_t started, uint64_t seq)
 			a->rt, ((const struct pod *)c->obj)->metadata.uid)) {
 			start(a, c->obj);
 			any = true;
+			(*ran)++;
 		}
 	}
 	return any;
@@ -773,7 +783,7 @@ agent_start_bound(struct agent *a)
 	if (a == NULL || a->rt == NULL || !a->to_start || a->nstatus == 0)
 		return; /* settles come often: no walk of todo for nothing */
 	a->flushed = false;
-	start_bound(a, uv_hrtime(), a->seq);
+	start_bound(a, uv_hrtime(), a->seq, &(size_t){0});
 }
 
 /* The kick first does what moves rollouts on: the statuses of pods whose
@@ -792,20 +802,19 @@ on_kick(uv_check_t *h)
 	struct queued_op *q, *next;
 	uint64_t started = uv_hrtime(), seq = a->seq;
 	bool urgent = false;
+	size_t ran = 0;
 
 	uv_check_stop(&a->kick);
 	uv_idle_stop(&a->kick_idle);
 	a->flushed = false;
 	/* Each run takes its op out of urgent (unqueue). */
-	while ((q = a->urgent) != NULL &&
-	       !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS)) {
+	while ((q = a->urgent) != NULL && !kick_spent(started, ran)) {
 		run_queued(a, q);
 		urgent = true;
+		ran++;
 	}
 	for (q = a->nstatus ? a->todo : NULL;
-	     q && q->seq <= seq &&
-	     !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
-	     q = next) {
+	     q && q->seq <= seq && !kick_spent(started, ran); q = next) {
 		const struct object *c;
 		const char *uid;
 
@@ -818,17 +827,19 @@ on_kick(uv_check_t *h)
 			continue; /* new: started below */
 		run_queued(a, q);
 		urgent = true;
+		ran++;
 	}
-	if (start_bound(a, started, seq))
+	if (start_bound(a, started, seq, &ran))
 		urgent = true;
-	for (q = a->todo; q && q->seq <= seq &&
-			  !queue_overtime_ms(started, AGENT_KICK_BUDGET_MS);
+	for (q = a->todo; q && q->seq <= seq && !kick_spent(started, ran);
 	     q = next) {
 		next = q->next;
-		if (urgent && !q->deferred)
+		if (urgent && !q->deferred) {
 			q->deferred = true;
-		else
+		} else {
 			run_queued(a, q);
+			ran++;
+		}
 	}
 	if (a->todo)
 		kick(a);
@@ -963,6 +974,7 @@ agent_start(const struct agent_config *cfg)
 	a->node = xstrdup(cfg->node_name);
 	uv_check_init(cfg->loop, &a->kick);
 	a->kick.data = a;
+	turn_attach(cfg->loop);
 	uv_idle_init(cfg->loop, &a->kick_idle);
 	a->kick_idle.data = a;
 	uv_timer_init(cfg->loop, &a->drain_timer);
@@ -1112,6 +1124,7 @@ agent_stop(struct agent *a)
 	if (a->rt)
 		runtime_free(a->rt);
 	a->closing = 3;
+	turn_detach();
 	uv_close((uv_handle_t *)&a->kick, on_closed);
 	uv_close((uv_handle_t *)&a->kick_idle, on_closed);
 	uv_timer_stop(&a->drain_timer);

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "queue.h"
+#include "turn.h"
 #include "xalloc.h"
 
 /* Kubernetes' workqueue metrics of one queue name (depth, adds_total,
@@ -82,7 +83,7 @@ struct queue {
 	size_t ndirty;
 	uv_timer_t kick; /* runs dirty keys on the next loop turn */
 	/* Keys that asked to run again at once (a burst with more to do),
-	 * and all dirty keys once this loop iteration has run for
+	 * and all dirty keys once this loop turn has used the CPU of
 	 * QUEUE_TURN_BUDGET_MS, wait until the loop has polled for I/O:
 	 * they run in the check phase, and an idle handle keeps the poll
 	 * from waiting. (libuv runs a 0 ms timer started by a timer in the
@@ -171,12 +172,13 @@ after_poll(struct queue *q)
 	}
 }
 
-/* How long this loop iteration has run: uv_now() is the time the loop
- * read at its start (and after its poll). */
+/* The loop's turn has used its budget of CPU (turn.h), whoever used it:
+ * the handlers of requests, this queue's batch, another's. */
 static bool
 over_budget(struct queue *q)
 {
-	return uv_hrtime() / 1000000 > uv_now(q->loop) + QUEUE_TURN_BUDGET_MS;
+	(void)q;
+	return turn_over_ms(QUEUE_TURN_BUDGET_MS);
 }
 
 static void
@@ -361,6 +363,7 @@ queue_new(uv_loop_t *loop, const char *name, queue_sync_cb cb, void *arg)
 	q->yield.data = q;
 	uv_idle_init(loop, &q->yield_idle);
 	q->yield_idle.data = q;
+	turn_attach(loop);
 	return q;
 }
 
@@ -423,6 +426,7 @@ queue_free(struct queue *q)
 	uv_close((uv_handle_t *)&q->kick, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield, on_kick_closed);
 	uv_close((uv_handle_t *)&q->yield_idle, on_kick_closed);
+	turn_detach();
 }
 
 void

@@ -7,9 +7,9 @@
  *   and it runs again on a later loop turn.
  * - A sync that asks to run again at once (requeue 0: a burst with more
  *   to do) yields: it runs after the loop has polled for I/O; so do all
- *   keys once the loop iteration has worked for QUEUE_TURN_BUDGET_MS, so
- *   that neither a long job nor a cascade between controllers starves
- *   the API.
+ *   keys once the loop's turn has used QUEUE_TURN_BUDGET_MS of CPU
+ *   (turn.h, whatever used it), so that neither a long job nor a cascade
+ *   between controllers starves the API.
  * - Delayed adds (requeue-after), and rate-limited retries on failure:
  *   5 ms doubling up to 1000 s, dropped after 15 failures until the next
  *   add (Kubernetes' DefaultControllerRateLimiter per item).
@@ -49,7 +49,7 @@ void queue_add(struct queue *q, const char *key);
  * settle: a queue downstream of the others (the scheduler) goes first,
  * before the upstream chain it is waiting behind. Nothing if its batch is
  * running, nothing is kicked (only yielded keys, which wait for the
- * poll), or the loop iteration is over its budget. */
+ * poll), or the loop turn is over its budget. */
 void queue_run_now(struct queue *q);
 void queue_add_after(struct queue *q, const char *key, int64_t ms);
 /* Number of keys waiting (dirty now), for tests and status. */
@@ -73,8 +73,8 @@ struct strbuf;
 void queue_metrics_collect(void *arg, struct strbuf *out);
 
 #define QUEUE_MAX_RETRIES 15
-/* Past this much work in one loop iteration, the queues wait for the
- * loop to poll for I/O before they run again. */
+/* Past this much CPU in one turn of the loop (turn.h), the queues wait
+ * for the loop to poll for I/O before they run again. */
 #define QUEUE_TURN_BUDGET_MS 20
 
 #endif

@@ -10,6 +10,7 @@
 #include "informer.h"
 #include "kube.h"
 #include "queue.h"
+#include "turn.h"
 #include "action.h"
 #include "xalloc.h"
 
@@ -111,7 +112,8 @@ ctl_controller_enabled(const char *list, const char *name)
 bool
 ctl_overtime(uint64_t started)
 {
-	return queue_overtime_ms(started, CTL_SYNC_BUDGET_MS);
+	return queue_overtime_ms(started, CTL_SYNC_BUDGET_MS) ||
+	       turn_over_ms(QUEUE_TURN_BUDGET_MS);
 }
 
 void

@@ -94,9 +94,9 @@ void ctl_schedule_now(struct controllers *c);
 
 /* The Event TTL sweep (events_ttl.c): every minute (or every TTL, if
  * shorter) deletes the Events whose lastTimestamp (else firstTimestamp,
- * else creationTimestamp) is more than ttl_ms ago, read from an informer
- * of Events, at most 100 deletions a loop turn. NULL if ttl_ms is 0 or
- * the informer could not list. */
+ * else creationTimestamp) is more than ttl_ms ago, found on a heap of
+ * the writes an informer of Events saw, at most 100 deletions a loop
+ * turn. NULL if ttl_ms is 0 or the informer could not list. */
 struct ctl_event_ttl;
 struct ctl_event_ttl *ctl_event_ttl_start(const struct ctl_config *cfg);
 void ctl_event_ttl_stop(struct ctl_event_ttl *t);
@@ -160,8 +160,10 @@ void ctl_record_events(struct event_broadcaster *events, const char *component,
 /* Enqueues the key of every cached object of inf. */
 void ctl_enqueue_all(struct informer *inf, struct queue *q);
 
-/* A sync that has run this long stops where it is and asks to run again
- * at once, which waits until the loop has polled for I/O (queue.h): a
+/* A sync that has run this long, or that runs in a loop turn past its
+ * budget of CPU (QUEUE_TURN_BUDGET_MS, turn.h), stops where it is and
+ * asks to run again at once, which waits until the loop has polled for
+ * I/O (queue.h): a
  * controller acting on a hundred thousand objects never holds the API
  * up for long. started is uv_hrtime() at the start of the sync. (At
  * 20 ms, one turn of a scale to 100,000 pods, with the scheduler's

@@ -506,7 +506,7 @@ sync_locked(struct ctl_sched *c, bool *more)
 	struct tracked *t, *failed = NULL;
 	struct res_amount *used;
 	int64_t *on, *oon;
-	size_t nn, i;
+	size_t nn, i, tried = 0;
 	int r = 0;
 
 	nn = informer_list(c->cfg.nodes, NULL, &nl);
@@ -531,7 +531,9 @@ sync_locked(struct ctl_sched *c, bool *more)
 		const struct node *chosen;
 		struct host_port_set *ps;
 
-		if (ctl_overtime(started)) {
+		/* one pod at least: a pass that starts past the turn's
+		 * budget still moves on */
+		if (tried++ && ctl_overtime(started)) {
 			*more = true;
 			break;
 		}

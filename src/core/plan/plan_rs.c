@@ -136,13 +136,13 @@ cmp_time_log(const struct ranked_pod *x, const struct ranked_pod *y, dtime ti,
 		return after_or_zero(ti, tj);
 	diff = log_rank(ti, x->now) - log_rank(tj, x->now);
 	if (diff == 0)
-		return strcmp(x->uid, y->uid);
+		return strcmp(ranked_pod_uid(x), ranked_pod_uid(y));
 	return diff < 0 ? -1 : 1;
 }
 
 /* A victim candidate from its facts; `rank` is the number of related
- * active pods on its node (getPodsRankedByRelatedPods). The caller owns
- * the facts, which must outlive rp (rp->uid points into them). */
+ * active pods on its node (getPodsRankedByRelatedPods). The pod must
+ * outlive rp (a long uid or name is read from it). */
 void
 ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
 		      int64_t rank, dtime now)
@@ -157,7 +157,10 @@ ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
 	rp->ready_time = f->ready_time;
 	rp->restarts = f->restarts;
 	rp->created = f->created;
-	rp->uid = pod_facts_uid(f);
+	rp->long_uid = f->long_uid;
+	rp->long_name = f->long_name;
+	memcpy(rp->uid, f->uid, sizeof(rp->uid));
+	memcpy(rp->name, f->name, sizeof(rp->name));
 }
 
 /* The same from a pod (tests and callers without facts). */
@@ -169,8 +172,22 @@ ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 
 	pod_facts_init(&f, p);
 	ranked_pod_from_facts(rp, &f, rank, now);
-	/* f is gone: point at the pod's own uid */
-	rp->uid = p->metadata.uid ? p->metadata.uid : "";
+}
+
+const char *
+ranked_pod_uid(const struct ranked_pod *rp)
+{
+	if (!rp->long_uid)
+		return rp->uid;
+	return rp->pod->metadata.uid ? rp->pod->metadata.uid : "";
+}
+
+const char *
+ranked_pod_name(const struct ranked_pod *rp)
+{
+	if (!rp->long_name)
+		return rp->name;
+	return rp->pod->metadata.name ? rp->pod->metadata.name : "";
 }
 
 /* ActivePodsWithRanks.Less (controller_utils.go): the pod that sorts first
@@ -219,8 +236,7 @@ ranked_pod_cmp(const void *a, const void *b)
 	}
 	/* Kubernetes leaves the rest to an unstable sort; drover is
 	 * deterministic: by name. */
-	return strcmp(x->pod->metadata.name ? x->pod->metadata.name : "",
-		      y->pod->metadata.name ? y->pod->metadata.name : "");
+	return strcmp(ranked_pod_name(x), ranked_pod_name(y));
 }
 
 /* Max-heap of ranked_pod_cmp: h[0] is the pod that would be deleted
@@ -278,20 +294,29 @@ smallest_first(struct ranked_pod *rp, size_t n, size_t k)
  * their counts. Nodes are few beside pods (one, on a single host), so
  * each pod costs a binary search among the nodes, not a place in a sort
  * of every pod. Unscheduled pods all have the node "" and count
- * together, as in Kubernetes' podsOnNode map keyed by spec.nodeName. */
+ * together, as in Kubernetes' podsOnNode map keyed by spec.nodeName.
+ * Each count has its own cell, which stays where it is as nodes are
+ * added: a candidate keeps a pointer to its node's cell and reads its
+ * rank once every pod is counted. */
 struct node_count {
-	const char *node;
+	const char *node; /* into the facts */
 	int64_t n;
 };
 
+struct node_tally {
+	struct node_count **v; /* sorted by node */
+	size_t n;
+	struct node_count *last; /* the node of the pod counted last */
+};
+
 static size_t
-node_find(const struct node_count *v, size_t n, const char *node, bool *hit)
+node_find(const struct node_tally *t, const char *node, bool *hit)
 {
-	size_t a = 0, b = n;
+	size_t a = 0, b = t->n;
 
 	while (a < b) {
 		size_t m = (a + b) / 2;
-		int c = strcmp(v[m].node, node);
+		int c = strcmp(t->v[m]->node, node);
 
 		if (c == 0) {
 			*hit = true;
@@ -306,50 +331,52 @@ node_find(const struct node_count *v, size_t n, const char *node, bool *hit)
 	return a;
 }
 
-static size_t
-count_nodes(const struct pod_facts *const *fs, size_t n,
-	    struct node_count **out)
+/* Counts one more pod on node; returns the node's cell. Pods tend to
+ * come grouped by node, so `last` lets a run of one node's pods cost one
+ * strcmp each instead of a binary search. */
+static struct node_count *
+tally_add(struct node_tally *t, const char *node)
 {
-	struct node_count *v = NULL;
-	size_t nv = 0, i, at = 0;
-	const char *last = NULL;
+	struct node_count *nc;
 	bool hit;
+	size_t at;
 
-	/* Pods tend to come grouped by node, so `last` (the node of the
-	 * previous active pod, v[at]) lets a run of one node's pods cost
-	 * one strcmp each instead of a binary search. */
-	for (i = 0; i < n; i++) {
-		const char *node;
-
-		if (!fs[i]->active)
-			continue;
-		node = pod_facts_node(fs[i]);
-		if (last && !strcmp(last, node)) { /* runs of the same node */
-			v[at].n++;
-			continue;
-		}
-		at = node_find(v, nv, node, &hit);
-		if (!hit) {
-			v = xrealloc(v, (nv + 1) * sizeof(*v));
-			memmove(&v[at + 1], &v[at], (nv - at) * sizeof(*v));
-			v[at].node = node;
-			v[at].n = 0;
-			nv++;
-		}
-		v[at].n++;
-		last = v[at].node;
+	if (t->last && !strcmp(t->last->node, node)) {
+		t->last->n++;
+		return t->last;
 	}
-	*out = v;
-	return nv;
+	at = node_find(t, node, &hit);
+	if (!hit) {
+		nc = xmalloc(sizeof(*nc));
+		nc->node = node;
+		nc->n = 0;
+		t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+		memmove(&t->v[at + 1], &t->v[at], (t->n - at) * sizeof(*t->v));
+		t->v[at] = nc;
+		t->n++;
+	}
+	t->last = t->v[at];
+	t->last->n++;
+	return t->last;
 }
 
 static int64_t
-count_on_node(const struct node_count *v, size_t n, const char *node)
+tally_of(const struct node_tally *t, const char *node)
 {
 	bool hit;
-	size_t at = node_find(v, n, node, &hit);
+	size_t at = node_find(t, node, &hit);
 
-	return hit ? v[at].n : 0;
+	return hit ? t->v[at]->n : 0;
+}
+
+static void
+tally_release(struct node_tally *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
 }
 
 /* owner_ref_is(controller ref, "ReplicaSet", rs), from the facts: the
@@ -404,38 +431,109 @@ own_facts_release(struct own_facts *own)
 	free(own->list);
 }
 
-/* The victims: the diff first of mine in ranked_pod_cmp's order, ranked
- * by related active pods on the same node (getPodsRankedByRelatedPods). */
+/* What plan_rs gathers in its one pass over the pods: each pod's facts
+ * are read once, while they are in the cache. (At 100,000 pods each
+ * further pass over them cost 15-25 ms of cache misses: a plan that
+ * claimed, counted nodes, ranked and counted the status in four passes
+ * took 87 ms to pick 500 victims on two cores.) */
+struct pass {
+	const struct pod_facts **mine; /* its pods, adopted ones included */
+	size_t nmine;
+	int64_t fully, ready, avail; /* calculateStatus' counts */
+	dtime next;                  /* the first availability to come, or 0 */
+	/* When victims are possible: a candidate per pod of mine, and its
+	 * node's cell (cell[i] for rp[i]) in the tally of active pods. */
+	struct ranked_pod *rp;
+	struct node_count **cell;
+	struct node_tally nodes;
+};
+
+/* calculateStatus for one pod of the ReplicaSet's (before this step's
+ * changes, as Kubernetes does). A pod made from the template carries
+ * exactly its labels: equal fingerprints answer "fully labeled" without
+ * reading the pod. */
 static void
-pick_victims(const struct plan_rs_in *in, const struct pod_facts *const *fs,
-	     const struct pod_facts **mine, size_t nmine, size_t diff,
+count_status(const struct plan_rs_in *in, uint64_t tmpl_fp,
+	     const struct pod_facts *f, struct pass *ps)
+{
+	const struct replicaset *rs = in->rs;
+
+	if (f->labels_fp == tmpl_fp ||
+	    labels_subset(&rs->spec.template.metadata.labels,
+			  &f->pod->metadata.labels))
+		ps->fully++;
+	if (!f->ready)
+		return;
+	ps->ready++;
+	/* available: ready for > minReadySeconds; else requeue 1 ms after
+	 * it will be (the earliest of them), as Kubernetes'
+	 * AddAfter(minReadySeconds) does, so availability shows without an
+	 * event. */
+	if (rs->spec.min_ready_seconds == 0 ||
+	    (f->ready_time != DTIME_UNSET &&
+	     f->ready_time + DTIME_SEC(rs->spec.min_ready_seconds) < in->now)) {
+		ps->avail++;
+	} else {
+		/* minReadySeconds 5, Ready at 12:00:00, now 12:00:02: at is
+		 * 12:00:05.001, requeue after 3001 ms, the first instant it
+		 * is available */
+		dtime at =
+		    f->ready_time + DTIME_SEC(rs->spec.min_ready_seconds) + 1;
+
+		if (ps->next == 0 || at < ps->next)
+			ps->next = at;
+	}
+}
+
+/* The victims: the diff first of mine in ranked_pod_cmp's order, ranked
+ * by related active pods on the same node (getPodsRankedByRelatedPods):
+ * the pass counted them, or, with in->related, they are counted here. */
+static void
+pick_victims(const struct plan_rs_in *in, struct pass *ps, size_t diff,
 	     struct plan_rs_out *out)
 {
-	const struct pod_facts *const *rel = fs;
-	size_t nrel = in->npods, nn, i;
-	struct own_facts rel_own = {0};
-	struct node_count *nodes;
-	struct ranked_pod *rp;
+	size_t i;
 
 	if (in->related) {
-		rel = facts_of(in->related, in->nrelated, NULL, &rel_own);
-		nrel = in->nrelated;
+		struct own_facts rel_own;
+		const struct pod_facts *const *rel =
+		    facts_of(in->related, in->nrelated, NULL, &rel_own);
+		struct node_tally related = {0};
+
+		for (i = 0; i < in->nrelated; i++)
+			if (rel[i]->active)
+				tally_add(&related, pod_facts_node(rel[i]));
+		for (i = 0; i < ps->nmine; i++)
+			ps->rp[i].rank =
+			    tally_of(&related, pod_facts_node(ps->mine[i]));
+		tally_release(&related);
+		own_facts_release(&rel_own);
+	} else {
+		for (i = 0; i < ps->nmine; i++)
+			ps->rp[i].rank = ps->cell[i]->n;
 	}
-	nn = count_nodes(rel, nrel, &nodes);
-	rp = xmalloc((nmine + 1) * sizeof(*rp));
-	for (i = 0; i < nmine; i++)
-		ranked_pod_from_facts(
-		    &rp[i], mine[i],
-		    count_on_node(nodes, nn, pod_facts_node(mine[i])), in->now);
-	if (diff < nmine)
-		smallest_first(rp, nmine, diff);
+	if (diff < ps->nmine)
+		smallest_first(ps->rp, ps->nmine, diff);
 	out->victims = xmalloc((diff + 1) * sizeof(*out->victims));
 	for (i = 0; i < diff; i++)
-		out->victims[i] = rp[i].pod;
+		out->victims[i] = ps->rp[i].pod;
 	out->nvictims = diff;
-	free(rp);
-	free(nodes);
-	own_facts_release(&rel_own);
+}
+
+/* The facts are scattered in memory, one allocation beside each pod:
+ * the pass asks for those of the pod PREFETCH_AHEAD places on while it
+ * works on this one, so that they arrive while it does. (100,000 pods,
+ * 500 victims, two cores: 46 ms without, ~25 ms with.) */
+#define PREFETCH_AHEAD 8
+
+static void
+prefetch_facts(const struct pod_facts *f)
+{
+	const char *p = (const char *)f;
+	size_t off;
+
+	for (off = 0; off < sizeof(*f); off += 64)
+		__builtin_prefetch(p + off);
 }
 
 void
@@ -443,10 +541,10 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 {
 	const struct replicaset *rs = in->rs;
 	const struct pod_facts *const *fs;
-	const struct pod_facts **mine;
 	struct own_facts own;
-	size_t nmine = 0, i;
-	int64_t want, diff, fully = 0, ready = 0, avail = 0;
+	struct pass ps = {0};
+	size_t i;
+	int64_t want, diff;
 	uint64_t tmpl_fp =
 	    labels_fingerprint(&rs->spec.template.metadata.labels);
 	/* Validation makes the template match the selector; a pod with
@@ -454,14 +552,24 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	bool tmpl_matches = selector_matches(
 	    rs->spec.selector, &rs->spec.template.metadata.labels);
 	bool deleting = rs->metadata.deletion_timestamp != DTIME_UNSET;
-	dtime next = 0;
+	bool may_delete;
 
 	memset(out, 0, sizeof(*out));
 	out->requeue_after_ms = -1;
+	want = rs->spec.replicas.set ? rs->spec.replicas.v : 1;
+	/* Victims need more pods of its own than it wants, and it cannot
+	 * own more than the pods given: below that, nothing is ranked. */
+	may_delete = !deleting && (int64_t)in->npods > want;
 	fs = facts_of(in->pods, in->npods, in->facts, &own);
-	mine = xmalloc((in->npods + 1) * sizeof(*mine));
+	ps.mine = xmalloc((in->npods + 1) * sizeof(*ps.mine));
+	if (may_delete) {
+		ps.rp = xmalloc((in->npods + 1) * sizeof(*ps.rp));
+		ps.cell = xmalloc((in->npods + 1) * sizeof(*ps.cell));
+	}
 	for (i = 0; i < in->npods; i++) {
 		const struct pod_facts *f = fs[i];
+		struct node_count *cell = NULL;
+		bool is_mine = false;
 
 		/* Claiming (ClaimPods): a pod this RS controls is counted
 		 * while its labels match the selector; once they do not, it
@@ -470,13 +578,17 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 		 * matches and the RS is not being deleted; another
 		 * controller's pod is never touched, even when the selector
 		 * matches it. */
+		if (i + PREFETCH_AHEAD < in->npods)
+			prefetch_facts(fs[i + PREFETCH_AHEAD]);
 		if (!f->active)
 			continue;
+		if (may_delete && in->related == NULL)
+			cell = tally_add(&ps.nodes, pod_facts_node(f));
 		if (owns(rs, f)) {
 			if ((tmpl_matches && f->labels_fp == tmpl_fp) ||
 			    selector_matches(rs->spec.selector,
 					     &f->pod->metadata.labels)) {
-				mine[nmine++] = f;
+				is_mine = true;
 			} else if (!deleting) {
 				out->release = xrealloc(
 				    out->release, (out->nrelease + 1) *
@@ -490,63 +602,34 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 			    xrealloc(out->adopt,
 				     (out->nadopt + 1) * sizeof(*out->adopt));
 			out->adopt[out->nadopt++] = f->pod;
-			mine[nmine++] = f;
+			is_mine = true;
 		}
+		if (!is_mine)
+			continue;
+		if (ps.rp) {
+			ranked_pod_from_facts(&ps.rp[ps.nmine], f, 0, in->now);
+			ps.cell[ps.nmine] = cell;
+		}
+		ps.mine[ps.nmine++] = f;
+		count_status(in, tmpl_fp, f, &ps);
 	}
 	/* manageReplicas: the diff is capped at burstReplicas either way;
 	 * the rest waits for the next step (the world changed by then). */
-	want = rs->spec.replicas.set ? rs->spec.replicas.v : 1;
-	diff = (int64_t)nmine - want;
+	diff = (int64_t)ps.nmine - want;
 	if (deleting)
 		diff = 0;
 	if (diff < 0)
 		out->create =
 		    -diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS : -diff;
 	else if (diff > 0)
-		pick_victims(in, fs, mine, nmine,
+		pick_victims(in, &ps,
 			     diff > RS_BURST_REPLICAS ? RS_BURST_REPLICAS
 						      : (size_t)diff,
 			     out);
-	/* calculateStatus over the live pods (before this step's changes,
-	 * as Kubernetes does). A pod made from the template carries exactly
-	 * its labels: equal fingerprints answer "fully labeled" without
-	 * reading the pod. */
-	for (i = 0; i < nmine; i++) {
-		const struct pod_facts *f = mine[i];
-
-		if (f->labels_fp == tmpl_fp ||
-		    labels_subset(&rs->spec.template.metadata.labels,
-				  &f->pod->metadata.labels))
-			fully++;
-		if (f->ready) {
-			ready++;
-			/* available: ready for > minReadySeconds; else
-			 * requeue 1 ms after it will be (the earliest of
-			 * them), as Kubernetes' AddAfter(minReadySeconds)
-			 * does, so availability shows without an event. */
-			if (rs->spec.min_ready_seconds == 0 ||
-			    (f->ready_time != DTIME_UNSET &&
-			     f->ready_time +
-				     DTIME_SEC(rs->spec.min_ready_seconds) <
-				 in->now)) {
-				avail++;
-			} else {
-				/* minReadySeconds 5, Ready at 12:00:00, now
-				 * 12:00:02: at is 12:00:05.001, requeue after
-				 * 3001 ms, the first instant it is available */
-				dtime at =
-				    f->ready_time +
-				    DTIME_SEC(rs->spec.min_ready_seconds) + 1;
-
-				if (next == 0 || at < next)
-					next = at;
-			}
-		}
-	}
-	out->status.replicas = (int64_t)nmine;
-	out->status.fully_labeled_replicas = fully;
-	out->status.ready_replicas = ready;
-	out->status.available_replicas = avail;
+	out->status.replicas = (int64_t)ps.nmine;
+	out->status.fully_labeled_replicas = ps.fully;
+	out->status.ready_replicas = ps.ready;
+	out->status.available_replicas = ps.avail;
 	out->status.observed_generation = rs->metadata.generation;
 	for (i = 0; i < rs->status.conditions.n; i++)
 		condition_append(&out->status.conditions,
@@ -554,9 +637,12 @@ plan_rs(const struct plan_rs_in *in, struct plan_rs_out *out)
 	out->status_changed =
 	    !schema_equal(kind_status_schema(kind_by_id(KIND_REPLICASET)),
 			  &rs->status, &out->status);
-	if (next)
-		out->requeue_after_ms = next - in->now;
-	free(mine);
+	if (ps.next)
+		out->requeue_after_ms = ps.next - in->now;
+	free(ps.mine);
+	free(ps.rp);
+	free(ps.cell);
+	tally_release(&ps.nodes);
 	own_facts_release(&own);
 }
 

@@ -79,7 +79,9 @@ struct ranked_pod {
 	int64_t rank; /* related active pods on the same node */
 	dtime now;
 	/* Sort keys, copied from the pod's facts (10,000-pod sorts would
-	 * otherwise re-derive them in every comparison). */
+	 * otherwise re-derive them in every comparison), the strings too:
+	 * ranking 100,000 candidates reads them in one array, not in as
+	 * many scattered facts (ranked_pod_uid, ranked_pod_name). */
 	bool unassigned;
 	int phase;
 	bool ready;
@@ -87,12 +89,17 @@ struct ranked_pod {
 	dtime ready_time;
 	int64_t restarts;
 	dtime created;
-	const char *uid; /* into the facts, or the pod */
+	bool long_uid, long_name; /* "" below: read from the pod */
+	char uid[POD_FACTS_INLINE];
+	char name[POD_FACTS_NAME_INLINE];
 };
 void ranked_pod_init(struct ranked_pod *rp, const struct pod *p, int64_t rank,
 		     dtime now);
 void ranked_pod_from_facts(struct ranked_pod *rp, const struct pod_facts *f,
 			   int64_t rank, dtime now);
 int ranked_pod_cmp(const void *a, const void *b);
+/* The pod's uid and name, wherever they are kept. */
+const char *ranked_pod_uid(const struct ranked_pod *rp);
+const char *ranked_pod_name(const struct ranked_pod *rp);
 
 #endif

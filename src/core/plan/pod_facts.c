@@ -11,10 +11,11 @@
  * the caller may cache them per pod version (resourceVersion) and reuse
  * them across plans.
  *
- * Strings (uid, controller uid, node) are copied inline when shorter
- * than POD_FACTS_INLINE, so ranking compares bytes inside the struct;
- * longer ones are flagged and read from the pod on demand, which is why
- * the pod must outlive its facts. */
+ * Strings (uid, controller uid, node, name) are copied inline when
+ * shorter than POD_FACTS_INLINE (the name: POD_FACTS_NAME_INLINE), so
+ * ranking compares bytes inside the struct; longer ones are flagged and
+ * read from the pod on demand, which is why the pod must outlive its
+ * facts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,13 +100,14 @@ max_restarts(const struct pod *p)
 	return m;
 }
 
-/* Copies s into buf when it fits; returns false (buf "") when not. */
+/* Copies s into buf (size bytes) when it fits; returns false (buf "")
+ * when not. */
 static bool
-inline_copy(char buf[POD_FACTS_INLINE], const char *s)
+inline_copy(char *buf, size_t size, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n >= POD_FACTS_INLINE) {
+	if (n >= size) {
 		buf[0] = '\0';
 		return false;
 	}
@@ -136,15 +138,17 @@ pod_facts_init(struct pod_facts *f, const struct pod *p)
 	    ref && (!ref->kind || !strcmp(ref->kind, "ReplicaSet"));
 	f->controller_kind_rc =
 	    ref && (!ref->kind || !strcmp(ref->kind, "ReplicationController"));
-	f->long_uid =
-	    !inline_copy(f->uid, p->metadata.uid ? p->metadata.uid : "");
-	f->long_controller =
-	    !inline_copy(f->controller, ref && ref->uid ? ref->uid : "");
-	f->long_node =
-	    !inline_copy(f->node, p->spec.node_name ? p->spec.node_name : "");
+	f->long_uid = !inline_copy(f->uid, sizeof(f->uid),
+				   p->metadata.uid ? p->metadata.uid : "");
+	f->long_controller = !inline_copy(f->controller, sizeof(f->controller),
+					  ref && ref->uid ? ref->uid : "");
+	f->long_node = !inline_copy(f->node, sizeof(f->node),
+				    p->spec.node_name ? p->spec.node_name : "");
+	f->long_name = !inline_copy(f->name, sizeof(f->name),
+				    p->metadata.name ? p->metadata.name : "");
 }
 
-/* The three accessors give the string whether it was inlined or not;
+/* The accessors give the string whether it was inlined or not;
  * the result points into f or into the pod. */
 const char *
 pod_facts_uid(const struct pod_facts *f)
@@ -171,4 +175,12 @@ pod_facts_node(const struct pod_facts *f)
 	if (!f->long_node)
 		return f->node;
 	return f->pod->spec.node_name ? f->pod->spec.node_name : "";
+}
+
+const char *
+pod_facts_name(const struct pod_facts *f)
+{
+	if (!f->long_name)
+		return f->name;
+	return f->pod->metadata.name ? f->pod->metadata.name : "";
 }

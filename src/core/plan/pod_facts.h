@@ -15,11 +15,10 @@
  *   active = true, ready = true, ready_time = 10:00:03, phase = 2,
  *   controller = "0b2c…", controller_kind_rs = true, node = "local",
  *   cost = 0, restarts = 1, labels_fp = fingerprint of its labels, which
- *   equals the fingerprint of the template's labels.
+ *   equals the fingerprint of the template's labels, name = its name.
  *
  * Ownership: a pod_facts points into its pod (`pod`, read for the
- * strings too long to keep inline and for the name, the last tie-break
- * of the victim order); it is valid while the pod is. It owns nothing:
+ * strings too long to keep inline); it is valid while the pod is. It owns nothing:
  * free() or drop it with the pod. */
 #ifndef DROVER_POD_FACTS_H
 #define DROVER_POD_FACTS_H
@@ -31,6 +30,11 @@
 /* Strings the facts hold inline when they fit (uids are 36 characters,
  * node names are usually host names); longer ones are read from the pod. */
 #define POD_FACTS_INLINE 40
+/* The pod's name, the last tie-break of the victim order: a ReplicaSet's
+ * pods are named "<ReplicaSet>-<5 characters>", the ReplicaSet
+ * "<Deployment>-<hash of 8-10>", so 64 bytes hold the names of
+ * Deployments of up to 47 characters. */
+#define POD_FACTS_NAME_INLINE 64
 
 struct pod_facts {
 	const struct pod *pod;
@@ -53,7 +57,8 @@ struct pod_facts {
 	char uid[POD_FACTS_INLINE];
 	char controller[POD_FACTS_INLINE];
 	char node[POD_FACTS_INLINE];
-	bool long_uid, long_controller, long_node;
+	char name[POD_FACTS_NAME_INLINE];
+	bool long_uid, long_controller, long_node, long_name;
 };
 
 void pod_facts_init(struct pod_facts *f, const struct pod *p);
@@ -63,6 +68,7 @@ void pod_facts_init(struct pod_facts *f, const struct pod *p);
 const char *pod_facts_uid(const struct pod_facts *f);
 const char *pod_facts_controller(const struct pod_facts *f);
 const char *pod_facts_node(const struct pod_facts *f);
+const char *pod_facts_name(const struct pod_facts *f);
 
 /* A 64-bit FNV-1a fingerprint of a label map (sorted, so equal maps give
  * equal fingerprints). Unequal maps with equal fingerprints are possible
