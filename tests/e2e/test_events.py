@@ -6,6 +6,7 @@ that keeps failing records one Unhealthy Warning whose count grows; the
 API answers kubectl describe's field selector; `drover describe` and
 `drover get events` print them as kubectl does; and `--event-ttl`
 expires them."""
+import datetime
 import re
 import tempfile
 
@@ -165,5 +166,45 @@ def test_event_ttl_deletes_old_events():
                      what="the events to expire")
             wait_for(lambda: not dm.req("GET", CORE + "/pods").json()["items"],
                      timeout=15, what="the pods to go")
+        finally:
+            dm.kill()
+
+
+def event_at(name, when):
+    """An Event about a pod "p", last written at `when` (a datetime)."""
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name},
+            "involvedObject": {"kind": "Pod", "name": "p",
+                               "namespace": "default"},
+            "reason": "Test", "message": name, "type": "Normal",
+            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1}
+
+
+def test_an_event_written_again_lives_from_its_last_write():
+    """The sweep keeps a heap of the writes it saw: an Event written at
+    now-2s and bumped to now+60s has an entry for each; the sweep that
+    deletes an Event last written at now-2s pops the bumped one's first
+    entry too, and must leave it (TTL 2 s)."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    with tempfile.TemporaryDirectory() as tmp:
+        dm = Daemon(tmp, extra=["--runtime", "none", "--event-ttl", "2s"])
+        try:
+            for name in ("old", "bumped"):
+                r = dm.req("POST", EVENTS,
+                           event_at(name, now - datetime.timedelta(seconds=2)))
+                assert r.status_code == 201, r.text
+            later = (now + datetime.timedelta(seconds=60)).strftime(
+                "%Y-%m-%dT%H:%M:%SZ")
+            r = dm.req("PATCH", EVENTS + "/bumped",
+                       {"lastTimestamp": later, "count": 2},
+                       ct="application/merge-patch+json")
+            assert r.status_code == 200, r.text
+            wait_for(lambda: dm.req("GET", EVENTS + "/old").status_code == 404,
+                     timeout=15, what="the old Event to expire")
+            r = dm.req("GET", EVENTS + "/bumped")
+            assert r.status_code == 200, r.text
+            assert r.json()["count"] == 2
+            assert dm.req("DELETE", EVENTS + "/bumped").status_code == 200
         finally:
             dm.kill()

@@ -1,8 +1,9 @@
 /* client_queue.c - the work queue of controllers and agents, on a real
  * libuv loop: de-duplication, first-in first-out order, no re-entrant
  * sync of a key, delayed requeue, retry with back-off, a queue run from
- * another's settle (queue_run_now); the loop is empty at the end. (The retry cap of 15 is
- * 163 s of back-off, too slow for a test.) */
+ * another's settle (queue_run_now), one budget of CPU for the whole
+ * loop turn; the loop is empty at the end. (The retry cap of 15 is 163 s
+ * of back-off, too slow for a test.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
 
 #include "queue.h"
@@ -287,6 +289,122 @@ test_run_now_from_a_settle(void **state)
 	strbuf_release(&c.log);
 }
 
+/* The turn's budget is one for the whole loop turn (turn.h). A check
+ * handle (work after the poll) uses 15 ms of CPU and adds three keys to
+ * a queue, kicked by a 0 ms timer, which libuv runs in the next
+ * iteration's timers phase, before it polls again: the same turn. Each
+ * of the queue's syncs uses 12 ms. A budget counted from the start of
+ * each loop iteration let the queue run two of them after the check
+ * (39 ms in that turn); counted over the turn, it runs one (27 ms) and
+ * the rest wait for the poll. */
+#define CHECK_MS 15
+#define BURN_MS  12
+
+struct turns {
+	struct queue *q;
+	uv_prepare_t prepare;
+	uv_check_t check;
+	uv_idle_t idle;
+	double mark, worst; /* thread CPU ms at the last prepare; the most a
+			       turn used */
+	int runs;
+};
+
+static double
+cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void
+burn(double ms)
+{
+	double until = cpu_ms() + ms;
+
+	while (cpu_ms() < until)
+		;
+}
+
+/* The end of a turn: its CPU; done once the three syncs have run. */
+static void
+on_turn_end(uv_prepare_t *h)
+{
+	struct turns *t = h->data;
+	double now = cpu_ms();
+
+	if (now - t->mark > t->worst)
+		t->worst = now - t->mark;
+	t->mark = now;
+	if (t->runs == 3)
+		uv_prepare_stop(h);
+}
+
+static void
+on_check_once(uv_check_t *h)
+{
+	struct turns *t = h->data;
+
+	uv_check_stop(h);
+	uv_idle_stop(&t->idle);
+	burn(CHECK_MS);
+	queue_add(t->q, "b1");
+	queue_add(t->q, "b2");
+	queue_add(t->q, "b3");
+}
+
+static void
+idle_nothing(uv_idle_t *h)
+{
+	(void)h;
+}
+
+static int
+sync_burn(void *arg, const char *key, int64_t *requeue)
+{
+	struct turns *t = arg;
+
+	(void)key;
+	(void)requeue;
+	burn(BURN_MS);
+	t->runs++;
+	return 0;
+}
+
+static void
+test_budget_is_the_whole_turn(void **state)
+{
+	uv_loop_t loop;
+	struct turns t = {0};
+
+	(void)state;
+	uv_loop_init(&loop);
+	t.q = queue_new(&loop, "turn", sync_burn, &t);
+	uv_prepare_init(&loop, &t.prepare);
+	uv_check_init(&loop, &t.check);
+	uv_idle_init(&loop, &t.idle); /* the first poll does not wait */
+	t.prepare.data = t.check.data = t.idle.data = &t;
+	uv_prepare_start(&t.prepare, on_turn_end);
+	uv_check_start(&t.check, on_check_once);
+	uv_idle_start(&t.idle, idle_nothing);
+	t.mark = cpu_ms();
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(t.runs, 3);
+	/* one sync may start just under the budget (here at 15 ms), and
+	 * some slack for the loop itself; two syncs after the check would
+	 * be 39 */
+	assert_true(t.worst >= CHECK_MS + BURN_MS);
+	assert_true(t.worst < CHECK_MS + BURN_MS + 5);
+	queue_free(t.q);
+	uv_close((uv_handle_t *)&t.prepare, NULL);
+	uv_close((uv_handle_t *)&t.check, NULL);
+	uv_close((uv_handle_t *)&t.idle, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int
 main(void)
 {
@@ -297,6 +415,7 @@ main(void)
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_metrics),
 	    cmocka_unit_test(test_run_now_from_a_settle),
+	    cmocka_unit_test(test_budget_is_the_whole_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
