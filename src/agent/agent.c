@@ -238,17 +238,22 @@ fill_status(struct agent *a, struct node *n)
 			strmap_set(&st->capacity, e->key, e->value);
 		strmap_set(&st->allocatable, e->key, e->value);
 	}
-	if (st->addresses.n == 0) {
-		ad =
-		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
-		ad->type = xstrdup("InternalIP");
-		ad->address = xstrdup(a->cfg.node_address ? a->cfg.node_address
-							  : "127.0.0.1");
-		ad =
-		    anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
-		ad->type = xstrdup("Hostname");
-		ad->address = xstrdup(a->node);
+	/* the addresses of this start: an agent started again with
+	 * another --address moves its node */
+	for (i = 0; i < st->addresses.n; i++) {
+		free(st->addresses.v[i].type);
+		free(st->addresses.v[i].address);
 	}
+	free(st->addresses.v);
+	memset(&st->addresses, 0, sizeof(st->addresses));
+	ad = anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
+	ad->type = xstrdup("InternalIP");
+	ad->address =
+	    xstrdup(a->cfg.node_address ? a->cfg.node_address : "127.0.0.1");
+	ad = anylist_push((struct anylist *)&st->addresses, sizeof(*ad));
+	ad->type = xstrdup("Hostname");
+	ad->address = xstrdup(a->node);
+	st->daemon_endpoints.kubelet_endpoint.port = a->cfg.kubelet_port;
 	fill_node_info(&st->node_info);
 }
 
@@ -327,6 +332,15 @@ register_node(struct agent *a)
 	if (st == 200)
 		a->status_reported = now;
 	return st == 200 ? 0 : -1;
+}
+
+void
+agent_set_kubelet_port(struct agent *a, int port)
+{
+	a->cfg.kubelet_port = port;
+	if (register_node(a))
+		log_warn("agent: node %s: its log port was not written",
+			 a->node);
 }
 
 /* Creates or renews the node's Lease (kube-node-lease/NODE, held by the

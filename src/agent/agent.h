@@ -39,6 +39,10 @@ struct agent_config {
 	/* This node's address (its InternalIP, where Services listen);
 	 * NULL: 127.0.0.1. */
 	const char *node_address;
+	/* Where this node's agent serves its pods' logs to the API
+	 * (status.daemonEndpoints.kubeletEndpoint.Port, logserve.h); 0:
+	 * nowhere (inside drover serve the API reads them directly). */
+	int kubelet_port;
 	/* With a process runtime: the proxy process's control socket and
 	 * output (services.h); NULL: Services are not served here. */
 	const char *proxy_socket, *proxy_log;
@@ -64,6 +68,9 @@ void agent_stop(struct agent *a);
  * on with the rest of the chain. Their statuses are written by the kick,
  * as before. a NULL: nothing. */
 void agent_start_bound(struct agent *a);
+/* The agent serves its pods' logs on port from now on: its Node says so
+ * (written at once). */
+void agent_set_kubelet_port(struct agent *a, int port);
 /* The collector of the proxy's counters for GET /metrics (metrics.h):
  * arg is an agent, or NULL (nothing). */
 struct strbuf;

@@ -740,6 +740,7 @@ api_free(struct api *a)
 		while (a->nlogs)
 			free(a->logs[--a->nlogs].node);
 		free(a->logs);
+		h_log_remote_free(a);
 	}
 	free(a);
 }
@@ -795,6 +796,9 @@ api_resp_release(struct api_resp *resp)
 	if (resp->stream)
 		resp->stream->free(resp->stream);
 	resp->stream = NULL;
+	if (resp->deferred)
+		resp->deferred->cancel(resp->deferred);
+	resp->deferred = NULL;
 }
 
 bool

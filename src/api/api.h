@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "dtime.h"
 #include "podlog.h"
@@ -51,6 +52,9 @@ struct api_config {
 	 * none added. */
 	bool default_tolerations;
 	int64_t not_ready_toleration_s, unreachable_toleration_s;
+	/* The loop answers that come later run on (pods/log of a pod on a
+	 * joined host, api_deferred); NULL: such requests answer 404. */
+	uv_loop_t *loop;
 };
 
 struct api_req {
@@ -98,6 +102,20 @@ struct api_stream {
 	size_t held;
 };
 
+/* An answer that comes later: pods/log of a pod on a joined host, which
+ * the API asks that node's agent for over the network (h_log_remote.c).
+ * The server holds the request and calls start(d, done, arg): done(arg,
+ * resp) comes once, from the loop, with the answer (the callee owns it
+ * then), and d is freed. cancel(d) ends it instead, started or not (done
+ * is then never called), and frees it. */
+struct api_resp;
+typedef void (*api_deferred_done)(void *arg, struct api_resp *resp);
+struct api_deferred {
+	void (*start)(struct api_deferred *d, api_deferred_done done,
+		      void *arg);
+	void (*cancel)(struct api_deferred *d);
+};
+
 struct api_resp {
 	int status;
 	char *body;               /* JSON, NUL-terminated */
@@ -113,6 +131,9 @@ struct api_resp {
 	/* Or, to an HTTP client, the body in pieces (body is then NULL);
 	 * api_resp_release frees it unless the server took it. */
 	struct api_stream *stream;
+	/* Or the answer comes later (status 0 until then); api_resp_release
+	 * cancels it unless the server took it. */
+	struct api_deferred *deferred;
 };
 
 struct api;

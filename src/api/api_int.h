@@ -36,6 +36,8 @@ struct api {
 		void *arg;
 	} * logs;
 	size_t nlogs;
+	/* The clients of joined nodes' agents (h_log_remote.c). */
+	struct node_client *node_clients;
 	/* The OpenAPI documents, made on first use (openapi.c). */
 	struct openapi_cache *openapi;
 	/* Request counts and latencies (h_metrics.c). */
@@ -163,6 +165,13 @@ void h_discovery(struct api *a, const struct api_req *req,
 		 struct api_resp *resp);
 void h_get(struct api *a, struct route *rt, const struct query *q,
 	   struct api_resp *resp);
+/* pods/log of a pod on node, whose agent is not in this process: a
+ * deferred answer from that agent (h_log_remote.c). 0, or -1 if the node
+ * says nowhere to ask (resp untouched). */
+struct podlog_req;
+int h_log_remote(struct api *a, const char *node, const struct route *rt,
+		 const struct podlog_req *rq, struct api_resp *resp);
+void h_log_remote_free(struct api *a);
 void h_log(struct api *a, struct route *rt, const struct query *q,
 	   struct api_resp *resp);
 void h_list(struct api *a, struct route *rt, const struct query *q,

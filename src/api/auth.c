@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "auth.h"
+#include "tlsca.h"
 #include "ctstr.h"
 #include "digest.h"
 #include "fsx.h"
@@ -23,6 +25,7 @@ struct api_auth {
 	char *ca;
 	size_t ca_len;
 	char *tokens_path; /* DIR/join-tokens.json */
+	char *tls_dir;     /* DIR/tls: the CA that signs agents' certificates */
 };
 
 /* DIR/tls/node-credentials.key: read, or made once (hex, 0600). */
@@ -92,6 +95,8 @@ api_auth_open(const char *dir, const char *admin_token, const char *ca_pem,
 	}
 	snprintf(path, sizeof(path), "%s/join-tokens.json", dir);
 	a->tokens_path = xstrdup(path);
+	snprintf(path, sizeof(path), "%s/tls", dir);
+	a->tls_dir = xstrdup(path);
 	return a;
 }
 
@@ -103,7 +108,24 @@ api_auth_free(struct api_auth *a)
 	free(a->admin);
 	free(a->ca);
 	free(a->tokens_path);
+	free(a->tls_dir);
 	free(a);
+}
+
+int
+api_auth_issue_serving(const struct api_auth *a, const char *node,
+		       const char *const *addrs, size_t n, char **cert_pem,
+		       char **key_pem, char *err, size_t errlen)
+{
+	char cn[API_NODE_NAME_MAX + 16];
+
+	if (a->ca == NULL) {
+		snprintf(err, errlen, "the API is served without TLS");
+		return -1;
+	}
+	snprintf(cn, sizeof(cn), "system:node:%s", node);
+	return tlsca_issue(a->tls_dir, cn, addrs, n, time(NULL), cert_pem,
+			   key_pem, err, errlen);
 }
 
 const char *

@@ -60,6 +60,13 @@ enum api_who api_auth_who(const struct api_auth *a, const char *bearer,
 /* The credential of node (a DNS subdomain) into out (API_CRED_MAX). */
 int api_auth_node_credential(const struct api_auth *a, const char *node,
 			     char out[API_CRED_MAX]);
+/* A serving certificate for node's agent, for its addresses addrs (n),
+ * signed by the CA of DIR/tls, and its key (PEM; the caller frees both):
+ * the agent serves its pods' logs to the API with it (h_drover.c). 0, or
+ * -1 with err. */
+int api_auth_issue_serving(const struct api_auth *a, const char *node,
+			   const char *const *addrs, size_t n, char **cert_pem,
+			   char **key_pem, char *err, size_t errlen);
 /* The CA's PEM (NULL over plain HTTP). */
 const char *api_auth_ca(const struct api_auth *a, size_t *len);
 

@@ -8,6 +8,10 @@
  *                                         {"nodeName": N} -> 200
  *                                         {"nodeName", "token"}: N's
  *                                         credential
+ *   POST   /drover/v1/servingcert         a node: {"addresses": [...]},
+ *                                         each one of its Node's ->
+ *                                         {"certificate", "key"}: what
+ *                                         its agent serves logs with
  *   GET    /drover/v1/jointokens          the admin: the tokens' entries
  *   POST   /drover/v1/jointokens          the admin: {"ttlSeconds",
  *                                         "description"} -> 201 with the
@@ -102,6 +106,89 @@ h_join(struct api *a, const struct api_req *req, struct api_resp *resp)
 				    "apiVersion", "drover/v1", "nodeName", node,
 				    "token", cred));
 	}
+	json_decref(body);
+}
+
+/* Whether addr is one of the addresses in node's Node status. */
+static bool
+node_has_address(struct api *a, const char *node, const char *addr)
+{
+	struct store_key k = {"nodes", "", node};
+	struct store_item it = {0};
+	json_t *o, *l, *e;
+	size_t i;
+	bool found = false;
+
+	if (store_get(a->cfg.store, &k, &it))
+		return false;
+	o = json_loads(it.value, 0, NULL);
+	l = json_object_get(json_object_get(o, "status"), "addresses");
+	json_array_foreach(l, i, e)
+	{
+		const char *v =
+		    json_string_value(json_object_get(e, "address"));
+
+		if (v && !strcmp(v, addr))
+			found = true;
+	}
+	json_decref(o);
+	store_item_release(&it);
+	return found;
+}
+
+/* POST servingcert by a node: {"addresses": [...]}, each one of its
+ * Node's addresses -> a certificate for them and its key. */
+static void
+h_serving(struct api *a, const struct api_req *req, struct api_resp *resp)
+{
+	json_t *body, *l, *e;
+	const char *addrs[16];
+	char *cert, *key, msg[600];
+	size_t i, n = 0;
+
+	if (req->node == NULL) {
+		fail(resp, 403, "Forbidden",
+		     "servingcert: only a node's agent asks for its serving "
+		     "certificate");
+		return;
+	}
+	if ((body = api_parse_body(req, resp)) == NULL)
+		return;
+	l = json_object_get(body, "addresses");
+	json_array_foreach(l, i, e)
+	{
+		const char *v = json_string_value(e);
+
+		if (v == NULL || n == sizeof(addrs) / sizeof(*addrs)) {
+			fail(resp, 422, "Invalid",
+			     "addresses: Invalid value: up to 16 strings");
+			goto out;
+		}
+		if (!node_has_address(a, req->node, v)) {
+			snprintf(msg, sizeof(msg),
+				 "addresses: Invalid value: \"%.300s\": not "
+				 "an address of node %s",
+				 v, req->node);
+			fail(resp, 422, "Invalid", msg);
+			goto out;
+		}
+		addrs[n++] = v;
+	}
+	if (n == 0) {
+		fail(resp, 422, "Invalid", "addresses: Required value");
+	} else if (api_auth_issue_serving(a->cfg.auth, req->node, addrs, n,
+					  &cert, &key, msg, sizeof(msg))) {
+		fail(resp, 500, "InternalError", msg);
+	} else {
+		resp_json(resp, 200,
+			  json_pack("{ss ss ss ss}", "kind",
+				    "ServingCertificate", "apiVersion",
+				    "drover/v1", "certificate", cert, "key",
+				    key));
+		free(cert);
+		free(key);
+	}
+out:
 	json_decref(body);
 }
 
@@ -214,6 +301,8 @@ h_drover(struct api *a, const struct api_req *req, struct api_resp *resp)
 				    "certificateAuthority", ca));
 	} else if (!strcmp(p, "join") && !strcmp(req->method, "POST")) {
 		h_join(a, req, resp);
+	} else if (!strcmp(p, "servingcert") && !strcmp(req->method, "POST")) {
+		h_serving(a, req, resp);
 	} else if (!strcmp(p, "jointokens")) {
 		h_tokens(a, req, NULL, resp);
 	} else if (!strncmp(p, "jointokens/", 11) && p[11] &&

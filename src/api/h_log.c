@@ -122,13 +122,6 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	for (i = 0; node && i < a->nlogs; i++)
 		if (!strcmp(a->logs[i].node, node))
 			break;
-	if (node == NULL || i == a->nlogs) {
-		resp_status(resp, 404, "NotFound",
-			    "pod logs are kept by the agent of the pod's node, "
-			    "which does not serve them to this server",
-			    rt->res, rt->name, NULL);
-		goto out;
-	}
 	rq.ns = rt->ns;
 	rq.pod = rt->name;
 	rq.uid = uid;
@@ -137,6 +130,17 @@ h_log(struct api *a, struct route *rt, const struct query *q,
 	rq.offset = offset ? strtoll(offset, NULL, 10) : 0;
 	rq.limit = lo.limit_bytes; /* -1: none given */
 	rq.tail = lo.tail_lines;
+	if (node == NULL || i == a->nlogs) {
+		/* another host's: its agent is asked (h_log_remote.c) */
+		if (node == NULL || resp->as_json ||
+		    h_log_remote(a, node, rt, &rq, resp))
+			resp_status(resp, 404, "NotFound",
+				    "pod logs are kept by the agent of the "
+				    "pod's node, which does not serve them "
+				    "to this server",
+				    rt->res, rt->name, NULL);
+		goto out;
+	}
 	r = a->logs[i].read(a->logs[i].arg, &rq, &out, &end, msg, sizeof(msg));
 	if (r) {
 		resp_status(resp, r, r == 400 ? "BadRequest" : "NotFound", msg,

@@ -71,6 +71,8 @@ struct conn {
 	/* an answer held until the turn's group commit (see handler) */
 	struct api_resp resp;
 	bool has_resp;
+	/* an answer that comes later (api_deferred), under way */
+	struct api_deferred *deferred;
 	int64_t write_rv;           /* the last rv when it was written */
 	struct conn *next_awaiting; /* in l->awaiting */
 	/* answers in pieces (api_stream: long lists) */
@@ -721,6 +723,8 @@ conn_free(struct conn *c)
 	}
 	if (c->stream)
 		c->stream->free(c->stream);
+	if (c->deferred)
+		c->deferred->cancel(c->deferred);
 	if (c->has_resp)
 		api_resp_release(&c->resp);
 	if (c->parsing)
@@ -1153,6 +1157,19 @@ authorized(struct listener *l, struct MHD_Connection *conn, const char *url,
 	return api_is_open_path(method, url);
 }
 
+/* A deferred answer has come: the handler, called again once the
+ * connection is resumed, sends it. */
+static void
+on_deferred(void *arg, struct api_resp *r)
+{
+	struct conn *c = arg;
+
+	c->deferred = NULL;
+	c->resp = *r;
+	c->has_resp = true;
+	resume(c);
+}
+
 static enum MHD_Result
 handler(void *cls, struct MHD_Connection *conn, const char *url,
 	const char *method, const char *version, const char *upload,
@@ -1271,6 +1288,15 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	api_handle(srv->cfg.api, &req, &resp);
 	free(q.v);
+	if (resp.deferred) { /* held until it comes: on_deferred */
+		c->deferred = resp.deferred;
+		resp.deferred = NULL;
+		api_resp_release(&resp);
+		c->suspended = true;
+		MHD_suspend_connection(conn);
+		c->deferred->start(c->deferred, on_deferred, c);
+		return MHD_YES;
+	}
 	/* Nothing is answered before the writes behind it are durable. The
 	 * writes of one loop turn, HTTP and in-process alike, share one
 	 * commit: a write's answer waits, its connection suspended, until

@@ -428,6 +428,8 @@ struct xfer {
 	CURLcode result; /* once finished */
 	client_done_cb done;
 	client_watch_cb cb;
+	client_text_cb text_done; /* client_http_get_text_async */
+	int64_t offset;           /* its X-Drover-Log-Offset, or -1 */
 	void *arg;
 	char err[CURL_ERROR_SIZE];
 	struct xfer *prev, *next; /* in h->xfers */
@@ -666,6 +668,22 @@ deliver_one(struct xfer *x)
 {
 	struct client_resp r;
 
+	if (x->text_done) {
+		char msg[CURL_ERROR_SIZE + 600];
+
+		if (x->result != CURLE_OK)
+			snprintf(msg, sizeof(msg), "cannot reach %s: %s",
+				 x->h->base_url,
+				 x->err[0] ? x->err
+					   : curl_easy_strerror(x->result));
+		x->h->current = x;
+		x->text_done(x->arg, x->result == CURLE_OK ? (int)x->status : 0,
+			     &x->buf, x->offset,
+			     x->result == CURLE_OK ? NULL : msg);
+		x->h->current = NULL;
+		xfer_free(x);
+		return;
+	}
 	if (!x->watch) {
 		xfer_resp(x, &r);
 		x->h->current = x;
@@ -802,6 +820,41 @@ http_request_async(struct client *c, const char *method, const char *path,
 	x->done = cb;
 	x->arg = arg;
 	return 0;
+}
+
+int
+client_http_get_text_async(struct client *c, const char *path,
+			   const char *query, client_text_cb cb, void *arg)
+{
+	struct http *h = (struct http *)c;
+	struct xfer *x;
+	char err[300];
+
+	x = xfer_start(h, "GET", path, query, NULL, NULL, false, err,
+		       sizeof(err));
+	if (x == NULL)
+		return -1;
+	x->offset = -1;
+	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, &x->offset);
+	x->text_done = cb;
+	x->arg = arg;
+	return 0;
+}
+
+/* Cancels a transfer of client_http_get_text_async or request_async
+ * whose callback has not run: it never will. */
+void
+client_http_cancel(struct client *c, void *arg)
+{
+	struct http *h = (struct http *)c;
+	struct xfer *x;
+
+	for (x = h->xfers; x; x = x->next)
+		if (!x->watch && x->arg == arg && x != h->current) {
+			xfer_free(x);
+			return;
+		}
 }
 
 static struct client_watch *

@@ -70,4 +70,16 @@ int client_http_get_text(struct client *c, const char *path, const char *query,
 			 struct strbuf *text, int64_t *offset, char *err,
 			 size_t errlen);
 
+/* The same on a client made on a loop: cb(arg, status, text, offset,
+ * err) once, from the loop (status 0 and err set if the server could not
+ * be reached; text is the client's, valid during the call). 0, or -1 if
+ * the request could not be started (cb is then never called). */
+typedef void (*client_text_cb)(void *arg, int status, struct strbuf *text,
+			       int64_t offset, const char *err);
+int client_http_get_text_async(struct client *c, const char *path,
+			       const char *query, client_text_cb cb, void *arg);
+/* Cancels the unfinished request made with arg (get_text_async or
+ * request_async): its callback is never called. */
+void client_http_cancel(struct client *c, void *arg);
+
 #endif

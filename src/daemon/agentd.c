@@ -40,6 +40,7 @@
 #include "dirlock.h"
 #include "fsx.h"
 #include "log.h"
+#include "logserve.h"
 #include "names.h"
 #include "node_flags.h"
 #include "proc.h"
@@ -54,7 +55,7 @@ static const char usage_text[] =
     "                    [--runtime process|none] [--host-port-range A-B]\n"
     "                    [--default-user USER]\n"
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
-    "                    [--resync-period DURATION]\n"
+    "                    [--resync-period DURATION] [--port N]\n"
     "\n"
     "Joins this host to a drover control plane as node NAME (default the\n"
     "host name) and runs the pods the scheduler binds to it, as `drover\n"
@@ -63,6 +64,8 @@ static const char usage_text[] =
     "keeps them as objects only (a hollow node). Services listen on ADDR,\n"
     "this node's address (default: the address this host reaches the\n"
     "server from), served by a proxy process that outlives the agent.\n"
+    "The API reaches the pods' logs at ADDR:N over HTTPS (the kubelet's\n"
+    "port, default 10250; 0: any free port).\n"
     "\n"
     "The first start joins: TOKEN is what `drover token create` printed on\n"
     "the control plane (ID.SECRET::sha256:HEX); the server's CA must hash\n"
@@ -75,6 +78,7 @@ struct agentd {
 	struct client *client;
 	struct event_broadcaster *events;
 	struct agent *agent;
+	struct logserve *logs; /* NULL: no logs served (--runtime none) */
 	uv_signal_t sigterm, sigint;
 };
 
@@ -369,6 +373,8 @@ on_signal(uv_signal_t *h, int sig)
 	struct agentd *d = h->data;
 
 	log_info("signal %d: stopping the agent (its pods run on)", sig);
+	logserve_stop(d->logs);
+	d->logs = NULL;
 	agent_stop(d->agent);
 	d->agent = NULL;
 	uv_signal_stop(&d->sigterm);
@@ -393,6 +399,44 @@ enum {
 	OPT_ALLOCATABLE = 1000,
 };
 
+/* The certificate the control plane's CA signs for this node's address
+ * (POST /drover/v1/servingcert, as the node), then the log server on
+ * addr:port with it. 0, or -1 with the reason printed. */
+static int
+serve_logs(struct agentd *d, const struct cred *c, const char *addr, int port,
+	   const char *pod_dir)
+{
+	struct client *h = client_http_new(c->server, c->token);
+	struct client_resp r = {0};
+	json_t *body = json_pack("{s[s]}", "addresses", addr);
+	const char *cert, *key;
+	char err[600];
+	int ret = -1;
+
+	if (c->ca)
+		client_http_set_tls(h, c->ca, c->ca_len, false);
+	client_request(h, "POST", "/drover/v1/servingcert", NULL, NULL, body,
+		       &r);
+	cert = json_string_value(json_object_get(r.body, "certificate"));
+	key = json_string_value(json_object_get(r.body, "key"));
+	if (r.status != 200 || !cert || !key) {
+		fprintf(stderr,
+			"error: %s gave no serving certificate for %s: %s\n",
+			c->server, addr,
+			client_resp_message(&r, err, sizeof(err)));
+	} else if ((d->logs = logserve_start(addr, port, cert, key, c->token,
+					     pod_dir, err, sizeof(err))) ==
+		   NULL) {
+		fprintf(stderr, "error: %s\n", err);
+	} else {
+		ret = 0;
+	}
+	json_decref(body);
+	client_resp_release(&r);
+	h->ops->free(h);
+	return ret;
+}
+
 int
 agentd_main(int argc, char **argv)
 {
@@ -407,6 +451,7 @@ agentd_main(int argc, char **argv)
 	    {"default-user", required_argument, NULL, 'U'},
 	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
 	    {"resync-period", required_argument, NULL, 'r'},
+	    {"port", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -420,6 +465,7 @@ agentd_main(int argc, char **argv)
 	struct node_paths paths; /* the agent points here */
 	int c, lock_fd, have;
 	int64_t resync_ms = 5 * 60 * 1000;
+	int log_port = LOGSERVE_PORT;
 
 	dir[0] = '\0';
 	optind = 1;
@@ -473,6 +519,20 @@ agentd_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > 65535) {
+				fprintf(stderr,
+					"error: --port: \"%s\": expected a "
+					"port number, 0-65535\n",
+					optarg);
+				return 2;
+			}
+			log_port = (int)v;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -595,15 +655,23 @@ agentd_main(int argc, char **argv)
 	}
 	(void)proc_nofile_raise();
 	d.agent = agent_start(&agc);
-	if (d.agent == NULL) {
-		fprintf(stderr, "error: cannot register node %s with %s\n",
-			node, cred.server);
+	if (d.agent == NULL ||
+	    (agc.pod_dir &&
+	     serve_logs(&d, &cred, addr, log_port, agc.pod_dir))) {
+		if (d.agent == NULL)
+			fprintf(stderr,
+				"error: cannot register node %s with %s\n",
+				node, cred.server);
+		logserve_stop(d.logs);
+		agent_stop(d.agent);
 		event_broadcaster_free(d.events);
 		d.client->ops->free(d.client);
 		uv_walk(d.loop, on_close_walk, NULL);
 		uv_run(d.loop, UV_RUN_DEFAULT);
 		goto fail;
 	}
+	if (d.logs)
+		agent_set_kubelet_port(d.agent, logserve_port(d.logs));
 	uv_signal_init(d.loop, &d.sigterm);
 	uv_signal_init(d.loop, &d.sigint);
 	d.sigterm.data = d.sigint.data = &d;

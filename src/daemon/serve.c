@@ -1052,6 +1052,7 @@ serve_main(int argc, char **argv)
 	ac.random = random_cb;
 	s.metrics = metrics_new();
 	ac.metrics = s.metrics;
+	ac.loop = s.loop;
 	s.api = api_new(&ac);
 	/* GET /metrics: the API and the store, the controllers' work
 	 * queues, the process (in that order). */

@@ -203,38 +203,90 @@ add_san(gnutls_x509_crt_t crt, const char *name)
 	    GNUTLS_FSAN_APPEND);
 }
 
+/* A server certificate for sans (n names), signed by ca, into p. */
+static int
+sign_server(const struct pair *ca, const char *cn, const char *const *sans,
+	    size_t n, time_t now, struct pair *p)
+{
+	unsigned char id[64];
+	size_t idlen = sizeof(id), i;
+	int rc;
+
+	if ((rc = new_cert(p, cn, now, TLSCA_SERVER_DAYS)) < 0 ||
+	    (rc = gnutls_x509_crt_set_basic_constraints(p->crt, 0, -1)) < 0 ||
+	    (rc = gnutls_x509_crt_set_key_usage(
+		 p->crt, GNUTLS_KEY_DIGITAL_SIGNATURE |
+			     GNUTLS_KEY_KEY_ENCIPHERMENT)) < 0 ||
+	    (rc = gnutls_x509_crt_set_key_purpose_oid(
+		 p->crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0 ||
+	    (rc = gnutls_x509_crt_get_subject_key_id(ca->crt, id, &idlen,
+						     NULL)) < 0 ||
+	    (rc = gnutls_x509_crt_set_authority_key_id(p->crt, id, idlen)) < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = add_san(p->crt, sans[i])) < 0)
+			return rc;
+	return gnutls_x509_crt_sign2(p->crt, ca->crt, ca->key,
+				     GNUTLS_DIG_SHA256, 0);
+}
+
 static int
 make_server(const struct pair *ca, const char *dir, const char *const *sans,
 	    size_t n, time_t now, char *err, size_t errlen)
 {
 	struct pair p = {NULL, NULL};
-	unsigned char id[64];
-	size_t idlen = sizeof(id), i;
 	int rc;
 
-	if ((rc = new_cert(&p, "drover", now, TLSCA_SERVER_DAYS)) < 0 ||
-	    (rc = gnutls_x509_crt_set_basic_constraints(p.crt, 0, -1)) < 0 ||
-	    (rc = gnutls_x509_crt_set_key_usage(
-		 p.crt, GNUTLS_KEY_DIGITAL_SIGNATURE |
-			    GNUTLS_KEY_KEY_ENCIPHERMENT)) < 0 ||
-	    (rc = gnutls_x509_crt_set_key_purpose_oid(
-		 p.crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0 ||
-	    (rc = gnutls_x509_crt_get_subject_key_id(ca->crt, id, &idlen,
-						     NULL)) < 0 ||
-	    (rc = gnutls_x509_crt_set_authority_key_id(p.crt, id, idlen)) < 0)
-		goto bad;
-	for (i = 0; i < n; i++)
-		if ((rc = add_san(p.crt, sans[i])) < 0)
-			goto bad;
-	if ((rc = gnutls_x509_crt_sign2(p.crt, ca->crt, ca->key,
-					GNUTLS_DIG_SHA256, 0)) < 0)
-		goto bad;
+	if ((rc = sign_server(ca, "drover", sans, n, now, &p)) < 0) {
+		pair_release(&p);
+		return fail(err, errlen, "cannot make the server certificate",
+			    rc);
+	}
 	rc = save_pair(&p, dir, "server", err, errlen);
 	pair_release(&p);
 	return rc;
-bad:
+}
+
+int
+tlsca_issue(const char *dir, const char *cn, const char *const *sans, size_t n,
+	    time_t now, char **cert_pem, char **key_pem, char *err,
+	    size_t errlen)
+{
+	struct pair ca = {NULL, NULL}, p = {NULL, NULL};
+	gnutls_datum_t c = {NULL, 0}, k = {NULL, 0};
+	int rc, ret = -1;
+
+	*cert_pem = *key_pem = NULL;
+	if (load_pair(dir, "ca", &ca)) {
+		snprintf(err, errlen, "%s/ca.crt: cannot read the CA", dir);
+		return -1;
+	}
+	if ((rc = sign_server(&ca, cn, sans, n, now, &p)) < 0 ||
+	    (rc = gnutls_x509_crt_export2(p.crt, GNUTLS_X509_FMT_PEM, &c)) <
+		0 ||
+	    (rc = gnutls_x509_privkey_export2_pkcs8(p.key, GNUTLS_X509_FMT_PEM,
+						    NULL, GNUTLS_PKCS_PLAIN,
+						    &k)) < 0) {
+		fail(err, errlen, "cannot make the certificate", rc);
+		goto out;
+	}
+	*cert_pem = strndup((const char *)c.data, c.size);
+	*key_pem = strndup((const char *)k.data, k.size);
+	ret = *cert_pem && *key_pem ? 0 : -1;
+	if (ret) {
+		free(*cert_pem);
+		free(*key_pem);
+		*cert_pem = *key_pem = NULL;
+		snprintf(err, errlen, "out of memory");
+	}
+out:
+	if (k.data)
+		gnutls_memset(k.data, 0, k.size);
+	gnutls_free(c.data);
+	gnutls_free(k.data);
 	pair_release(&p);
-	return fail(err, errlen, "cannot make the server certificate", rc);
+	pair_release(&ca);
+	return ret;
 }
 
 static int

@@ -1,5 +1,5 @@
-/* tlsca.h - drover's own certificate authority and the API server's
- * certificate, made with GnuTLS's x509 API, as k3s makes its own on
+/* tlsca.h - drover's own certificate authority, the API server's
+ * certificate and the agents' serving certificates, made with GnuTLS's x509 API, as k3s makes its own on
  * first start.
  *
  * In DIR (DIR/tls of the data directory, made mode 0700):
@@ -41,6 +41,14 @@ struct tlsca_result {
  * hour before it, for clocks a little behind). */
 int tlsca_ensure(const char *dir, const char *const *sans, size_t n, time_t now,
 		 struct tlsca_result *res, char *err, size_t errlen);
+
+/* A server certificate (1 year, serverAuth) with common name cn for
+ * sans (n names), signed by the CA in DIR, and its fresh key, as PEM in
+ * *cert_pem and *key_pem (the caller frees both): what a joined agent
+ * serves its node's logs with. Nothing is written. */
+int tlsca_issue(const char *dir, const char *cn, const char *const *sans,
+		size_t n, time_t now, char **cert_pem, char **key_pem,
+		char *err, size_t errlen);
 
 /* Whether the PEM certificate cert covers name (an IP SAN equal to the
  * address, or a DNS SAN equal to the name, case-insensitively): 1 yes,

@@ -10,7 +10,11 @@ test_multinode_traffic.py too.
   line and no Node left behind;
 - NodeRestriction: an agent's credential writes its own Node, Lease and
   pods' status, and gets 403 (nothing changed) for another node's, for
-  a Deployment, for join tokens."""
+  a Deployment, for join tokens;
+- logs: the API reaches the logs of a pod on a joined host through that
+  host's agent (HTTPS with a certificate the CA signed for the node's
+  address, the node's credential as the bearer), for the API, `drover
+  logs` and its options; the agent's port refuses anyone else."""
 import json
 import os
 import re
@@ -95,9 +99,11 @@ class Agent:
         self.start(token)
 
     def args(self, token):
+        # --port 0: the logs on any free port (test files that run at
+        # once may give agents the same loopback address)
         a = [BIN, "agent", "--data-dir", self.dir, "--node-name", self.name,
              "--address", self.address, "--host-port-range", self.ports,
-             "--runtime", self.runtime]
+             "--runtime", self.runtime, "--port", "0"]
         if token:
             a += ["--server", self.cp.url, "--token", token]
         return a
@@ -313,3 +319,58 @@ def test_node_restriction(cp):
     r = cp.req("GET", "/api/v1/pods", token=cred[:-1] + ("0" if cred[-1] != "0"
                                                             else "1"))
     assert r.status_code == 401
+
+
+def test_logs_of_a_pod_on_a_joined_host(cp):
+    tok = cp.new_token()
+    a1 = Agent(cp, "a1", "127.0.0.2", os.path.join(cp.root, "a1"),
+               "26200-26299", token=tok)
+    cp.agents.append(a1)
+    port = wait_for(lambda: cp.req("GET", "/api/v1/nodes/a1").json()[
+        "status"].get("daemonEndpoints", {}).get("kubeletEndpoint", {}).get(
+        "Port"), what="the Node's log port")
+    assert 0 < port < 65536
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "talk"},
+           "spec": {"nodeName": "a1", "containers": [{
+               "name": "c", "image": "x",
+               "command": ["sh", "-c",
+                           "echo hello from a1; echo second; exec sleep 600"]}]}}
+    assert cp.req("POST", CORE + "/pods", pod).status_code == 201
+    log = CORE + "/pods/talk/log"
+    try:
+        wait_for(lambda: cp.req("GET", log).text == "hello from a1\nsecond\n",
+                 timeout=20, what="the pod's two lines through the API")
+        r = cp.req("GET", log + "?tailLines=1")
+        assert r.status_code == 200 and r.text == "second\n", r.text
+        r = cp.req("GET", log + "?limitBytes=5")
+        assert r.status_code == 200 and r.text == "hello", r.text
+        r = cp.req("GET", log + "?container=nope")
+        assert r.status_code == 400, r.text
+        r = cp.req("GET", log + "?previous=true")
+        assert r.status_code == 400, r.text  # no run before this one
+        r = cp.cli("logs", "talk")
+        assert r.returncode == 0 and r.stdout == "hello from a1\nsecond\n", \
+            (r.stdout, r.stderr)
+        # The agent's own port: HTTPS with the cluster's CA, for the
+        # node's credential only.
+        uid = cp.req("GET", CORE + "/pods/talk").json()["metadata"]["uid"]
+        url = "https://127.0.0.2:%d/containerLogs/default/talk/c?uid=%s" % (
+            port, uid)
+        for bearer in (None, cp.token, tok):
+            h = {"Authorization": "Bearer " + bearer} if bearer else {}
+            r = requests.get(url, headers=h, verify=cp.ca, timeout=10)
+            assert r.status_code == 401, (bearer, r.status_code)
+        r = requests.get(url, verify=cp.ca, timeout=10, headers={
+            "Authorization": "Bearer " + a1.credential()})
+        assert r.status_code == 200 and r.text.startswith("hello"), r.text
+        # An agent that is away: a 500 naming where the API asked.
+        a1.stop(signal.SIGKILL)
+        r = cp.req("GET", log)
+        assert r.status_code == 500, r.text
+        assert "127.0.0.2:%d/containerLogs/default/talk/c" % port in \
+            r.json()["message"], r.text
+        a1.start()
+        wait_for(lambda: cp.req("GET", log).status_code == 200, timeout=20,
+                 what="the logs again after the agent's restart")
+    finally:
+        assert cp.req("DELETE", CORE + "/pods/talk").status_code == 200

@@ -490,11 +490,26 @@ static const struct field ninfo_f[] = {
 };
 static const struct schema ninfo_s = SCHEMA(node_info, ninfo_f);
 
+/* Port has a capital P in Kubernetes' JSON, and no omitempty. */
+static const struct field dendpoint_f[] = {
+    F(daemon_endpoint, "Port", FT_INT, port, I32, NULL),
+};
+static const struct schema dendpoint_s = SCHEMA(daemon_endpoint, dendpoint_f);
+
+static const struct field dendpoints_f[] = {
+    F(node_daemon_endpoints, "kubeletEndpoint", FT_STRUCT, kubelet_endpoint, O,
+      &dendpoint_s),
+};
+static const struct schema dendpoints_s =
+    SCHEMA(node_daemon_endpoints, dendpoints_f);
+
 static const struct field nstatus_f[] = {
     F(node_status, "capacity", FT_STRMAP, capacity, O, NULL),
     F(node_status, "allocatable", FT_STRMAP, allocatable, O, NULL),
     FK(node_status, "conditions", conditions, O, &schema_condition, "type"),
     FK(node_status, "addresses", addresses, O, &naddr_s, "type"),
+    F(node_status, "daemonEndpoints", FT_STRUCT, daemon_endpoints, O,
+      &dendpoints_s),
     F(node_status, "nodeInfo", FT_STRUCT, node_info, O, &ninfo_s),
 };
 static const struct schema nstatus_s = SCHEMA(node_status, nstatus_f);

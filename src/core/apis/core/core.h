@@ -413,11 +413,21 @@ struct node_info {
 	char *architecture;
 };
 
+/* v1.NodeDaemonEndpoints: where the node's agent answers the API
+ * (kubeletEndpoint.Port, its pods' logs). */
+struct daemon_endpoint {
+	int64_t port;
+};
+struct node_daemon_endpoints {
+	struct daemon_endpoint kubelet_endpoint;
+};
+
 struct node_status {
 	struct strmap capacity;
 	struct strmap allocatable;
 	struct condition_list conditions;
 	struct node_address_list addresses;
+	struct node_daemon_endpoints daemon_endpoints;
 	struct node_info node_info;
 };
 
