@@ -401,7 +401,9 @@ enum {
 
 /* The certificate the control plane's CA signs for this node's address
  * (POST /drover/v1/servingcert, as the node), then the log server on
- * addr:port with it. 0, or -1 with the reason printed. */
+ * addr:port with it. 0, or -1 with the reason printed (the port cannot
+ * be had). Without a certificate (a control plane over plain HTTP, or
+ * one that refuses) the pods run on and their logs are not served. */
 static int
 serve_logs(struct agentd *d, const struct cred *c, const char *addr, int port,
 	   const char *pod_dir)
@@ -419,11 +421,17 @@ serve_logs(struct agentd *d, const struct cred *c, const char *addr, int port,
 		       &r);
 	cert = json_string_value(json_object_get(r.body, "certificate"));
 	key = json_string_value(json_object_get(r.body, "key"));
-	if (r.status != 200 || !cert || !key) {
-		fprintf(stderr,
-			"error: %s gave no serving certificate for %s: %s\n",
-			c->server, addr,
-			client_resp_message(&r, err, sizeof(err)));
+	if (c->ca == NULL) {
+		log_warn("agent: %s is plain HTTP: this node's pod logs are "
+			 "not served",
+			 c->server);
+		ret = 0;
+	} else if (r.status != 200 || !cert || !key) {
+		log_warn("agent: %s gave no serving certificate for %s (%s): "
+			 "this node's pod logs are not served",
+			 c->server, addr,
+			 client_resp_message(&r, err, sizeof(err)));
+		ret = 0;
 	} else if ((d->logs = logserve_start(addr, port, cert, key, c->token,
 					     pod_dir, err, sizeof(err))) ==
 		   NULL) {
