@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test|bench|fuzz]...  (default: build)
 set -e
 kubectl=""
-need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev libgnutls28-dev"
+need="cmake make gcc pkg-config libjansson-dev libyaml-dev libcmocka-dev libsqlite3-dev libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libhttp-parser-dev uthash-dev libcap-dev libgnutls28-dev libprotobuf-c-dev"
 for what in "$@"; do
 	case "$what" in
 	build) ;;

@@ -274,15 +274,14 @@ def test_expose_and_create_service(daemon, label, kbin):
     port = {"1.20": 23297}.get(label, 23298)
     with tempfile.TemporaryDirectory() as home:
         k = Kubectl(daemon, kbin, home)
-        if label == "1.20":
-            # newer kubectls send this one as protobuf, which drover's
-            # API does not read (415)
-            k.ok("create", "service", "clusterip", name,
-                 "--tcp=%d:8080" % port)
-            svc = json.loads(k.ok("get", "svc", name, "-o", "json"))
-            assert svc["status"] == {"loadBalancer": {}}
-            assert svc["spec"]["ports"][0]["port"] == port
-            k.ok("delete", "svc", name)
+        # kubectl 1.32 and later send this one in Kubernetes' protobuf
+        k.ok("create", "service", "clusterip", name, "--tcp=%d:8080" % port)
+        svc = json.loads(k.ok("get", "svc", name, "-o", "json"))
+        assert svc["status"] == {"loadBalancer": {}}
+        assert svc["spec"]["ports"][0]["port"] == port
+        assert svc["spec"]["ports"][0]["targetPort"] == 8080
+        assert svc["spec"]["selector"] == {"app": name}
+        k.ok("delete", "svc", name)
         daemon_apply = manifest(name, replicas=0)
         k.ok("apply", "-f", "-", input=daemon_apply)
         k.ok("expose", "deployment", name, "--port", str(port),
@@ -292,3 +291,27 @@ def test_expose_and_create_service(daemon, label, kbin):
         assert svc["spec"]["selector"] == {"app": name}
         k.ok("delete", "svc", name)
         k.ok("delete", "deployment", name)
+
+
+@pytest.mark.parametrize("label,kbin", BINS, ids=[b[0] for b in BINS])
+def test_create_deployment(daemon, label, kbin):
+    """kubectl create deployment (a typed Deployment: in protobuf from
+    kubectl 1.32 on): its image, command, port and replicas arrive, and a
+    replicas of 0 stays 0 (a pointer field: present when set)."""
+    name = "gen-" + label.replace(".", "-")
+    with tempfile.TemporaryDirectory() as home:
+        k = Kubectl(daemon, kbin, home)
+        k.ok("create", "deployment", name, "--image=web:1", "--port=8080",
+             "--replicas=2", "--", "sleep", "60")
+        d = json.loads(k.ok("get", "deployment", name, "-o", "json"))
+        c = d["spec"]["template"]["spec"]["containers"][0]
+        assert d["spec"]["replicas"] == 2
+        assert d["spec"]["selector"] == {"matchLabels": {"app": name}}
+        assert (c["image"], c["command"]) == ("web:1", ["sleep", "60"])
+        assert c["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
+        k.ok("delete", "deployment", name)
+        k.ok("create", "deployment", name + "-z", "--image=web:1",
+             "--replicas=0")
+        d = json.loads(k.ok("get", "deployment", name + "-z", "-o", "json"))
+        assert d["spec"]["replicas"] == 0
+        k.ok("delete", "deployment", name + "-z")

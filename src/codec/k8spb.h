@@ -1,0 +1,38 @@
+/* k8spb.h - request bodies in Kubernetes' protobuf encoding
+ * (Content-Type: application/vnd.kubernetes.protobuf), decoded to the
+ * JSON value the API reads: kubectl 1.32 and later send some bodies so
+ * (`kubectl drain` its DeleteOptions and Evictions).
+ *
+ * The wire: the magic "k8s\0", then a runtime.Unknown message
+ * (1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding,
+ * 4 contentType) whose raw bytes are the object's message, as
+ * k8s.io/apimachinery's protobuf serializer writes it. Each message
+ * drover reads is a table of Kubernetes' field numbers beside the JSON
+ * names (k8spb.c, from the generated.proto files); protobuf-c unpacks the
+ * wire with a descriptor made from the table at first use, so no varint
+ * is read by hand and nothing is generated at build time.
+ *
+ * Example: kubectl 1.33 evicting pod default/web-1 sends "k8s\0" and
+ * Unknown{typeMeta {apiVersion "policy/v1", kind "Eviction"}, raw
+ * Eviction{metadata {name "web-1", namespace "default"}, deleteOptions
+ * {}}}; the result is {"apiVersion": "policy/v1", "kind": "Eviction",
+ * "metadata": {"name": "web-1", "namespace": "default"},
+ * "deleteOptions": {}}.
+ *
+ * Ownership: *out is a new reference for the caller. */
+#ifndef DROVER_CODEC_K8SPB_H
+#define DROVER_CODEC_K8SPB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define K8SPB_MEDIA_TYPE "application/vnd.kubernetes.protobuf"
+
+/* 0 with the JSON value in *out; 1 if the body's kind is one drover does
+ * not read in protobuf (err names it: the caller answers 415); -1 if the
+ * body is not Kubernetes protobuf at all (err says why: 400). */
+int k8spb_decode(const void *body, size_t len, json_t **out, char *err,
+		 size_t errlen);
+
+#endif

@@ -1,0 +1,128 @@
+/* codec_k8spb.c - Kubernetes' protobuf request bodies to JSON: the bodies
+ * kubectl 1.33 sent for `kubectl create deployment pbweb --image=x
+ * --port=8080 --replicas=3 -- sleep 100` and `kubectl create service
+ * nodeport pbsvc --tcp=5678:8080 --tcp=99:98` (captured), an Eviction
+ * and a DeleteOptions written field by field, a kind drover reads only in
+ * JSON, and bodies that are not protobuf. Go writes every non-pointer
+ * field, empty or not: the JSON leaves the empty ones out, as Go's JSON
+ * with omitempty does, and keeps a pointer field's 0. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "k8spb.h"
+
+#include "codec_k8spb_bodies.h"
+
+static void
+decodes_to(const unsigned char *body, size_t len, const char *want)
+{
+	json_t *v, *w = json_loads(want, 0, NULL);
+	char err[300];
+
+	assert_non_null(w);
+	assert_int_equal(k8spb_decode(body, len, &v, err, sizeof(err)), 0);
+	if (!json_equal(v, w)) {
+		char *got = json_dumps(v, JSON_SORT_KEYS | JSON_COMPACT);
+
+		fail_msg("got %s", got);
+	}
+	json_decref(v);
+	json_decref(w);
+}
+
+static void
+test_deployment(void **state)
+{
+	(void)state;
+	decodes_to(
+	    deployment_pb, sizeof(deployment_pb),
+	    "{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\","
+	    " \"metadata\": {\"name\": \"pbweb\", \"labels\": {\"app\": "
+	    "\"pbweb\"}},"
+	    " \"spec\": {\"replicas\": 3, \"selector\": {\"matchLabels\": "
+	    "{\"app\": \"pbweb\"}}, \"strategy\": {},"
+	    "  \"template\": {\"metadata\": {\"labels\": {\"app\": "
+	    "\"pbweb\"}},"
+	    "   \"spec\": {\"containers\": [{\"name\": \"x\", \"image\": "
+	    "\"x\", \"command\": [\"sleep\", \"100\"],"
+	    "    \"ports\": [{\"containerPort\": 8080}]}]}}}}");
+}
+
+static void
+test_service(void **state)
+{
+	(void)state;
+	decodes_to(
+	    service_pb, sizeof(service_pb),
+	    "{\"apiVersion\": \"v1\", \"kind\": \"Service\","
+	    " \"metadata\": {\"name\": \"pbsvc\", \"labels\": {\"app\": "
+	    "\"pbsvc\"}},"
+	    " \"spec\": {\"type\": \"NodePort\", \"selector\": {\"app\": "
+	    "\"pbsvc\"}, \"ports\": ["
+	    "  {\"name\": \"5678-8080\", \"protocol\": \"TCP\", \"port\": "
+	    "5678, \"targetPort\": 8080},"
+	    "  {\"name\": \"99-98\", \"protocol\": \"TCP\", \"port\": 99, "
+	    "\"targetPort\": 98}]}}");
+}
+
+static void
+test_eviction_and_delete_options(void **state)
+{
+	(void)state;
+	/* gracePeriodSeconds is a pointer: its 0 is kept */
+	decodes_to(
+	    eviction_pb, sizeof(eviction_pb),
+	    "{\"apiVersion\": \"policy/v1\", \"kind\": \"Eviction\","
+	    " \"metadata\": {\"name\": \"web-1\", \"namespace\": "
+	    "\"default\"},"
+	    " \"deleteOptions\": {\"gracePeriodSeconds\": 0, \"dryRun\": "
+	    "[\"All\"]}}");
+	decodes_to(deleteoptions_pb, sizeof(deleteoptions_pb),
+		   "{\"apiVersion\": \"v1\", \"kind\": \"DeleteOptions\","
+		   " \"preconditions\": {\"uid\": \"u-1\"}, "
+		   "\"orphanDependents\": false, \"propagationPolicy\": "
+		   "\"Foreground\"}");
+}
+
+static void
+test_refusals(void **state)
+{
+	static const unsigned char not_k8s[] = {'{', '}'};
+	static const unsigned char bad_unknown[] = {'k', '8', 's', 0, 0xff};
+	json_t *v;
+	char err[300];
+
+	(void)state;
+	assert_int_equal(k8spb_decode(configmap_pb, sizeof(configmap_pb), &v,
+				      err, sizeof(err)),
+			 1);
+	assert_null(v);
+	assert_non_null(strstr(err, "ConfigMap in protobuf"));
+	assert_int_equal(
+	    k8spb_decode(not_k8s, sizeof(not_k8s), &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "k8s"));
+	assert_int_equal(k8spb_decode(bad_unknown, sizeof(bad_unknown), &v, err,
+				      sizeof(err)),
+			 -1);
+	/* a truncated Deployment */
+	assert_true(k8spb_decode(deployment_pb, sizeof(deployment_pb) - 9, &v,
+				 err, sizeof(err)) != 0);
+	assert_null(v);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_deployment),
+	    cmocka_unit_test(test_service),
+	    cmocka_unit_test(test_eviction_and_delete_options),
+	    cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
