@@ -77,12 +77,17 @@ fuzz:
 	@scripts/deps.sh build fuzz
 	@cmake -S . -B build-fuzz -DFUZZ=ON -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="$(FUZZ_CFLAGS)" >/dev/null
-	@cmake --build build-fuzz -j$(JOBS) --target fuzz_decode
-	mkdir -p tests/fuzz/corpus-work tests/fuzz/crashes
+	@cmake --build build-fuzz -j$(JOBS) --target fuzz_decode fuzz_k8spb
+	mkdir -p tests/fuzz/corpus-work tests/fuzz/corpus-k8spb-work \
+		tests/fuzz/crashes
 	./build-fuzz/tests/fuzz_decode -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/yaml.dict \
 		-artifact_prefix=tests/fuzz/crashes/ \
 		tests/fuzz/corpus-work tests/fuzz/corpus
+	./build-fuzz/tests/fuzz_k8spb -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix=tests/fuzz/crashes/k8spb- \
+		tests/fuzz/corpus-k8spb-work tests/fuzz/corpus-k8spb
 
 format:
 	clang-format -i $$(find src -name "*.[ch]") tests/unit/*.c tests/unit/*.h \
