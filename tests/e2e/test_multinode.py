@@ -26,6 +26,7 @@ import pytest
 import requests
 
 from conftest import listening_port
+from kubectl_bins import kubectl_bins
 from test_api import APPS, BIN, CORE, wait_for
 import test_runtime  # noqa: F401 (puts the crash campaign on the path)
 from chaos import service_pids, stop_left
@@ -351,6 +352,13 @@ def test_logs_of_a_pod_on_a_joined_host(cp):
         r = cp.cli("logs", "talk")
         assert r.returncode == 0 and r.stdout == "hello from a1\nsecond\n", \
             (r.stdout, r.stderr)
+        for label, kbin in kubectl_bins():
+            r = subprocess.run(
+                [kbin, "--kubeconfig", os.path.join(cp.dir, "kubeconfig"),
+                 "logs", "talk", "--tail=1"], capture_output=True,
+                text=True, timeout=30, env=dict(os.environ, HOME=cp.root))
+            assert (r.returncode, r.stdout) == (0, "second\n"), \
+                (label, r.stdout, r.stderr)
         # The agent's own port: HTTPS with the cluster's CA, for the
         # node's credential only.
         uid = cp.req("GET", CORE + "/pods/talk").json()["metadata"]["uid"]
