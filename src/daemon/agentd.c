@@ -56,6 +56,7 @@ static const char usage_text[] =
     "                    [--default-user USER]\n"
     "                    [--allocatable cpu=N,memory=N,pods=N]\n"
     "                    [--resync-period DURATION] [--port N]\n"
+    "                    [--hollow-nodes N]\n"
     "\n"
     "Joins this host to a drover control plane as node NAME (default the\n"
     "host name) and runs the pods the scheduler binds to it, as `drover\n"
@@ -66,6 +67,10 @@ static const char usage_text[] =
     "server from), served by a proxy process that outlives the agent.\n"
     "The API reaches the pods' logs at ADDR:N over HTTPS (the kubelet's\n"
     "port, default 10250; 0: any free port).\n"
+    "--hollow-nodes N (with --runtime none, --server, --token and\n"
+    "--node-name BASE) runs N hollow nodes BASE-0001.. in this process, each\n"
+    "joined and running its own agent: a fleet on one machine for\n"
+    "bench/fleet; nothing is kept on disk.\n"
     "\n"
     "The first start joins: TOKEN is what `drover token create` printed on\n"
     "the control plane (ID.SECRET::sha256:HEX); the server's CA must hash\n"
@@ -79,6 +84,15 @@ struct agentd {
 	struct event_broadcaster *events;
 	struct agent *agent;
 	struct logserve *logs; /* NULL: no logs served (--runtime none) */
+	/* --hollow-nodes: the nodes this process runs, each with its own
+	 * client, Event recorder and agent */
+	struct hollow {
+		struct client *client;
+		struct event_broadcaster *events;
+		struct agent *agent;
+		char *name;
+	} *fleet;
+	size_t nfleet;
 	uv_signal_t sigterm, sigint;
 };
 
@@ -368,6 +382,25 @@ local_address_toward(const char *url, char *out, size_t len)
 /* ---- running ---- */
 
 static void
+fleet_stop(struct agentd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfleet; i++) {
+		struct hollow *h = &d->fleet[i];
+
+		agent_stop(h->agent);
+		event_broadcaster_free(h->events);
+		if (h->client)
+			h->client->ops->free(h->client);
+		free(h->name);
+	}
+	free(d->fleet);
+	d->fleet = NULL;
+	d->nfleet = 0;
+}
+
+static void
 on_signal(uv_signal_t *h, int sig)
 {
 	struct agentd *d = h->data;
@@ -377,6 +410,7 @@ on_signal(uv_signal_t *h, int sig)
 	d->logs = NULL;
 	agent_stop(d->agent);
 	d->agent = NULL;
+	fleet_stop(d);
 	uv_signal_stop(&d->sigterm);
 	uv_signal_stop(&d->sigint);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -397,6 +431,7 @@ on_close_walk(uv_handle_t *h, void *arg)
 
 enum {
 	OPT_ALLOCATABLE = 1000,
+	OPT_HOLLOW,
 };
 
 /* The certificate the control plane's CA signs for this node's address
@@ -445,6 +480,77 @@ serve_logs(struct agentd *d, const struct cred *c, const char *addr, int port,
 	return ret;
 }
 
+/* --hollow-nodes N: N hollow nodes (objects only, no processes) in this
+ * process, as Kubemark's hollow nodes: node BASE-0001 to BASE-N, each
+ * joined with token and running its own agent with its own client (its
+ * pod watch, its Lease renewals, its status writes), so that one machine
+ * can hold a fleet in front of one control plane (bench/fleet). A bench
+ * tool: nothing is kept on disk, every start joins again. 0 after a
+ * signal, 1 with one line printed. */
+static int
+run_fleet(struct agentd *d, const char *server, const char *token,
+	  const char *base, long n, const char *addr,
+	  const struct agent_config *tmpl)
+{
+	long i;
+
+	d->loop = uv_default_loop();
+	d->fleet = xcalloc((size_t)n, sizeof(*d->fleet));
+	for (i = 0; i < n; i++) {
+		struct hollow *h = &d->fleet[i];
+		struct agent_config agc = *tmpl;
+		struct cred c = {0};
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s-%04ld", base, i + 1);
+		if (join(server, token, name, &c)) {
+			cred_release(&c);
+			fleet_stop(d);
+			return 1;
+		}
+		h->name = xstrdup(name);
+		d->nfleet++;
+		h->client = client_http_new_on_loop(d->loop, server, c.token);
+		if (c.ca)
+			client_http_set_tls(h->client, c.ca, c.ca_len, false);
+		cred_release(&c);
+		h->events = event_broadcaster_new(
+		    &(struct event_broadcaster_config){
+			.loop = d->loop, .client = h->client, .now = now_plain});
+		agc.loop = d->loop;
+		agc.client = h->client;
+		agc.node_name = h->name;
+		agc.node_address = addr;
+		agc.now = now_plain;
+		agc.events = h->events;
+		if ((h->agent = agent_start(&agc)) == NULL) {
+			fprintf(stderr,
+				"error: cannot register hollow node %s with "
+				"%s\n",
+				name, server);
+			fleet_stop(d);
+			uv_walk(d->loop, on_close_walk, NULL);
+			uv_run(d->loop, UV_RUN_DEFAULT);
+			return 1;
+		}
+	}
+	uv_signal_init(d->loop, &d->sigterm);
+	uv_signal_init(d->loop, &d->sigint);
+	d->sigterm.data = d->sigint.data = d;
+	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	uv_signal_start(&d->sigint, on_signal, SIGINT);
+	log_info("drover agent: %ld hollow nodes %s-0001..%s-%04ld serving for "
+		 "%s",
+		 n, base, base, n, server);
+	fflush(stderr);
+	uv_run(d->loop, UV_RUN_DEFAULT);
+	uv_walk(d->loop, on_close_walk, NULL);
+	uv_run(d->loop, UV_RUN_DEFAULT);
+	uv_loop_close(d->loop);
+	log_info("drover agent: stopped");
+	return 0;
+}
+
 int
 agentd_main(int argc, char **argv)
 {
@@ -460,6 +566,7 @@ agentd_main(int argc, char **argv)
 	    {"allocatable", required_argument, NULL, OPT_ALLOCATABLE},
 	    {"resync-period", required_argument, NULL, 'r'},
 	    {"port", required_argument, NULL, 'p'},
+	    {"hollow-nodes", required_argument, NULL, OPT_HOLLOW},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -473,6 +580,7 @@ agentd_main(int argc, char **argv)
 	struct node_paths paths; /* the agent points here */
 	int c, lock_fd, have;
 	int64_t resync_ms = 5 * 60 * 1000;
+	long hollow = 0;
 	int log_port = LOGSERVE_PORT;
 
 	dir[0] = '\0';
@@ -541,6 +649,20 @@ agentd_main(int argc, char **argv)
 			log_port = (int)v;
 			break;
 		}
+		case OPT_HOLLOW: {
+			char *end;
+
+			hollow = strtol(optarg, &end, 10);
+			if (*end || end == optarg || hollow < 1 ||
+			    hollow > 9999) {
+				fprintf(stderr,
+					"error: --hollow-nodes: \"%s\": "
+					"expected a count, 1-9999\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -571,6 +693,29 @@ agentd_main(int argc, char **argv)
 			"\n",
 			node);
 		return 2;
+	}
+	if (hollow) {
+		if (!server || !token || !node || strcmp(runtime, "none")) {
+			fprintf(stderr,
+				"error: --hollow-nodes: give --server, "
+				"--token, --node-name (the names' base) and "
+				"--runtime none\n");
+			return 2;
+		}
+		if (addr == NULL) {
+			if (local_address_toward(server, address,
+						 sizeof(address))) {
+				fprintf(stderr,
+					"error: cannot tell this host's "
+					"address toward %s: give --address\n",
+					server);
+				return 1;
+			}
+			addr = address;
+		}
+		agc.resync_ms = resync_ms;
+		(void)proc_nofile_raise();
+		return run_fleet(&d, server, token, node, hollow, addr, &agc);
 	}
 	if (!dir[0])
 		default_dir(dir, sizeof(dir));

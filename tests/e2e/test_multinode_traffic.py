@@ -105,8 +105,11 @@ def test_three_nodes_roll_under_load_and_outlive_the_control_plane(cp):
         seen = set()
         s = requests.Session()
         for _ in range(n):
-            r = s.get("http://%s:%d/" % (addr, port), timeout=5,
-                      headers={"Connection": "close"})
+            try:
+                r = s.get("http://%s:%d/" % (addr, port), timeout=5,
+                          headers={"Connection": "close"})
+            except requests.ConnectionError:
+                return None  # the node's proxy is not listening yet
             assert r.status_code == 200
             seen.add(r.headers.get("X-Pod-Name"))
         return seen
