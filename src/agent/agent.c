@@ -908,6 +908,8 @@ pod_seen(struct agent *a, const struct object *o)
  * or straight from the watch (without one, nothing is cached: a pod
  * being deleted has no process to stop, so its deletion is finished at
  * once). */
+static void hollow_run(struct agent *a, json_t *pod);
+
 static void
 on_pod(void *arg, json_t *ev)
 {
@@ -926,6 +928,8 @@ on_pod(void *arg, json_t *ev)
 	if (a->rt == NULL) {
 		if (deleting && strcmp(type, "DELETED"))
 			defer(a, AGENT_OP_FINISH_DELETE, ns, name);
+		else if (a->cfg.hollow && !deleting && strcmp(type, "DELETED"))
+			hollow_run(a, obj);
 		return;
 	}
 	if (!strcmp(type, "DELETED")) {
@@ -935,6 +939,71 @@ on_pod(void *arg, json_t *ev)
 	}
 	if ((o = informer_find(a->pods, ns, name)) != NULL)
 		pod_seen(a, o);
+}
+
+static void
+hollow_done(void *arg, struct client_resp *r)
+{
+	(void)arg;
+	(void)r; /* a refusal: the next event of the pod tries again */
+}
+
+/* A hollow node (agent_config.hollow): a pod bound here is reported
+ * running and ready at once, with every container started, as
+ * Kubemark's hollow kubelet reports what its fake runtime runs. One
+ * merge patch of the status, sent without waiting (a fleet of agents
+ * shares one loop); a pod that says Running already is left alone. */
+static void
+hollow_run(struct agent *a, json_t *pod)
+{
+	json_t *st = json_object_get(pod, "status"), *cs = json_array();
+	json_t *conds = json_array(), *patch, *c;
+	const char *phase = json_string_value(json_object_get(st, "phase"));
+	const char *ns = json_string_value(
+	    json_object_get(json_object_get(pod, "metadata"), "namespace"));
+	const char *name = json_string_value(
+	    json_object_get(json_object_get(pod, "metadata"), "name"));
+	const char *addr =
+	    a->cfg.node_address ? a->cfg.node_address : "127.0.0.1";
+	static const char *const types[] = {"PodScheduled", "Initialized",
+					    "ContainersReady", "Ready"};
+	char now[40], path[600];
+	size_t i;
+
+	if (phase && !strcmp(phase, "Running")) {
+		json_decref(cs);
+		json_decref(conds);
+		return;
+	}
+	/* whole seconds, as Kubernetes writes condition times */
+	dtime_format(a->cfg.now() / DTIME_SEC(1) * DTIME_SEC(1), now);
+	for (i = 0; i < sizeof(types) / sizeof(*types); i++)
+		json_array_append_new(
+		    conds, json_pack("{ss ss ss}", "type", types[i], "status",
+				     "True", "lastTransitionTime", now));
+	json_array_foreach(
+	    json_object_get(json_object_get(pod, "spec"), "containers"), i, c)
+	{
+		const char *image =
+		    json_string_value(json_object_get(c, "image"));
+
+		json_array_append_new(
+		    cs, json_pack("{ss ss ss sb sb si s{s{ss}}}", "name",
+				  json_string_value(json_object_get(c, "name")),
+				  "image", image ? image : "", "imageID", "",
+				  "ready", 1, "started", 1, "restartCount", 0,
+				  "state", "running", "startedAt", now));
+	}
+	patch = json_pack("{s{ss ss ss ss so so}}", "status", "phase",
+			  "Running", "hostIP", addr, "podIP", addr, "startTime",
+			  now, "conditions", conds, "containerStatuses", cs);
+	kube_path(path, sizeof(path), KIND_POD, ns, name, "status");
+	if (client_request_async(a->cfg.client, "PATCH", path, NULL,
+				 "application/merge-patch+json", patch,
+				 hollow_done, a))
+		log_warn("agent: hollow pod %s/%s: its status was not sent", ns,
+			 name);
+	json_decref(patch);
 }
 
 /* What an event would do, for every pod of the cache. */

@@ -43,6 +43,11 @@ struct agent_config {
 	 * (status.daemonEndpoints.kubeletEndpoint.Port, logserve.h); 0:
 	 * nowhere (inside drover serve the API reads them directly). */
 	int kubelet_port;
+	/* Without a runtime: report the pods bound here running and ready
+	 * at once, as a hollow node of a fleet on one machine does
+	 * (`drover agent --hollow-nodes`, bench/fleet); false: leave their
+	 * status alone (drover serve --runtime none). */
+	bool hollow;
 	/* With a process runtime: the proxy process's control socket and
 	 * output (services.h); NULL: Services are not served here. */
 	const char *proxy_socket, *proxy_log;

@@ -91,7 +91,7 @@ struct agentd {
 		struct event_broadcaster *events;
 		struct agent *agent;
 		char *name;
-	} *fleet;
+	} * fleet;
 	size_t nfleet;
 	uv_signal_t sigterm, sigint;
 };
@@ -514,15 +514,16 @@ run_fleet(struct agentd *d, const char *server, const char *token,
 		if (c.ca)
 			client_http_set_tls(h->client, c.ca, c.ca_len, false);
 		cred_release(&c);
-		h->events = event_broadcaster_new(
-		    &(struct event_broadcaster_config){
-			.loop = d->loop, .client = h->client, .now = now_plain});
+		h->events = event_broadcaster_new(&(
+		    struct event_broadcaster_config){
+		    .loop = d->loop, .client = h->client, .now = now_plain});
 		agc.loop = d->loop;
 		agc.client = h->client;
 		agc.node_name = h->name;
 		agc.node_address = addr;
 		agc.now = now_plain;
 		agc.events = h->events;
+		agc.hollow = true;
 		if ((h->agent = agent_start(&agc)) == NULL) {
 			fprintf(stderr,
 				"error: cannot register hollow node %s with "
