@@ -33,6 +33,10 @@ echo "== bench/rollout: the same with 500 replicas"
 ROLLOUT_REPLICAS=500 /usr/bin/python3 "$root/bench/rollout/rollout.py" "$build"
 
 echo
+echo "== bench/fleet: hollow nodes, 100 and 1,000, and 10,000 replicas over them"
+/usr/bin/python3 "$root/bench/fleet/fleet.py" "$build"
+
+echo
 echo "== bench/scale: pods as objects at 1,000, 5,000 and 20,000"
 /usr/bin/python3 "$root/bench/scale/scale.py" "$build"
 
