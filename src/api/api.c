@@ -731,6 +731,13 @@ api_new(const struct api_config *cfg)
 }
 
 void
+api_stop_loop_work(struct api *a)
+{
+	if (a)
+		h_log_remote_free(a);
+}
+
+void
 api_free(struct api *a)
 {
 	if (a) {

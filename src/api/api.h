@@ -160,6 +160,11 @@ struct api *api_new(const struct api_config *cfg);
  * it (podlog.h); a node with no agent registered answers 404. */
 void api_serve_node_logs(struct api *a, const char *node, podlog_read_fn read,
 			 void *arg);
+/* Lets go of what the API keeps on the loop (its clients of joined
+ * nodes' agents, h_log_remote.c): call it before the loop's last run,
+ * which closes their handles. api_free does it too, for an API whose
+ * loop still runs. */
+void api_stop_loop_work(struct api *a);
 void api_free(struct api *a);
 void api_handle(struct api *a, const struct api_req *req,
 		struct api_resp *resp);

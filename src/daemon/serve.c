@@ -1148,6 +1148,7 @@ serve_main(int argc, char **argv)
 	/* the controllers and the agent are stopped: nothing records */
 	metrics_unregister(s.metrics, "events");
 	event_broadcaster_free(s.events);
+	api_stop_loop_work(s.api); /* its clients close with the loop */
 	uv_walk(s.loop, on_close_walk, NULL);
 	uv_run(s.loop, UV_RUN_DEFAULT);
 	s.agent_client->ops->free(s.agent_client);

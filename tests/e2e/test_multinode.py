@@ -84,6 +84,10 @@ class ControlPlane:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=15)
+            # a clean stop: a crash while shutting down (a handle closed
+            # twice) would otherwise go unseen
+            assert sig != signal.SIGTERM or self.proc.returncode == 0, \
+                self.proc.returncode
         text = open(os.path.join(self.dir, "serve.log"), errors="replace").read()
         for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                     "runtime error:"):
