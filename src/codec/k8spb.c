@@ -282,15 +282,29 @@ static const struct pbf deployment_f[] = {
 };
 MSG(deployment_m, "k8s.io.api.apps.v1.Deployment", deployment_f);
 
+/* policy/v1 PodDisruptionBudget (`kubectl create pdb`) */
+static const struct pbf pdbspec_f[] = {
+    {1, "minAvailable", K_INTSTR, NULL, false},
+    {2, "selector", K_MSG, &selector_m, false},
+    {3, "maxUnavailable", K_INTSTR, NULL, false},
+    {4, "unhealthyPodEvictionPolicy", K_STR, NULL, false},
+};
+MSG(pdbspec_m, "k8s.io.api.policy.v1.PodDisruptionBudgetSpec", pdbspec_f);
+
+static const struct pbf pdb_f[] = {
+    {1, "metadata", K_MSG, &objectmeta_m, false},
+    {2, "spec", K_MSG, &pdbspec_m, false},
+};
+MSG(pdb_m, "k8s.io.api.policy.v1.PodDisruptionBudget", pdb_f);
+
 /* The kinds drover reads in protobuf, by TypeMeta.kind. */
 static const struct {
 	const char *kind;
 	struct pbm *m;
 } kinds[] = {
-    {"DeleteOptions", &deleteoptions_m},
-    {"Eviction", &eviction_m},
-    {"Deployment", &deployment_m},
-    {"Service", &service_m},
+    {"DeleteOptions", &deleteoptions_m}, {"Eviction", &eviction_m},
+    {"Deployment", &deployment_m},       {"Service", &service_m},
+    {"PodDisruptionBudget", &pdb_m},
 };
 
 static struct pbm *

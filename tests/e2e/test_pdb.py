@@ -111,6 +111,28 @@ def no_disruption():
             dm.stop()
 
 
+def test_kubectl_create_pdb(kc, drover):
+    """kubectl create pdb: a typed body, in protobuf from kubectl 1.32 on
+    (1.20's is policy/v1beta1, which drover does not serve)."""
+    if kc.label == "1.20":
+        p = kc("create", "pdb", "gen-min", "--selector=app=web",
+               "--min-available=2")
+        assert p.returncode == 1 and 'no matches for kind ' \
+            '"PodDisruptionBudget" in version "policy/v1beta1"' in p.stderr
+        return
+    ok(kc("create", "pdb", "gen-min", "--selector=app=web",
+          "--min-available=2"))
+    ok(kc("create", "pdb", "gen-max", "--selector=app=web",
+          "--max-unavailable=30%"))
+    got = {n: json.loads(ok(kc("get", "pdb", n, "-o", "json")))["spec"]
+           for n in ("gen-min", "gen-max")}
+    assert got == {
+        "gen-min": {"minAvailable": 2,
+                    "selector": {"matchLabels": {"app": "web"}}},
+        "gen-max": {"maxUnavailable": "30%",
+                    "selector": {"matchLabels": {"app": "web"}}}}, got
+
+
 def test_generation_and_status_subresource(no_disruption):
     drover = no_disruption
     st, web = drover.api("POST", PDBS, dict(pdb("web", minAvailable=1),
