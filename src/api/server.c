@@ -73,8 +73,9 @@ struct conn {
 	bool has_resp;
 	/* an answer that comes later (api_deferred), under way */
 	struct api_deferred *deferred;
-	int64_t write_rv;           /* the last rv when it was written */
-	struct conn *next_awaiting; /* in l->awaiting */
+	struct conn *next_deferring; /* in srv->deferring */
+	int64_t write_rv;            /* the last rv when it was written */
+	struct conn *next_awaiting;  /* in l->awaiting */
 	/* answers in pieces (api_stream: long lists) */
 	struct api_stream *stream;
 	bool stream_done;
@@ -145,8 +146,9 @@ struct http_server {
 	char *unix_path;
 	struct stat unix_st; /* the socket file bound: unlinked only if so */
 	struct conn *watches;
-	struct conn *lists;   /* answers in pieces under way */
-	struct conn *parsing; /* bodies being parsed off the loop */
+	struct conn *lists;     /* answers in pieces under way */
+	struct conn *parsing;   /* bodies being parsed off the loop */
+	struct conn *deferring; /* answers that come later (api_deferred) */
 	/* What the streams hold that their clients have not taken: the
 	 * watches' lags, the lists' rows read ahead and cursors. */
 	size_t held_total;
@@ -708,6 +710,19 @@ parse_start(struct conn *c)
 }
 
 static void
+deferring_unlink(struct conn *c)
+{
+	struct conn **p;
+
+	for (p = &c->l->srv->deferring; *p; p = &(*p)->next_deferring)
+		if (*p == c) {
+			*p = c->next_deferring;
+			c->next_deferring = NULL;
+			return;
+		}
+}
+
+static void
 conn_free(struct conn *c)
 {
 	if (c->watch) {
@@ -723,8 +738,10 @@ conn_free(struct conn *c)
 	}
 	if (c->stream)
 		c->stream->free(c->stream);
-	if (c->deferred)
+	if (c->deferred) {
+		deferring_unlink(c);
 		c->deferred->cancel(c->deferred);
+	}
 	if (c->has_resp)
 		api_resp_release(&c->resp);
 	if (c->parsing)
@@ -1164,6 +1181,7 @@ on_deferred(void *arg, struct api_resp *r)
 {
 	struct conn *c = arg;
 
+	deferring_unlink(c);
 	c->deferred = NULL;
 	c->resp = *r;
 	c->has_resp = true;
@@ -1292,6 +1310,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		c->deferred = resp.deferred;
 		resp.deferred = NULL;
 		api_resp_release(&resp);
+		c->next_deferring = srv->deferring;
+		srv->deferring = c;
 		c->suspended = true;
 		MHD_suspend_connection(conn);
 		c->deferred->start(c->deferred, on_deferred, c);
@@ -1563,6 +1583,23 @@ http_server_stop(struct http_server *s)
 			c->suspended = false;
 			MHD_resume_connection(c->c);
 		}
+	}
+	while ((c = s->deferring) != NULL) { /* answered: the server stops */
+		s->deferring = c->next_deferring;
+		c->next_deferring = NULL;
+		c->deferred->cancel(c->deferred);
+		c->deferred = NULL;
+		c->resp = (struct api_resp){
+		    .status = 503,
+		    .content_type = "application/json",
+		    .body = xstrdup(
+			"{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+			"\"metadata\":{},\"status\":\"Failure\",\"message\":"
+			"\"the server is shutting down\",\"reason\":"
+			"\"ServiceUnavailable\",\"code\":503}")};
+		c->has_resp = true;
+		c->suspended = false;
+		MHD_resume_connection(c->c);
 	}
 	while ((c = s->parsing) != NULL) { /* the work finishes alone */
 		parse_unlink(c);

@@ -835,6 +835,10 @@ client_http_get_text_async(struct client *c, const char *path,
 	if (x == NULL)
 		return -1;
 	x->offset = -1;
+	curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
+			 (long)CLIENT_TEXT_CONNECT_MS);
+	curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
+			 (long)CLIENT_TEXT_TIMEOUT_MS);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, &x->offset);
 	x->text_done = cb;

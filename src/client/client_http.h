@@ -72,8 +72,12 @@ int client_http_get_text(struct client *c, const char *path, const char *query,
 
 /* The same on a client made on a loop: cb(arg, status, text, offset,
  * err) once, from the loop (status 0 and err set if the server could not
- * be reached; text is the client's, valid during the call). 0, or -1 if
- * the request could not be started (cb is then never called). */
+ * be reached, in CLIENT_TEXT_CONNECT_MS, or did not answer in
+ * CLIENT_TEXT_TIMEOUT_MS; text is the client's, valid during the call).
+ * 0, or -1 if the request could not be started (cb is then never
+ * called). */
+#define CLIENT_TEXT_CONNECT_MS 10000
+#define CLIENT_TEXT_TIMEOUT_MS 60000
 typedef void (*client_text_cb)(void *arg, int status, struct strbuf *text,
 			       int64_t offset, const char *err);
 int client_http_get_text_async(struct client *c, const char *path,

@@ -19,8 +19,10 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 
 import pytest
 import requests
@@ -386,3 +388,44 @@ def test_logs_of_a_pod_on_a_joined_host(cp):
                  what="the logs again after the agent's restart")
     finally:
         assert cp.req("DELETE", CORE + "/pods/talk").status_code == 200
+
+
+def test_a_log_request_held_by_a_silent_agent_ends_with_the_server(cp):
+    """A node whose agent accepts connections and never answers: the
+    API holds the pods/log request (its answer comes later), and a
+    SIGTERM of the control plane answers it 503 and exits 0."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.5", 0))
+    silent.listen(8)
+    try:
+        port = silent.getsockname()[1]
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": "ghost"}}
+        assert cp.req("POST", "/api/v1/nodes", node).status_code == 201
+        r = cp.req("PATCH", "/api/v1/nodes/ghost/status", {"status": {
+            "addresses": [{"type": "InternalIP", "address": "127.0.0.5"}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": port}}}},
+            ct="application/merge-patch+json")
+        assert r.status_code == 200, r.text
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"nodeName": "ghost",
+                        "containers": [{"name": "c", "image": "x"}]}}
+        assert cp.req("POST", CORE + "/pods", pod).status_code == 201
+        out = {}
+
+        def ask():
+            try:
+                out["r"] = cp.req("GET", CORE + "/pods/p/log")
+            except requests.RequestException as e:
+                out["e"] = e
+        t = threading.Thread(target=ask)
+        t.start()
+        conn, _ = silent.accept()  # the API's connection to the "agent"
+        cp.proc.send_signal(signal.SIGTERM)
+        assert cp.proc.wait(timeout=15) == 0
+        t.join(15)
+        assert "r" in out, out
+        assert out["r"].status_code == 503, out["r"].text
+        conn.close()
+    finally:
+        silent.close()
