@@ -869,6 +869,17 @@ api_verb(const char *method, const struct route *rt)
 	return method;
 }
 
+/* p, a piece of from->buf (or not: a static string, NULL), in to->buf. */
+static const char *
+rebase(const struct route *to, const struct route *from, const char *p)
+{
+	uintptr_t at = (uintptr_t)p, lo = (uintptr_t)from->buf;
+
+	if (p && at >= lo && at < lo + sizeof(from->buf))
+		return to->buf + (at - lo);
+	return p;
+}
+
 /* The request, routed into *rt (rt->res NULL: not a resource). */
 static void
 handle(struct api *a, const struct api_req *req, struct api_resp *resp,
@@ -906,7 +917,11 @@ handle(struct api *a, const struct api_req *req, struct api_resp *resp,
 			    NULL, NULL, NULL);
 		return;
 	}
+	/* ns, name and sub point into rt.buf: into the copy's own */
 	*rt_out = rt;
+	rt_out->ns = rebase(rt_out, &rt, rt.ns);
+	rt_out->name = rebase(rt_out, &rt, rt.name);
+	rt_out->sub = rebase(rt_out, &rt, rt.sub);
 	if (route_dots_check(&rt, resp))
 		return;
 	query_of(req, &q);
