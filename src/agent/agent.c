@@ -70,6 +70,10 @@ _Static_assert(offsetof(struct queued_op, key) ==
 struct agent {
 	struct agent_config cfg;
 	char *node;
+	/* A hollow node's status patches not sent yet ([path, body] pairs)
+	 * and whether one is under way: one at a time (hollow_run). */
+	json_t *hollow_q;
+	bool hollow_busy;
 	uv_timer_t heartbeat;
 	uv_timer_t resync;
 	struct client_watch *wpod;
@@ -941,18 +945,49 @@ on_pod(void *arg, json_t *ev)
 		pod_seen(a, o);
 }
 
+static void hollow_done(void *arg, struct client_resp *r);
+
+/* Sends the next queued status patch of a hollow node, if none is under
+ * way: one at a time, as a kubelet's status manager writes (a burst of
+ * a hundred parallel requests from one client made as many TLS
+ * handshakes at once, and the server refused them). */
+static void
+hollow_next(struct agent *a)
+{
+	json_t *item;
+
+	if (a->hollow_busy || a->hollow_q == NULL ||
+	    json_array_size(a->hollow_q) == 0)
+		return;
+	item = json_incref(json_array_get(a->hollow_q, 0));
+	json_array_remove(a->hollow_q, 0);
+	if (client_request_async(
+		a->cfg.client, "PATCH",
+		json_string_value(json_array_get(item, 0)), NULL,
+		"application/merge-patch+json", json_array_get(item, 1),
+		hollow_done, a) == 0)
+		a->hollow_busy = true;
+	else
+		log_warn("agent: a hollow pod's status was not sent");
+	json_decref(item);
+}
+
 static void
 hollow_done(void *arg, struct client_resp *r)
 {
-	(void)arg;
+	struct agent *a = arg;
+
 	(void)r; /* a refusal: the next event of the pod tries again */
+	a->hollow_busy = false;
+	hollow_next(a);
 }
 
 /* A hollow node (agent_config.hollow): a pod bound here is reported
  * running and ready at once, with every container started, as
  * Kubemark's hollow kubelet reports what its fake runtime runs. One
- * merge patch of the status, sent without waiting (a fleet of agents
- * shares one loop); a pod that says Running already is left alone. */
+ * merge patch of the status, queued and sent without blocking (a fleet
+ * of agents shares one loop); a pod that says Running already is left
+ * alone. */
 static void
 hollow_run(struct agent *a, json_t *pod)
 {
@@ -998,12 +1033,10 @@ hollow_run(struct agent *a, json_t *pod)
 			  "Running", "hostIP", addr, "podIP", addr, "startTime",
 			  now, "conditions", conds, "containerStatuses", cs);
 	kube_path(path, sizeof(path), KIND_POD, ns, name, "status");
-	if (client_request_async(a->cfg.client, "PATCH", path, NULL,
-				 "application/merge-patch+json", patch,
-				 hollow_done, a))
-		log_warn("agent: hollow pod %s/%s: its status was not sent", ns,
-			 name);
-	json_decref(patch);
+	if (a->hollow_q == NULL)
+		a->hollow_q = json_array();
+	json_array_append_new(a->hollow_q, json_pack("[s o]", path, patch));
+	hollow_next(a);
 }
 
 /* What an event would do, for every pod of the cache. */
@@ -1200,6 +1233,9 @@ agent_stop(struct agent *a)
 {
 	if (a == NULL)
 		return;
+	json_decref(a->hollow_q); /* what was not sent: the client's free
+				     cancels the one under way */
+	a->hollow_q = NULL;
 	if (a->wpod)
 		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
 	agent_services_stop(a->svc);
