@@ -959,8 +959,7 @@ hollow_next(struct agent *a)
 	if (a->hollow_busy || a->hollow_q == NULL ||
 	    json_array_size(a->hollow_q) == 0)
 		return;
-	item = json_incref(json_array_get(a->hollow_q, 0));
-	json_array_remove(a->hollow_q, 0);
+	item = json_array_get(a->hollow_q, 0);
 	if (client_request_async(
 		a->cfg.client, "PATCH",
 		json_string_value(json_array_get(item, 0)), NULL,
@@ -969,16 +968,19 @@ hollow_next(struct agent *a)
 		a->hollow_busy = true;
 	else
 		log_warn("agent: a hollow pod's status was not sent");
-	json_decref(item);
 }
 
+/* The patch at the head went: the next. One that did not reach the
+ * server (status 0) is sent again; a refusal is dropped (the pod's next
+ * event tries again). */
 static void
 hollow_done(void *arg, struct client_resp *r)
 {
 	struct agent *a = arg;
 
-	(void)r; /* a refusal: the next event of the pod tries again */
 	a->hollow_busy = false;
+	if (r->status != 0 && json_array_size(a->hollow_q))
+		json_array_remove(a->hollow_q, 0);
 	hollow_next(a);
 }
 
