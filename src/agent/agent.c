@@ -74,6 +74,7 @@ struct agent {
 	 * and whether one is under way: one at a time (hollow_run). */
 	json_t *hollow_q;
 	bool hollow_busy;
+	uv_timer_t hollow_retry; /* a patch that did not reach the server */
 	uv_timer_t heartbeat;
 	uv_timer_t resync;
 	struct client_watch *wpod;
@@ -946,6 +947,13 @@ on_pod(void *arg, json_t *ev)
 }
 
 static void hollow_done(void *arg, struct client_resp *r);
+static void hollow_next(struct agent *a);
+
+static void
+hollow_again(uv_timer_t *t)
+{
+	hollow_next(t->data);
+}
 
 /* Sends the next queued status patch of a hollow node, if none is under
  * way: one at a time, as a kubelet's status manager writes (a burst of
@@ -956,7 +964,8 @@ hollow_next(struct agent *a)
 {
 	json_t *item;
 
-	if (a->hollow_busy || a->hollow_q == NULL ||
+	if (a->hollow_busy || uv_is_active((uv_handle_t *)&a->hollow_retry) ||
+	    a->hollow_q == NULL ||
 	    json_array_size(a->hollow_q) == 0)
 		return;
 	item = json_array_get(a->hollow_q, 0);
@@ -971,15 +980,19 @@ hollow_next(struct agent *a)
 }
 
 /* The patch at the head went: the next. One that did not reach the
- * server (status 0) is sent again; a refusal is dropped (the pod's next
- * event tries again). */
+ * server (status 0) is sent again a second later; a refusal is dropped
+ * (the pod's next event tries again). */
 static void
 hollow_done(void *arg, struct client_resp *r)
 {
 	struct agent *a = arg;
 
 	a->hollow_busy = false;
-	if (r->status != 0 && json_array_size(a->hollow_q))
+	if (r->status == 0) { /* again in a second */
+		uv_timer_start(&a->hollow_retry, hollow_again, 1000, 0);
+		return;
+	}
+	if (json_array_size(a->hollow_q))
 		json_array_remove(a->hollow_q, 0);
 	hollow_next(a);
 }
@@ -1095,6 +1108,8 @@ agent_start(const struct agent_config *cfg)
 	turn_attach(cfg->loop);
 	uv_idle_init(cfg->loop, &a->kick_idle);
 	a->kick_idle.data = a;
+	uv_timer_init(cfg->loop, &a->hollow_retry);
+	a->hollow_retry.data = a;
 	uv_timer_init(cfg->loop, &a->drain_timer);
 	a->drain_timer.data = a;
 	if (cfg->pod_dir) {
@@ -1244,12 +1259,14 @@ agent_stop(struct agent *a)
 	informer_free(a->pods);
 	if (a->rt)
 		runtime_free(a->rt);
-	a->closing = 3;
+	a->closing = 4;
 	turn_detach();
 	uv_close((uv_handle_t *)&a->kick, on_closed);
 	uv_close((uv_handle_t *)&a->kick_idle, on_closed);
 	uv_timer_stop(&a->drain_timer);
 	uv_close((uv_handle_t *)&a->drain_timer, on_closed);
+	uv_timer_stop(&a->hollow_retry);
+	uv_close((uv_handle_t *)&a->hollow_retry, on_closed);
 	if (a->heartbeat.loop) {
 		a->closing++;
 		uv_timer_stop(&a->heartbeat);
