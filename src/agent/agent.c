@@ -965,15 +965,13 @@ hollow_next(struct agent *a)
 	json_t *item;
 
 	if (a->hollow_busy || uv_is_active((uv_handle_t *)&a->hollow_retry) ||
-	    a->hollow_q == NULL ||
-	    json_array_size(a->hollow_q) == 0)
+	    a->hollow_q == NULL || json_array_size(a->hollow_q) == 0)
 		return;
 	item = json_array_get(a->hollow_q, 0);
-	if (client_request_async(
-		a->cfg.client, "PATCH",
-		json_string_value(json_array_get(item, 0)), NULL,
-		"application/merge-patch+json", json_array_get(item, 1),
-		hollow_done, a) == 0)
+	if (client_request_async(a->cfg.client, "PATCH",
+				 json_string_value(json_array_get(item, 0)),
+				 NULL, "application/merge-patch+json",
+				 json_array_get(item, 1), hollow_done, a) == 0)
 		a->hollow_busy = true;
 	else
 		log_warn("agent: a hollow pod's status was not sent");
