@@ -249,7 +249,7 @@ work_find(struct pass *ps, const char *name)
 {
 	struct work key;
 
-	if (name == NULL || *name == '\0')
+	if (name == NULL || *name == '\0' || ps->n == 0)
 		return NULL;
 	key.node.metadata.name = (char *)name;
 	return bsearch(&key, ps->nodes, ps->n, sizeof(*ps->nodes), cmp_work);
@@ -311,7 +311,7 @@ group_pods(struct pass *ps)
 	for (i = 0; i < w->npods; i++)
 		if (work_find(ps, w->pods[i]->spec.node_name))
 			ps->pods[ps->npods++] = w->pods[i];
-	qsort(ps->pods, ps->npods, sizeof(*ps->pods), cmp_pod);
+	xqsort(ps->pods, ps->npods, sizeof(*ps->pods), cmp_pod);
 	for (i = 0, j = 0; i < ps->n; i++) {
 		const char *name = ps->nodes[i].node.metadata.name;
 
@@ -393,8 +393,8 @@ zones_collect(struct pass *ps)
 			z->next_token = 0;
 		}
 	}
-	qsort(st->zones, st->nzones, sizeof(*st->zones), cmp_zone);
-	for (j = 0; old && j < st->nzones; j++) {
+	xqsort(st->zones, st->nzones, sizeof(*st->zones), cmp_zone);
+	for (j = 0; old && old->nzones && j < st->nzones; j++) {
 		const struct nodelife_zone *o =
 		    bsearch(&st->zones[j], old->zones, old->nzones,
 			    sizeof(*old->zones), cmp_zone);
