@@ -79,7 +79,7 @@ if [ -z "$lib" ]; then
 fi
 # (__udivti3 and friends: libgcc's 128-bit division, which a build may
 # call for quantity.c's __int128 arithmetic; pure arithmetic.)
-allow='^(malloc|calloc|realloc|free|abort|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strchr|strrchr|memchr|strspn|strstr|strtoll|strtol|strtod|strtoull|snprintf|vsnprintf|qsort|__assert_fail|__stack_chk_fail|__udivti3|__umodti3|__udivmodti4|__divti3|__modti3|__divmodti4|__ubsan_.*|__asan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
+allow='^(malloc|calloc|realloc|free|abort|memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strchr|strrchr|memchr|strspn|strstr|strtoll|strtol|strtod|strtoull|snprintf|vsnprintf|qsort|bsearch|__assert_fail|__stack_chk_fail|__udivti3|__umodti3|__udivmodti4|__divti3|__modti3|__divmodti4|__ubsan_.*|__asan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
 defined=$(mktemp)
 nm --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | sort -u >"$defined"
 bad=$(nm -u "$lib" | awk '{print $2}' | grep -v '^$' | sort -u |
