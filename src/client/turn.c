@@ -14,8 +14,8 @@ struct turn_clock {
 
 static _Thread_local struct turn_clock clock_of_thread;
 
-static uint64_t
-thread_cpu_ns(void)
+uint64_t
+turn_thread_cpu_ns(void)
 {
 	struct timespec t;
 
@@ -28,7 +28,7 @@ static void
 on_prepare(uv_prepare_t *h)
 {
 	(void)h;
-	clock_of_thread.mark_ns = thread_cpu_ns();
+	clock_of_thread.mark_ns = turn_thread_cpu_ns();
 }
 
 static void
@@ -48,7 +48,7 @@ turn_attach(uv_loop_t *loop)
 	uv_prepare_init(loop, c->prepare);
 	uv_prepare_start(c->prepare, on_prepare);
 	uv_unref((uv_handle_t *)c->prepare); /* keeps no loop alive */
-	c->mark_ns = thread_cpu_ns();
+	c->mark_ns = turn_thread_cpu_ns();
 }
 
 void
@@ -69,7 +69,7 @@ turn_cpu_ms(void)
 
 	if (clock_of_thread.users == 0)
 		return 0;
-	now = thread_cpu_ns();
+	now = turn_thread_cpu_ns();
 	return now > clock_of_thread.mark_ns
 		   ? (double)(now - clock_of_thread.mark_ns) / 1e6
 		   : 0;

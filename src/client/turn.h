@@ -33,6 +33,11 @@
 void turn_attach(uv_loop_t *loop);
 void turn_detach(void);
 
+/* This thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID; 0 if
+ * it cannot be read): what a turn's CPU is measured with, here and in
+ * the loop's turn histogram (src/daemon/loopstat.c). */
+uint64_t turn_thread_cpu_ns(void);
+
 /* CPU milliseconds used by this thread since its loop's last prepare
  * phase (0 unattached). One system call, about 0.4 us. */
 double turn_cpu_ms(void);

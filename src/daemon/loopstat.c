@@ -4,31 +4,20 @@
  * of the turn before, is the work of one turn (the wait itself costs no
  * CPU). One system call per turn: about 0.3 us, against turns of tens
  * of microseconds at the least. */
-#include <time.h>
-
 #include "loopstat.h"
 #include "metrics.h"
+#include "turn.h"
 
 /* 1 ms to 5 s: a turn of a few milliseconds is a busy one; past 100 ms
  * every other request notices. */
 static const double bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 				0.1,   0.25,   0.5,   1,    2.5,   5};
 
-static uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) < 0)
-		return 0;
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void
 on_prepare(uv_prepare_t *h)
 {
 	struct loopstat *ls = h->data;
-	uint64_t now = thread_cpu_ns();
+	uint64_t now = turn_thread_cpu_ns();
 
 	if (now >= ls->last_ns)
 		histogram_observe(&ls->turns,
@@ -45,7 +34,7 @@ loopstat_start(struct loopstat *ls, uv_loop_t *loop)
 	if ((r = uv_prepare_init(loop, &ls->prepare)) < 0)
 		return r;
 	ls->prepare.data = ls;
-	ls->last_ns = thread_cpu_ns();
+	ls->last_ns = turn_thread_cpu_ns();
 	return uv_prepare_start(&ls->prepare, on_prepare);
 }
 
