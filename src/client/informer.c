@@ -1,5 +1,6 @@
 /* informer.c - decode-once object caches fed by watches, indexed by
- * namespace/name, by uid and by owner (uthash).
+ * namespace/name and by uid (shardhash.h: these grow with the cluster)
+ * and by owner (uthash).
  *
  * The life of a cache, as client-go's reflector: list, then watch from
  * the list's resourceVersion; when the watch ends (the stream broke, the
@@ -21,6 +22,7 @@
 #include "kube.h"
 #include "object.h"
 #include "queue.h"
+#include "shardhash.h"
 #include "xalloc.h"
 
 struct sub {
@@ -67,6 +69,7 @@ struct entry {
 	uint64_t listed;       /* the informer.lists that last saw it */
 	UT_hash_handle hh;     /* in informer.by_key */
 	UT_hash_handle hh_uid; /* in informer.by_uid */
+	struct entry *prev, *next; /* in informer.first, in order of arrival */
 };
 
 /* After a watch ends, the next list waits this long (and as long again
@@ -82,7 +85,11 @@ struct informer {
 	bool ended;             /* w ended: waiting to list again */
 	uv_timer_t *relist;     /* made when a watch first ends */
 	uint64_t lists;         /* lists made so far */
-	struct entry *by_key, *by_uid;
+	struct entry *by_key[SHARD_COUNT], *by_uid[SHARD_COUNT];
+	/* Every entry in order of arrival, as uthash would iterate one
+	 * table: what informer_list hands out. */
+	struct entry *first, *last;
+	size_t count;
 	struct owner *owners;
 	struct sub *subs;
 	size_t nsubs, subs_alloc;
@@ -98,7 +105,7 @@ find(struct informer *inf, const char *ns, const char *name)
 	char key[600];
 
 	queue_key(key, sizeof(key), ns, name);
-	HASH_FIND_STR(inf->by_key, key, e);
+	SHARD_FIND(hh, inf->by_key, key, strlen(key), e);
 	return e;
 }
 
@@ -193,9 +200,18 @@ static void
 entry_drop(struct informer *inf, struct entry *e)
 {
 	unindex_owners(inf, e);
-	HASH_DELETE(hh, inf->by_key, e);
+	SHARD_DELETE(hh, inf->by_key, e);
 	if (e->uid)
-		HASH_DELETE(hh_uid, inf->by_uid, e);
+		SHARD_DELETE(hh_uid, inf->by_uid, e);
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		inf->first = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		inf->last = e->prev;
+	inf->count--;
 	object_release(&e->o);
 	free(e->derived);
 	free(e->key);
@@ -216,11 +232,18 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 		queue_key(key, sizeof(key), ns, name);
 		e = xcalloc(1, sizeof(*e));
 		e->key = xstrdup(key);
-		HASH_ADD_KEYPTR(hh, inf->by_key, e->key, strlen(e->key), e);
+		SHARD_ADD_KEYPTR(hh, inf->by_key, e->key, strlen(e->key), e);
+		e->prev = inf->last;
+		if (inf->last)
+			inf->last->next = e;
+		else
+			inf->first = e;
+		inf->last = e;
+		inf->count++;
 	} else {
 		unindex_owners(inf, e);
 		if (e->uid)
-			HASH_DELETE(hh_uid, inf->by_uid, e);
+			SHARD_DELETE(hh_uid, inf->by_uid, e);
 		free(e->uid);
 		e->uid = NULL;
 		free(e->derived);
@@ -230,7 +253,8 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 	e->o = *o;
 	if (uid && *uid) {
 		e->uid = xstrdup(uid);
-		HASH_ADD_KEYPTR(hh_uid, inf->by_uid, e->uid, strlen(e->uid), e);
+		SHARD_ADD_KEYPTR(hh_uid, inf->by_uid, e->uid, strlen(e->uid),
+				 e);
 	}
 	index_owners(inf, e);
 }
@@ -369,10 +393,10 @@ list(struct informer *inf, char *rv, size_t rvlen)
 			e->listed = inf->lists;
 	}
 	client_resp_release(&r);
-	HASH_ITER(hh, inf->by_key, e, tmp)
-	{
+	for (e = inf->first; e; e = tmp) {
 		json_t *ev;
 
+		tmp = e->next;
 		if (e->listed == inf->lists)
 			continue;
 		ev = json_pack("{ssso}", "type", "DELETED", "object",
@@ -481,8 +505,10 @@ informer_free(struct informer *inf)
 		uv_timer_stop(inf->relist);
 		uv_close((uv_handle_t *)inf->relist, free_handle);
 	}
-	HASH_ITER(hh, inf->by_key, e, tmp)
-	entry_drop(inf, e);
+	for (e = inf->first; e; e = tmp) {
+		tmp = e->next;
+		entry_drop(inf, e);
+	}
 	free(inf->subs);
 	free(inf->field_selector);
 	free(inf);
@@ -521,22 +547,20 @@ in_ns(const struct object *o, const char *ns)
 size_t
 informer_list(struct informer *inf, const char *ns, struct object ***out)
 {
-	struct entry *e, *tmp;
+	struct entry *e;
 	size_t n = 0;
 
-	*out = xcalloc(HASH_COUNT(inf->by_key) + 1, sizeof(**out));
-	HASH_ITER(hh, inf->by_key, e, tmp)
-	{
+	*out = xcalloc(inf->count + 1, sizeof(**out));
+	for (e = inf->first; e; e = e->next)
 		if (in_ns(&e->o, ns))
 			(*out)[n++] = &e->o;
-	}
 	return n;
 }
 
 size_t
 informer_count(struct informer *inf)
 {
-	return HASH_COUNT(inf->by_key);
+	return inf->count;
 }
 
 const struct object *
@@ -554,7 +578,7 @@ informer_by_uid(struct informer *inf, const char *uid)
 
 	if (uid == NULL)
 		return NULL;
-	HASH_FIND(hh_uid, inf->by_uid, uid, strlen(uid), e);
+	SHARD_FIND(hh_uid, inf->by_uid, uid, strlen(uid), e);
 	return e ? &e->o : NULL;
 }
 
@@ -575,6 +599,16 @@ informer_dependents(struct informer *inf, const char *owner_uid, const char *ns,
 		if (!o->mixed || in_ns(&o->deps[i]->o, ns))
 			(*out)[n++] = &o->deps[i]->o;
 	return n;
+}
+
+bool
+informer_has_dependents(struct informer *inf, const char *owner_uid,
+			const char *ns)
+{
+	struct owner *o;
+
+	HASH_FIND_STR(inf->owners, owner_uid ? owner_uid : ORPHANS, o);
+	return o && o->ndeps && (ns == NULL || o->mixed || !strcmp(o->ns, ns));
 }
 
 void

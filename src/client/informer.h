@@ -58,6 +58,11 @@ const struct object *informer_by_uid(struct informer *inf, const char *uid);
  * an array the caller frees, as informer_list. */
 size_t informer_dependents(struct informer *inf, const char *owner_uid,
 			   const char *ns, struct object ***out);
+/* Whether informer_dependents(inf, owner_uid, ns) may give any, at the
+ * cost of one lookup (true may still give none when dependents of
+ * several namespaces are filed under owner_uid). */
+bool informer_has_dependents(struct informer *inf, const char *owner_uid,
+			     const char *ns);
 /* A copy of the cached object ns/name, which the caller releases
  * (object_release); -1 if the cache has none. */
 int informer_get(struct informer *inf, const char *ns, const char *name,

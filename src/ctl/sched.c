@@ -42,6 +42,7 @@
 #include "kube.h"
 #include "log.h"
 #include "queue.h"
+#include "shardhash.h"
 #include "fit.h"
 #include "placement.h"
 #include "xalloc.h"
@@ -94,8 +95,8 @@ struct owner_count {
 struct ctl_sched {
 	struct ctl_config cfg;
 	struct queue *q;
-	struct tracked *pods;       /* by key */
-	struct tracked *pending;    /* to place, first in first out */
+	struct tracked *pods[SHARD_COUNT]; /* by key (shardhash.h) */
+	struct tracked *pending;           /* to place, first in first out */
 	struct tracked *aside;      /* fit nowhere: until a node changes */
 	struct node_count *on_node; /* by node name */
 	struct owner_count *owners; /* by owner uid */
@@ -305,13 +306,13 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 	char key[600];
 
 	queue_key(key, sizeof(key), ns, name);
-	HASH_FIND_STR(c->pods, key, t);
+	SHARD_FIND(hh, c->pods, key, strlen(key), t);
 	if (t == NULL && p == NULL)
 		return false;
 	if (t == NULL) {
 		t = xcalloc(1, sizeof(*t));
 		t->key = xstrdup(key);
-		HASH_ADD_KEYPTR(hh, c->pods, t->key, strlen(t->key), t);
+		SHARD_ADD_KEYPTR(hh, c->pods, t->key, strlen(t->key), t);
 	}
 	/* assumed until the cache has a nodeName (or the pod is gone): it
 	 * holds the node's resources, and counts there unless it is being
@@ -335,7 +336,7 @@ track(struct ctl_sched *c, const char *ns, const char *name)
 		DL_APPEND(c->pending, t);
 	}
 	if (p == NULL) {
-		HASH_DEL(c->pods, t);
+		SHARD_DELETE(hh, c->pods, t);
 		free(t->key);
 		free(t->ports);
 		free(t);
@@ -637,22 +638,24 @@ ctl_sched_stop(struct ctl_sched *c)
 	struct node_count *nc, *nt;
 	struct owner_count *oc, *ot;
 	struct owner_node *on, *onx;
+	size_t i;
 
 	if (c == NULL)
 		return;
 	informer_unsubscribe(c->cfg.pods, c);
 	informer_unsubscribe(c->cfg.nodes, c);
 	queue_free(c->q);
-	HASH_ITER(hh, c->pods, t, tt)
-	{
-		HASH_DEL(c->pods, t);
-		free(t->key);
-		free(t->node);
-		free(t->owner);
-		free(t->fit_node);
-		free(t->ports);
-		free(t);
-	}
+	for (i = 0; i < SHARD_COUNT; i++)
+		HASH_ITER(hh, c->pods[i], t, tt)
+		{
+			HASH_DEL(c->pods[i], t);
+			free(t->key);
+			free(t->node);
+			free(t->owner);
+			free(t->fit_node);
+			free(t->ports);
+			free(t);
+		}
 	HASH_ITER(hh, c->on_node, nc, nt)
 	{
 		HASH_DEL(c->on_node, nc);
