@@ -16,6 +16,14 @@
  *                                         |  record: dirty
  *                                         +--answer, dirty--> queued
  *
+ * A write that does not reach the API (no answer at all) is tried
+ * again, as Kubernetes' broadcaster does (recordToSink): up to
+ * TRANSPORT_TRIES times, the first wait a random part of RETRY_MS (so
+ * that a thousand agents that lost the control plane together do not
+ * come back together), then RETRY_MS; meanwhile the entry waits in
+ * b->retry (waiting). An answer that refuses the write is not tried
+ * again.
+ *
  * created says whether the Event exists in the API (a PATCH then, a
  * POST otherwise); gen counts the Events one entry has stood for (a new
  * one after 10 quiet minutes), so that the answer of an old Event's
@@ -30,6 +38,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "object.h"
+#include "rand.h"
 #include "recorder.h"
 #include "xalloc.h"
 
@@ -42,6 +51,10 @@
 /* A POST that finds the Event (409) becomes a PATCH, a PATCH that does
  * not (404) a POST; at most this often in a row. */
 #define CONFLICT_RETRIES 2
+/* Writes that got no answer: tries in all, and the wait between them
+ * (Kubernetes' maxTriesPerEvent and sleepDuration). */
+#define TRANSPORT_TRIES 12
+#define RETRY_MS        10000
 
 /* The three caches share one shape: every cached struct (entry,
  * similar, spam) starts with a struct keyed, and the hash keeps them
@@ -68,8 +81,12 @@ struct entry {
 	char *name, *ns;
 	struct entry *qnext;
 	bool queued, inflight, dirty, created;
+	bool waiting;         /* in b->retry, until retry_at */
+	uint64_t retry_at;    /* uv_now() */
+	struct entry *rnext;  /* in b->retry */
 	unsigned gen;
 	int retries;
+	int tries; /* writes in a row that got no answer */
 	struct event_v1 *ev; /* the Event to write; NULL when idle */
 	struct event_seen seen;
 };
@@ -108,10 +125,17 @@ struct event_broadcaster {
 	int64_t last_ns; /* the last name's time: names stay unique */
 	uv_timer_t timer;
 	bool armed;
+	/* entries whose write got no answer, until their next try (a
+	 * list: they are as many as the writes on their way at most) */
+	struct entry *retry;
+	size_t nwaiting;
+	uv_timer_t retry_timer;
+	int closing; /* timers not closed yet, once freed */
 	struct event_stats stats;
 };
 
 static void on_timer(uv_timer_t *t);
+static void on_retry(uv_timer_t *t);
 
 struct event_broadcaster *
 event_broadcaster_new(const struct event_broadcaster_config *cfg)
@@ -123,8 +147,12 @@ event_broadcaster_new(const struct event_broadcaster_config *cfg)
 		b->cfg.queue_max = EVENT_QUEUE_DEFAULT;
 	if (b->cfg.cache_max == 0)
 		b->cfg.cache_max = EVENT_CACHE_DEFAULT;
+	if (b->cfg.retry_ms == 0)
+		b->cfg.retry_ms = RETRY_MS;
 	uv_timer_init(cfg->loop, &b->timer);
 	b->timer.data = b;
+	uv_timer_init(cfg->loop, &b->retry_timer);
+	b->retry_timer.data = b;
 	/* armed (one shot, 0 ms) only while writes wait: it keeps the loop
 	 * alive just long enough to write them */
 	return b;
@@ -135,7 +163,7 @@ event_broadcaster_new(const struct event_broadcaster_config *cfg)
 static void
 entry_idle(struct entry *e)
 {
-	if (e->ev && !e->queued && !e->inflight) {
+	if (e->ev && !e->queued && !e->inflight && !e->waiting) {
 		schema_release(&schema_event_v1, e->ev);
 		free(e->ev);
 		e->ev = NULL;
@@ -159,10 +187,14 @@ keyed_free(void *x)
 	free(x);
 }
 
+/* The broadcaster goes with the last of its two timers. */
 static void
 free_broadcaster(uv_handle_t *h)
 {
-	free(h->data);
+	struct event_broadcaster *b = h->data;
+
+	if (--b->closing == 0)
+		free(b);
 }
 
 void
@@ -202,8 +234,9 @@ event_broadcaster_free(struct event_broadcaster *b)
 		free(b);
 		return;
 	}
-	uv_timer_stop(&b->timer);
+	b->closing = 2;
 	uv_close((uv_handle_t *)&b->timer, free_broadcaster);
+	uv_close((uv_handle_t *)&b->retry_timer, free_broadcaster);
 }
 
 struct recorder *
@@ -240,7 +273,7 @@ event_broadcaster_stats(const struct event_broadcaster *b,
 size_t
 event_broadcaster_pending(const struct event_broadcaster *b)
 {
-	return b ? b->qlen + b->inflight : 0;
+	return b ? b->qlen + b->inflight + b->nwaiting : 0;
 }
 
 /* ---- the queue ---- */
@@ -259,8 +292,8 @@ arm(struct event_broadcaster *b)
 static bool
 enqueue(struct event_broadcaster *b, struct entry *e)
 {
-	if (e->queued)
-		return true;
+	if (e->queued || e->waiting)
+		return true; /* the write, or the next try, takes the change */
 	if (e->inflight) {
 		e->dirty = true;
 		return true;
@@ -306,10 +339,65 @@ path_of(char *buf, size_t len, const struct entry *e, bool post)
 		    NULL);
 }
 
-/* The answer to a write of e (status 0: not reached). */
+/* e's write got no answer: it waits in b->retry for its next try. */
+static void
+wait_retry(struct event_broadcaster *b, struct entry *e)
+{
+	uint64_t now = uv_now(b->cfg.loop), wait = b->cfg.retry_ms;
+	struct entry *x;
+
+	if (e->tries == 1) {
+		unsigned char r[2];
+
+		rand_bytes(r, sizeof(r));
+		wait = (uint64_t)b->cfg.retry_ms *
+		       ((unsigned)r[0] << 8 | r[1]) / 65536;
+	}
+	e->waiting = true;
+	b->nwaiting++;
+	e->retry_at = now + wait;
+	e->rnext = b->retry;
+	b->retry = e;
+	for (x = b->retry; x; x = x->rnext)
+		if (x->retry_at < e->retry_at)
+			return; /* the timer is set for an earlier one */
+	uv_timer_start(&b->retry_timer, on_retry, wait, 0);
+}
+
+/* The entries whose time has come are queued; the timer is set for the
+ * next. */
+static void
+on_retry(uv_timer_t *t)
+{
+	struct event_broadcaster *b = t->data;
+	uint64_t now = uv_now(b->cfg.loop), next = 0;
+	struct entry **pp = &b->retry, *e;
+
+	while ((e = *pp)) {
+		if (e->retry_at > now) {
+			if (next == 0 || e->retry_at < next)
+				next = e->retry_at;
+			pp = &e->rnext;
+			continue;
+		}
+		*pp = e->rnext;
+		e->waiting = false;
+		b->nwaiting--;
+		e->rnext = NULL;
+		if (!enqueue(b, e)) {
+			b->stats.failed++;
+			entry_idle(e);
+		}
+	}
+	if (next)
+		uv_timer_start(&b->retry_timer, on_retry, next - now, 0);
+}
+
+/* The answer to a write of e (status 0: not reached, for the reason
+ * error). */
 static void
 answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
-	 int status)
+	 int status, const char *error)
 {
 	e->inflight = false;
 	b->inflight--;
@@ -320,6 +408,13 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 		entry_idle(e);
 		return;
 	}
+	if (status == 0 && ++e->tries < TRANSPORT_TRIES) {
+		e->dirty = false; /* the next try writes the latest state */
+		wait_retry(b, e);
+		return;
+	}
+	if (status != 0)
+		e->tries = 0;
 	if (status == 200 || status == 201) {
 		b->stats.written++;
 		e->created = true;
@@ -333,8 +428,12 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 			b->stats.failed++;
 	} else {
 		b->stats.failed++;
-		log_warn("event %s/%s (%s): HTTP %d", e->ns, e->name,
-			 e->ev ? e->ev->reason : "", status);
+		if (error)
+			log_warn("event %s/%s (%s): %s", e->ns, e->name,
+				 e->ev ? e->ev->reason : "", error);
+		else
+			log_warn("event %s/%s (%s): HTTP %d", e->ns, e->name,
+				 e->ev ? e->ev->reason : "", status);
 	}
 	if (e->dirty) {
 		e->dirty = false;
@@ -356,7 +455,8 @@ on_done(void *arg, struct client_resp *resp)
 	if (pd->next)
 		pd->next->prev = pd->prev;
 	if (b && pd->e)
-		answered(b, pd->e, pd->gen, pd->post, resp->status);
+		answered(b, pd->e, pd->gen, pd->post, resp->status,
+			 resp->error);
 	free(pd);
 }
 
@@ -467,7 +567,7 @@ entry_evictable(const struct keyed *k)
 {
 	const struct entry *e = (const struct entry *)k;
 
-	return !e->queued && !e->inflight;
+	return !e->queued && !e->inflight && !e->waiting;
 }
 
 static bool

@@ -55,6 +55,9 @@ struct event_broadcaster_config {
 	/* Events remembered for aggregation (client-go's LRU of 4096);
 	 * 0: the default. */
 	size_t cache_max;
+	/* The wait between the tries of a write that got no answer (the
+	 * first a random part of it); 0: 10 s, as Kubernetes'. */
+	unsigned retry_ms;
 };
 
 #define EVENT_QUEUE_DEFAULT 1024
@@ -91,7 +94,8 @@ struct recorder *event_broadcaster_recorder(struct event_broadcaster *b,
 					    const char *host);
 void event_broadcaster_stats(const struct event_broadcaster *b,
 			     struct event_stats *out);
-/* Events waiting or being written (tests poll it to reach quiet). */
+/* Events queued, being written, or waiting to be tried again after a
+ * write that got no answer (tests poll it to reach quiet). */
 size_t event_broadcaster_pending(const struct event_broadcaster *b);
 /* The metrics collector (metrics.h): arg is a broadcaster. */
 void event_broadcaster_metrics_collect(void *arg, struct strbuf *out);

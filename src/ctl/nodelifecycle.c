@@ -90,6 +90,12 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int
+cmp_health(const void *key, const void *h)
+{
+	return strcmp(key, ((const struct nodelife_health *)h)->name);
+}
+
 /* The pods the pass may act on: those of nodes that are not Ready, are
  * tainted NoExecute, or whose grace may have run out (all of them, when
  * any node might be marked now: the planner decides). With every node
@@ -104,13 +110,14 @@ gather_pods(struct ctl_nodelife *c, struct node **nodes, size_t nn,
 	dtime now = c->cfg.now();
 
 	for (i = 0; i < nn; i++) {
-		const struct nodelife_health *h = NULL;
-		size_t j;
+		/* the previous pass's records are by name */
+		const struct nodelife_health *h =
+		    c->state.nnodes ? bsearch(nodes[i]->metadata.name,
+					      c->state.nodes, c->state.nnodes,
+					      sizeof(*c->state.nodes),
+					      cmp_health)
+				    : NULL;
 
-		for (j = 0; j < c->state.nnodes; j++)
-			if (!strcmp(c->state.nodes[j].name,
-				    nodes[i]->metadata.name))
-				h = &c->state.nodes[j];
 		if (node_needs_pods(nodes[i]) || h == NULL ||
 		    now >= h->probe + c->cfg.nodelife.grace_ms)
 			want[nw++] = nodes[i]->metadata.name;

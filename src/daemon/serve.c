@@ -131,7 +131,7 @@ static const char usage_text[] =
     "request with the token within --header-timeout seconds (default 2) is\n"
     "closed, as is the oldest of them past --max-unauthenticated (default\n"
     "512) or --max-unauthenticated-per-address (default 64). A connection\n"
-    "silent for --idle-timeout seconds (default 10) within or between\n"
+    "silent for --idle-timeout seconds (default 90) within or between\n"
     "requests is closed; watch streams are not.\n";
 
 struct serve {

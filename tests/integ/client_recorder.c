@@ -6,7 +6,8 @@
  * is gone becomes a POST; similar events are combined after ten
  * messages and the spam filter holds a source/object/reason to 25; a
  * full queue drops events and counts them; a NULL recorder does
- * nothing. */
+ * nothing; a write that gets no answer is tried again, 12 times in all,
+ * and one refused is not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,7 +48,7 @@ struct fx {
 };
 
 static void
-fx_init(struct fx *f, size_t queue_max)
+fx_init_retry(struct fx *f, size_t queue_max, unsigned retry_ms)
 {
 	uv_loop_init(&f->loop);
 	f->c = client_fake_new(&f->loop);
@@ -56,11 +57,18 @@ fx_init(struct fx *f, size_t queue_max)
 	    &(struct event_broadcaster_config){.loop = &f->loop,
 					       .client = f->c,
 					       .now = fake_now,
-					       .queue_max = queue_max});
+					       .queue_max = queue_max,
+					       .retry_ms = retry_ms});
 	f->r = event_broadcaster_recorder(f->b, "kubelet", "node-1");
 	assert_non_null(f->r);
 	assert_ptr_equal(event_broadcaster_recorder(f->b, "kubelet", "node-1"),
 			 f->r);
+}
+
+static void
+fx_init(struct fx *f, size_t queue_max)
+{
+	fx_init_retry(f, queue_max, 0);
 }
 
 /* Runs the loop until nothing is queued or on its way (bounded). */
@@ -260,6 +268,64 @@ test_full_queue_drops_and_null_recorder(void **state)
 	fx_release(&f);
 }
 
+/* The loop runs until n POSTs were made (bounded: at 5 ms between
+ * tries, 100 turns are more than enough). */
+static void
+run_until_posts(struct fx *f, size_t n)
+{
+	int i;
+
+	for (i = 0; i < 100 && client_fake_count_of(f->c, "POST", EV_PATH) < n;
+	     i++)
+		uv_run(&f->loop, UV_RUN_ONCE);
+	assert_int_equal(client_fake_count_of(f->c, "POST", EV_PATH), n);
+}
+
+static void
+test_unanswered_writes_are_tried_again(void **state)
+{
+	struct fx f;
+	struct event_stats st;
+
+	(void)state;
+	fx_init_retry(&f, 0, 5);
+	/* no answer (status 0) twice, then the API is back */
+	client_fake_answer(f.c, "POST", EV_PATH, 0, NULL);
+	event_record(f.r, &pod_ref, "Normal", "Started", "Started container");
+	run_until_posts(&f, 2);
+	assert_int_equal(event_broadcaster_pending(f.b), 1); /* waiting */
+	client_fake_answer(f.c, "POST", EV_PATH, 201,
+			   json_pack("{s{ss}}", "metadata", "name", "x"));
+	drain(&f);
+	assert_int_equal(client_fake_count_of(f.c, "POST", EV_PATH), 3);
+	event_broadcaster_stats(f.b, &st);
+	assert_int_equal(st.written, 1);
+	assert_int_equal(st.failed, 0);
+	fx_release(&f);
+
+	/* never an answer: 12 tries, then counted as failed */
+	fx_init_retry(&f, 0, 5);
+	client_fake_answer(f.c, "POST", EV_PATH, 0, NULL);
+	event_record(f.r, &pod_ref, "Normal", "Started", "Started container");
+	run_until_posts(&f, 12);
+	drain(&f);
+	assert_int_equal(client_fake_count_of(f.c, "POST", EV_PATH), 12);
+	event_broadcaster_stats(f.b, &st);
+	assert_int_equal(st.written, 0);
+	assert_int_equal(st.failed, 1);
+	fx_release(&f);
+
+	/* refused (500): not tried again */
+	fx_init_retry(&f, 0, 5);
+	client_fake_answer(f.c, "POST", EV_PATH, 500, NULL);
+	event_record(f.r, &pod_ref, "Normal", "Started", "Started container");
+	drain(&f);
+	assert_int_equal(client_fake_count_of(f.c, "POST", EV_PATH), 1);
+	event_broadcaster_stats(f.b, &st);
+	assert_int_equal(st.failed, 1);
+	fx_release(&f);
+}
+
 int
 main(void)
 {
@@ -267,6 +333,7 @@ main(void)
 	    cmocka_unit_test(test_repeats_are_one_event_with_a_count),
 	    cmocka_unit_test(test_similar_events_are_combined_and_spam_is_held),
 	    cmocka_unit_test(test_full_queue_drops_and_null_recorder),
+	    cmocka_unit_test(test_unanswered_writes_are_tried_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
