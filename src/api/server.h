@@ -76,9 +76,9 @@ struct http_server_config {
 	unsigned max_unauth_per_addr;
 };
 
-#define HTTP_WATCH_BUFFER        (4 * 1024 * 1024)
-#define HTTP_WATCH_BUFFER_TOTAL  (16 * 1024 * 1024)
-#define HTTP_HEADER_TIMEOUT      2
+#define HTTP_WATCH_BUFFER       (4 * 1024 * 1024)
+#define HTTP_WATCH_BUFFER_TOTAL (16 * 1024 * 1024)
+#define HTTP_HEADER_TIMEOUT     2
 /* kube-apiserver's: an agent's connection outlives the 10 s between two
  * heartbeats. At 10 s each heartbeat of a 1,000-node fleet opened a new
  * TLS connection (2-3 ms of the control plane's CPU each). */

@@ -81,12 +81,12 @@ struct entry {
 	char *name, *ns;
 	struct entry *qnext;
 	bool queued, inflight, dirty, created;
-	bool waiting;         /* in b->retry, until retry_at */
-	uint64_t retry_at;    /* uv_now() */
-	struct entry *rnext;  /* in b->retry */
+	bool waiting;        /* in b->retry, until retry_at */
+	uint64_t retry_at;   /* uv_now() */
+	struct entry *rnext; /* in b->retry */
 	unsigned gen;
 	int retries;
-	int tries; /* writes in a row that got no answer */
+	int tries;           /* writes in a row that got no answer */
 	struct event_v1 *ev; /* the Event to write; NULL when idle */
 	struct event_seen seen;
 };

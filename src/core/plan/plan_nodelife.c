@@ -303,7 +303,7 @@ static const struct lease *
 lease_of(const struct pass *ps, const char *name)
 {
 	struct lease key;
-	const struct lease *kp = &key, *const *found;
+	const struct lease *kp = &key, *const * found;
 
 	if (ps->nleases == 0)
 		return NULL;
