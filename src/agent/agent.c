@@ -18,6 +18,7 @@
 #include "log.h"
 #include "object.h"
 #include "queue.h"
+#include "rand.h"
 #include "turn.h"
 #include "recorder.h"
 #include "runtime.h"
@@ -77,7 +78,11 @@ struct agent {
 	uv_timer_t hollow_retry; /* a patch that did not reach the server */
 	uv_timer_t heartbeat;
 	uv_timer_t resync;
+	/* Without a runtime: the pod watch, and the timer that opens it
+	 * again once it ended (a server restart, timeoutSeconds, a failed
+	 * connection) */
 	struct client_watch *wpod;
+	uv_timer_t rewatch;
 	/* This node's pods as the watch last delivered them (with a
 	 * runtime): an informer with a spec.nodeName field selector, as an
 	 * agent on another host would keep. Status writes start from it
@@ -915,6 +920,54 @@ pod_seen(struct agent *a, const struct object *o)
  * once). */
 static void hollow_run(struct agent *a, json_t *pod);
 
+#define REWATCH_MS 1000
+
+/* Opens the pod watch of an agent without a runtime: the current pods
+ * come first (as ADDED), then their changes. 0, or -1 if it could not
+ * be opened (on_rewatch tries again). */
+static void on_pod(void *arg, json_t *ev);
+static void on_rewatch(uv_timer_t *t);
+
+static int
+watch_pods(struct agent *a)
+{
+	char path[256], query[600];
+	struct client_resp r;
+
+	kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
+	snprintf(query, sizeof(query),
+		 "watch=true&fieldSelector=spec.nodeName%%3D%s", a->node);
+	a->wpod = a->cfg.client->ops->watch(a->cfg.client, path, query, on_pod,
+					    a, &r);
+	client_resp_release(&r);
+	return a->wpod ? 0 : -1;
+}
+
+/* The watch ended: it is opened again after REWATCH_MS and a random part
+ * of it, so that a thousand agents that lost the control plane together
+ * do not come back together. */
+static void
+rewatch_later(struct agent *a)
+{
+	unsigned char r;
+
+	rand_bytes(&r, 1);
+	uv_timer_start(&a->rewatch, on_rewatch,
+		       REWATCH_MS + (uint64_t)REWATCH_MS * r / 256, 0);
+}
+
+static void
+on_rewatch(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+
+	if (a->wpod)
+		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
+	a->wpod = NULL;
+	if (watch_pods(a))
+		rewatch_later(a);
+}
+
 static void
 on_pod(void *arg, json_t *ev)
 {
@@ -928,6 +981,10 @@ on_pod(void *arg, json_t *ev)
 	bool deleting = json_object_get(md, "deletionTimestamp") != NULL;
 	const struct object *o;
 
+	if (ev == NULL && a->rt == NULL && a->wpod) {
+		rewatch_later(a); /* the watch is closed from the timer */
+		return;
+	}
 	if (ev == NULL || !type || !ns || !name || !uid)
 		return;
 	if (a->rt == NULL) {
@@ -1093,11 +1150,10 @@ struct agent *
 agent_start(const struct agent_config *cfg)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
-	struct client_resp r;
 	struct object_list pods = {0};
 	bool listed;
 	size_t i;
-	char path[256], query[600];
+	char query[600];
 
 	a->cfg = *cfg;
 	a->node = xstrdup(cfg->node_name);
@@ -1108,6 +1164,8 @@ agent_start(const struct agent_config *cfg)
 	a->kick_idle.data = a;
 	uv_timer_init(cfg->loop, &a->hollow_retry);
 	a->hollow_retry.data = a;
+	uv_timer_init(cfg->loop, &a->rewatch);
+	a->rewatch.data = a;
 	uv_timer_init(cfg->loop, &a->drain_timer);
 	a->drain_timer.data = a;
 	if (cfg->pod_dir) {
@@ -1209,14 +1267,8 @@ agent_start(const struct agent_config *cfg)
 		for (i = 0; i < n; i++)
 			pod_seen(a, v[i]);
 		free(v);
-	} else if (a->rt == NULL) {
-		kube_path(path, sizeof(path), KIND_POD, NULL, NULL, NULL);
-		snprintf(query, sizeof(query),
-			 "watch=true&fieldSelector=spec.nodeName%%3D%s",
-			 a->node);
-		a->wpod = cfg->client->ops->watch(cfg->client, path, query,
-						  on_pod, a, &r);
-		client_resp_release(&r);
+	} else if (a->rt == NULL && watch_pods(a)) {
+		rewatch_later(a);
 	}
 	if (listed) {
 		runtime_sweep(a->rt, pod_exists, &pods);
@@ -1257,8 +1309,10 @@ agent_stop(struct agent *a)
 	informer_free(a->pods);
 	if (a->rt)
 		runtime_free(a->rt);
-	a->closing = 4;
+	a->closing = 5;
 	turn_detach();
+	uv_timer_stop(&a->rewatch);
+	uv_close((uv_handle_t *)&a->rewatch, on_closed);
 	uv_close((uv_handle_t *)&a->kick, on_closed);
 	uv_close((uv_handle_t *)&a->kick_idle, on_closed);
 	uv_timer_stop(&a->drain_timer);

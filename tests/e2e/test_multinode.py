@@ -429,3 +429,23 @@ def test_a_log_request_held_by_a_silent_agent_ends_with_the_server(cp):
         conn.close()
     finally:
         silent.close()
+
+
+def test_an_agent_without_a_runtime_watches_again_after_a_restart(cp):
+    """`--runtime none` keeps no cache, only a watch of its pods: when the
+    watch ends (here the control plane's restart) it is opened again, so
+    the agent still finishes the deletion of a pod bound to it."""
+    a = Agent(cp, "quiet", "127.0.0.8", os.path.join(cp.root, "quiet"),
+              "31700-31710", token=cp.new_token(), runtime="none")
+    cp.agents.append(a)
+    cp.stop()
+    cp.start()
+    st = cp.req("POST", CORE + "/pods", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"nodeName": "quiet",
+                 "containers": [{"name": "c", "image": "x"}]}})
+    assert st.status_code == 201, st.text
+    st = cp.req("DELETE", CORE + "/pods/p")
+    assert st.status_code == 200, st.text
+    wait_for(lambda: cp.req("GET", CORE + "/pods/p").status_code == 404,
+             timeout=20, what="the agent to finish the pod's deletion")
