@@ -77,6 +77,7 @@ struct agent {
 	bool hollow_busy;
 	uv_timer_t hollow_retry; /* a patch that did not reach the server */
 	uv_timer_t heartbeat;
+	struct hb *hb; /* the heartbeat under way (on_heartbeat), or NULL */
 	uv_timer_t resync;
 	/* Without a runtime: the pod watch, and the timer that opens it
 	 * again once it ended (a server restart, timeoutSeconds, a failed
@@ -296,14 +297,32 @@ status_changed(const struct node_status *old, const struct node_status *nw)
 	return !eq;
 }
 
+/* The Node o as read: its status is filled in, and true is returned if
+ * it is to be written (it changed, or was last written
+ * NODE_STATUS_REPORT_MS ago); *now is the time of the check. */
+static bool
+status_due(struct agent *a, struct object *o, dtime *now)
+{
+	const struct schema *ss = kind_status_schema(kind_by_id(KIND_NODE));
+	struct node_status before;
+	bool due;
+
+	schema_copy(ss, &before, &((struct node *)o->obj)->status);
+	fill_status(a, o->obj);
+	*now = a->cfg.now();
+	due = !a->status_reported ||
+	      *now - a->status_reported >= NODE_STATUS_REPORT_MS ||
+	      status_changed(&before, &((struct node *)o->obj)->status);
+	schema_release(ss, &before);
+	return due;
+}
+
 /* Creates the Node, or writes its status when it changed or was last
  * written NODE_STATUS_REPORT_MS ago (the control plane's Ready Unknown
  * is a change: the agent's Ready True answers it at once). */
 static int
 register_node(struct agent *a)
 {
-	const struct schema *ss = kind_status_schema(kind_by_id(KIND_NODE));
-	struct node_status before;
 	struct object o;
 	int r = kube_get(a->cfg.client, KIND_NODE, NULL, a->node, &o), st;
 	dtime now;
@@ -326,17 +345,10 @@ register_node(struct agent *a)
 			a->status_reported = a->cfg.now();
 		return st == 201 ? 0 : -1;
 	}
-	schema_copy(ss, &before, &((struct node *)o.obj)->status);
-	fill_status(a, o.obj);
-	now = a->cfg.now();
-	if (a->status_reported &&
-	    now - a->status_reported < NODE_STATUS_REPORT_MS &&
-	    !status_changed(&before, &((struct node *)o.obj)->status)) {
-		schema_release(ss, &before);
+	if (!status_due(a, &o, &now)) {
 		object_release(&o);
 		return 0; /* the Lease says the node is alive */
 	}
-	schema_release(ss, &before);
 	st = kube_update(a->cfg.client, &o, "status");
 	object_release(&o);
 	if (st == 200)
@@ -403,11 +415,143 @@ renew_lease(struct agent *a)
 	return st == 200 ? 0 : -1;
 }
 
+/* The heartbeat without blocking the loop (a client with
+ * request_async): the Node is read, its status written if due
+ * (status_due), then the Lease renewed with a merge patch of its holder
+ * and renewTime, each step in the answer of the one before. A Node or a
+ * Lease that is not there is made again the blocking way
+ * (register_node, renew_lease), as at the start. One heartbeat at a time:
+ * one that finds the last still under way waits for the next tick. At
+ * 1,000 nodes in one process (--hollow-nodes) the blocking heartbeats,
+ * three requests each, one after the other, took longer than the 40 s
+ * grace while the control plane was busy, and nodes went Ready Unknown;
+ * a real agent's loop (probes, the pods' statuses) waited as long.
+ *
+ * The steps carry a struct hb of their own (the agent's hollow patches
+ * carry the agent), so that agent_stop cancels this request alone
+ * (client_cancel) and frees it. */
+struct hb {
+	struct agent *a;
+};
+
+static void hb_lease(struct hb *h);
+
+static void
+hb_end(struct hb *h, const char *what, const struct client_resp *r)
+{
+	struct agent *a = h->a;
+
+	if (what) {
+		char buf[256];
+
+		log_warn("agent: node %s: %s: %s", a->node, what,
+			 client_resp_message(r, buf, sizeof(buf)));
+	}
+	a->hb = NULL;
+	free(h);
+}
+
+static void
+hb_lease_done(void *arg, struct client_resp *r)
+{
+	struct hb *h = arg;
+
+	if (r->status == 404 && renew_lease(h->a) == 0) {
+		hb_end(h, NULL, r); /* made again */
+		return;
+	}
+	hb_end(h, r->status == 200 ? NULL : "the Lease was not renewed", r);
+}
+
+static void
+hb_lease(struct hb *h)
+{
+	struct agent *a = h->a;
+	char path[512], ts[40];
+	json_t *body;
+
+	dtime_format_micro(a->cfg.now(), ts);
+	body = json_pack("{s{ssss}}", "spec", "holderIdentity", a->node,
+			 "renewTime", ts);
+	kube_path(path, sizeof(path), KIND_LEASE, NODE_LEASE_NAMESPACE, a->node,
+		  NULL);
+	if (client_request_async(a->cfg.client, "PATCH", path, NULL,
+				 "application/merge-patch+json", body,
+				 hb_lease_done, h)) {
+		log_warn("agent: node %s: the Lease was not renewed", a->node);
+		hb_end(h, NULL, NULL);
+	}
+	json_decref(body);
+}
+
+static void
+hb_status_done(void *arg, struct client_resp *r)
+{
+	struct hb *h = arg;
+
+	if (r->status == 200)
+		h->a->status_reported = h->a->cfg.now();
+	else
+		log_warn("agent: node %s: heartbeat failed: HTTP %d",
+			 h->a->node, r->status);
+	hb_lease(h);
+}
+
+static void
+hb_node_got(void *arg, struct client_resp *r)
+{
+	struct hb *h = arg;
+	struct agent *a = h->a;
+	struct fielderr_list errs = {0};
+	struct object o = {0};
+	char path[512];
+	json_t *body;
+	dtime now;
+
+	if (r->status == 404) { /* deleted: registered again */
+		if (register_node(a))
+			log_warn("agent: node %s: heartbeat failed", a->node);
+		hb_lease(h);
+		return;
+	}
+	if (r->status != 200 || object_decode(r->body, false, &o, &errs)) {
+		fielderr_list_release(&errs);
+		log_warn("agent: node %s: heartbeat failed: HTTP %d", a->node,
+			 r->status);
+		hb_lease(h);
+		return;
+	}
+	if (!status_due(a, &o, &now)) {
+		object_release(&o);
+		hb_lease(h);
+		return;
+	}
+	body = object_encode(&o);
+	object_release(&o);
+	kube_path(path, sizeof(path), KIND_NODE, NULL, a->node, "status");
+	if (client_request_async(a->cfg.client, "PUT", path, NULL, NULL, body,
+				 hb_status_done, h))
+		hb_lease(h);
+	json_decref(body);
+}
+
 static void
 on_heartbeat(uv_timer_t *t)
 {
 	struct agent *a = t->data;
+	char path[512];
 
+	if (a->hb)
+		return; /* the last one is still under way */
+	a->hb = xcalloc(1, sizeof(*a->hb));
+	a->hb->a = a;
+	kube_path(path, sizeof(path), KIND_NODE, NULL, a->node, NULL);
+	if (client_request_async(a->cfg.client, "GET", path, NULL, NULL, NULL,
+				 hb_node_got, a->hb) == 0)
+		return;
+	/* a client without request_async: the blocking way */
+	free(a->hb);
+	a->hb = NULL;
 	if (register_node(a))
 		log_warn("agent: node %s: heartbeat failed", a->node);
 	if (renew_lease(a))
@@ -1056,8 +1200,10 @@ hollow_done(void *arg, struct client_resp *r)
  * running and ready at once, with every container started, as
  * Kubemark's hollow kubelet reports what its fake runtime runs. One
  * merge patch of the status, queued and sent without blocking (a fleet
- * of agents shares one loop); a pod that says Running already is left
- * alone. */
+ * of agents shares one loop); a pod that says Running and Ready already
+ * is left alone. One marked not ready while its node was Ready Unknown
+ * (the node lifecycle controller's MarkPodsNotReady) is reported again,
+ * as the kubelet's status manager does once the node is back. */
 static void
 hollow_run(struct agent *a, json_t *pod)
 {
@@ -1074,8 +1220,17 @@ hollow_run(struct agent *a, json_t *pod)
 					    "ContainersReady", "Ready"};
 	char now[40], path[600];
 	size_t i;
+	bool ready = false;
 
-	if (phase && !strcmp(phase, "Running")) {
+	json_array_foreach(json_object_get(st, "conditions"), i, c)
+	{
+		const char *t = json_string_value(json_object_get(c, "type"));
+		const char *v = json_string_value(json_object_get(c, "status"));
+
+		ready = ready ||
+			(t && v && !strcmp(t, "Ready") && !strcmp(v, "True"));
+	}
+	if (phase && !strcmp(phase, "Running") && ready) {
 		json_decref(cs);
 		json_decref(conds);
 		return;
@@ -1303,6 +1458,11 @@ agent_stop(struct agent *a)
 	json_decref(a->hollow_q); /* what was not sent: the client's free
 				     cancels the one under way */
 	a->hollow_q = NULL;
+	if (a->hb) { /* its answer is not to come */
+		client_cancel(a->cfg.client, a->hb);
+		free(a->hb);
+		a->hb = NULL;
+	}
 	if (a->wpod)
 		a->cfg.client->ops->unwatch(a->cfg.client, a->wpod);
 	agent_services_stop(a->svc);

@@ -161,6 +161,24 @@ on_idle(uv_idle_t *i)
 		uv_idle_stop(&l->idle);
 }
 
+/* The answer waiting for arg is dropped (the ones running are popped
+ * already). */
+static void
+local_cancel(struct client *c, void *arg)
+{
+	struct local *l = (struct local *)c;
+	struct due **pp, *d;
+
+	for (pp = &l->due; (d = *pp); pp = &d->next)
+		if (d->cb && d->arg == arg) {
+			*pp = d->next;
+			if (l->due_tail == &d->next)
+				l->due_tail = pp;
+			due_free(d);
+			return;
+		}
+}
+
 static int
 local_request_async(struct client *c, const char *method, const char *path,
 		    const char *query, const char *content_type, json_t *body,
@@ -288,6 +306,7 @@ static const struct client_ops local_ops = {
     .watch = local_watch,
     .unwatch = local_unwatch,
     .free = local_free,
+    .cancel = local_cancel,
     .flush = local_flush,
     .request_async = local_request_async,
 };

@@ -160,6 +160,7 @@ struct http_server {
 	uv_timer_t bookmark;
 	uv_timer_t sweep; /* suspended streams whose client left */
 	int closing;
+	bool stopping; /* http_server_stop: a new watch ends at once */
 };
 
 static void run_listener(struct listener *l);
@@ -1285,6 +1286,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url,
 		api_resp_release(&resp);
 		c->next = srv->watches;
 		srv->watches = c;
+		c->ended = srv->stopping;
 		/* Long-lived: the lag bound replaces the idle timeout. */
 		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
 					  0u);
@@ -1568,15 +1570,15 @@ http_server_durable(struct http_server *s)
 			run_soon(&s->ls[i]);
 }
 
-void
-http_server_stop(struct http_server *s)
+/* Every suspended connection goes on (http_server_stop): the watches
+ * end, the deferred answers are 503, the parses are abandoned, the
+ * writes waiting to be durable and the paused streams go on. */
+static void
+resume_all(struct http_server *s)
 {
 	struct conn *c;
 	int i;
 
-	if (s == NULL)
-		return;
-	/* MHD_stop_daemon with suspended connections is a violation. */
 	for (c = s->watches; c; c = c->next) {
 		c->ended = true;
 		if (c->suspended) {
@@ -1611,10 +1613,47 @@ http_server_stop(struct http_server *s)
 		release_awaiting(&s->ls[i], true);
 		resume_paused(&s->ls[i]);
 	}
-	for (i = 0; i < s->nls; i++) {
-		MHD_run(s->ls[i].d);
-		MHD_stop_daemon(s->ls[i].d);
+}
+
+static bool
+any_suspended(const struct http_server *s)
+{
+	const struct conn *c;
+	int i;
+
+	for (c = s->watches; c; c = c->next)
+		if (c->suspended)
+			return true;
+	if (s->deferring || s->parsing)
+		return true;
+	for (i = 0; i < s->nls; i++)
+		if (s->ls[i].awaiting || s->ls[i].paused)
+			return true;
+	return false;
+}
+
+void
+http_server_stop(struct http_server *s)
+{
+	int i, round;
+
+	if (s == NULL)
+		return;
+	/* MHD_stop_daemon with suspended connections is a violation (an
+	 * abort). The last runs of MHD may suspend some again: a request
+	 * that came with them (a watch, which then ends at once; a write
+	 * waiting to be durable), an answer in pieces past its budget. So:
+	 * resume, run, and again while any is suspended. */
+	s->stopping = true;
+	for (round = 0; round < 16; round++) {
+		resume_all(s);
+		for (i = 0; i < s->nls; i++)
+			MHD_run(s->ls[i].d);
+		if (!any_suspended(s))
+			break;
 	}
+	for (i = 0; i < s->nls; i++)
+		MHD_stop_daemon(s->ls[i].d);
 	if (s->unix_path) {
 		struct stat st;
 

@@ -26,6 +26,13 @@ client_request_async(struct client *c, const char *method, const char *path,
 }
 
 void
+client_cancel(struct client *c, void *arg)
+{
+	if (c->ops->cancel)
+		c->ops->cancel(c, arg);
+}
+
+void
 client_resp_release(struct client_resp *r)
 {
 	json_decref(r->body);

@@ -84,6 +84,10 @@ struct client_ops {
 			     const char *path, const char *query,
 			     const char *content_type, json_t *body,
 			     client_done_cb cb, void *arg);
+	/* Drops the request_async under way with this arg: its cb is never
+	 * called (for an owner that goes before the answer comes); nothing
+	 * if there is none. */
+	void (*cancel)(struct client *c, void *arg);
 };
 
 struct client {
@@ -100,6 +104,8 @@ int client_request(struct client *c, const char *method, const char *path,
 int client_request_async(struct client *c, const char *method, const char *path,
 			 const char *query, const char *content_type,
 			 json_t *body, client_done_cb cb, void *arg);
+/* ops->cancel (see above); nothing on a client without request_async. */
+void client_cancel(struct client *c, void *arg);
 void client_resp_release(struct client_resp *r);
 /* ops->flush if there is one: 0, or -1 if the writes could not be made
  * durable (they are rolled back; see store_flush). */

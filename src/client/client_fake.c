@@ -38,6 +38,7 @@ struct fake {
 	uv_loop_t *loop;
 	uv_idle_t idle; /* runs the answers due; its close frees f */
 	struct due *due, **due_tail;
+	struct due *batch; /* the answers on_idle is handing out */
 	struct answer *answers;
 	size_t nanswers, answers_alloc;
 	struct client_fake_request *reqs;
@@ -131,19 +132,41 @@ static void
 on_idle(uv_idle_t *i)
 {
 	struct fake *f = i->data;
-	struct due *d, *batch = f->due;
+	struct due *d;
 
 	/* The answers due when the turn began; later ones, the next. */
+	f->batch = f->due;
 	f->due = NULL;
 	f->due_tail = &f->due;
-	while ((d = batch) != NULL) {
-		batch = d->next;
+	while ((d = f->batch) != NULL) {
+		f->batch = d->next;
 		d->cb(d->arg, &d->r);
 		client_resp_release(&d->r);
 		free(d);
 	}
 	if (f->due == NULL)
 		uv_idle_stop(&f->idle);
+}
+
+/* Drops the answer waiting for arg: in f->due, or in the batch on_idle
+ * is running (f->batch). */
+static void
+fake_cancel(struct client *c, void *arg)
+{
+	struct fake *f = (struct fake *)c;
+	struct due **lists[] = {&f->due, &f->batch}, **pp, *d;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		for (pp = lists[i]; (d = *pp); pp = &d->next)
+			if (d->arg == arg) {
+				*pp = d->next;
+				if (f->due_tail == &d->next)
+					f->due_tail = pp;
+				client_resp_release(&d->r);
+				free(d);
+				return;
+			}
 }
 
 static int
@@ -407,6 +430,7 @@ static const struct client_ops fake_ops = {
     .free = fake_free,
     .flush = NULL,
     .request_async = fake_request_async,
+    .cancel = fake_cancel,
 };
 
 struct client *

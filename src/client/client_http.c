@@ -948,6 +948,7 @@ static const struct client_ops http_ops = {
     .watch = http_watch,
     .unwatch = http_unwatch,
     .free = http_free,
+    .cancel = client_http_cancel,
     .flush = NULL, /* every answer comes after the write is durable */
     .request_async = http_request_async,
 };

@@ -413,8 +413,7 @@ answered(struct event_broadcaster *b, struct entry *e, unsigned gen, bool post,
 		wait_retry(b, e);
 		return;
 	}
-	if (status != 0)
-		e->tries = 0;
+	e->tries = 0; /* answered, or given up on */
 	if (status == 200 || status == 201) {
 		b->stats.written++;
 		e->created = true;

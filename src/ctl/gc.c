@@ -296,6 +296,8 @@ sync_dependents(struct ctl_gc *c, const char *ns, const char *uid,
 			continue;
 		n = informer_dependents(c->all[k], uid, ns, &l);
 		for (i = 0; i < n; i++) {
+			int st;
+
 			if (object_meta(l[i])->deletion_timestamp)
 				continue;
 			if (writes && ctl_overtime(started)) {
@@ -303,8 +305,7 @@ sync_dependents(struct ctl_gc *c, const char *ns, const char *uid,
 				free(l);
 				return r;
 			}
-			int st = collect(c, l[i]);
-
+			st = collect(c, l[i]);
 			if (st < 0)
 				r = -1;
 			if (st != 0) /* a write, failed or not */

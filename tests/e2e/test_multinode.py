@@ -88,9 +88,9 @@ class ControlPlane:
             self.proc.wait(timeout=15)
             # a clean stop: a crash while shutting down (a handle closed
             # twice) would otherwise go unseen
-            assert sig != signal.SIGTERM or self.proc.returncode == 0, \
-                self.proc.returncode
         text = open(os.path.join(self.dir, "serve.log"), errors="replace").read()
+        assert sig != signal.SIGTERM or self.proc.returncode == 0, \
+            (self.proc.returncode, text[-3000:])
         for bad in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                     "runtime error:"):
             assert bad not in text, text[-4000:]
