@@ -91,7 +91,7 @@ def run(n):
     cp = subprocess.Popen(
         [drover, "serve", "--data-dir", d, "--no-agent", "--listen",
          "127.0.0.1:0", "--max-unauthenticated", "8192",
-         "--max-unauthenticated-per-address", "8192"],
+         "--max-unauthenticated-per-address", "8192", "--header-timeout", "10"],
         stdout=log, stderr=log, start_new_session=True)
     fleet = None
 

@@ -11,7 +11,7 @@
  * the nodes are (50 ms of copies at 1,000 nodes), so a change starts
  * one no sooner than PASS_SPACING times the last pass's cost after its
  * end: at most a tenth of the loop's time goes to passes started by
- * changes. With 3 nodes that is microseconds, at once; at 1,000 nodes
+ * changes, and the planner's rechecks are spaced the same way. With 3 nodes that is microseconds, at once; at 1,000 nodes
  * joining or going Unknown together, back-to-back passes took 90% of
  * the control plane's CPU, the Lease renewals waited behind them, and
  * more nodes went Unknown.
@@ -384,6 +384,11 @@ sync_nodes(void *arg, const char *key, int64_t *requeue)
 	free(pods);
 	c->pass_end = uv_hrtime();
 	c->pass_cost = c->pass_end - began;
+	/* a recheck is spaced as a change is: with 1,000 nodes each grace
+	 * and toleration ends at its own time, and a pass for each took
+	 * half of the control plane's CPU */
+	if (*requeue < (int64_t)(c->pass_cost * PASS_SPACING / 1000000))
+		*requeue = (int64_t)(c->pass_cost * PASS_SPACING / 1000000);
 	return r;
 }
 
