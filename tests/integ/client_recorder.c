@@ -286,6 +286,7 @@ test_unanswered_writes_are_tried_again(void **state)
 {
 	struct fx f;
 	struct event_stats st;
+	json_t *created;
 
 	(void)state;
 	fx_init_retry(&f, 0, 5);
@@ -294,8 +295,9 @@ test_unanswered_writes_are_tried_again(void **state)
 	event_record(f.r, &pod_ref, "Normal", "Started", "Started container");
 	run_until_posts(&f, 2);
 	assert_int_equal(event_broadcaster_pending(f.b), 1); /* waiting */
-	client_fake_answer(f.c, "POST", EV_PATH, 201,
-			   json_pack("{s{ss}}", "metadata", "name", "x"));
+	created = json_pack("{s{ss}}", "metadata", "name", "x");
+	client_fake_answer(f.c, "POST", EV_PATH, 201, created);
+	json_decref(created);
 	drain(&f);
 	assert_int_equal(client_fake_count_of(f.c, "POST", EV_PATH), 3);
 	event_broadcaster_stats(f.b, &st);
