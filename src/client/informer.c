@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <uthash.h>
+#include <utlist.h>
 #include <uv.h>
 
 #include "informer.h"
@@ -88,7 +89,7 @@ struct informer {
 	struct entry *by_key[SHARD_COUNT], *by_uid[SHARD_COUNT];
 	/* Every entry in order of arrival, as uthash would iterate one
 	 * table: what informer_list hands out. */
-	struct entry *first, *last;
+	struct entry *first; /* utlist's DL: first->prev is the last */
 	size_t count;
 	struct owner *owners;
 	struct sub *subs;
@@ -203,14 +204,7 @@ entry_drop(struct informer *inf, struct entry *e)
 	SHARD_DELETE(hh, inf->by_key, e);
 	if (e->uid)
 		SHARD_DELETE(hh_uid, inf->by_uid, e);
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		inf->first = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		inf->last = e->prev;
+	DL_DELETE(inf->first, e);
 	inf->count--;
 	object_release(&e->o);
 	free(e->derived);
@@ -233,12 +227,7 @@ entry_put(struct informer *inf, struct entry *e, const char *ns,
 		e = xcalloc(1, sizeof(*e));
 		e->key = xstrdup(key);
 		SHARD_ADD_KEYPTR(hh, inf->by_key, e->key, strlen(e->key), e);
-		e->prev = inf->last;
-		if (inf->last)
-			inf->last->next = e;
-		else
-			inf->first = e;
-		inf->last = e;
+		DL_APPEND(inf->first, e);
 		inf->count++;
 	} else {
 		unindex_owners(inf, e);
