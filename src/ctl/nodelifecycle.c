@@ -11,10 +11,11 @@
  * the nodes are (50 ms of copies at 1,000 nodes), so a change starts
  * one no sooner than PASS_SPACING times the last pass's cost after its
  * end: at most a tenth of the loop's time goes to passes started by
- * changes, and the planner's rechecks are spaced the same way. With 3 nodes that is microseconds, at once; at 1,000 nodes
- * joining or going Unknown together, back-to-back passes took 90% of
- * the control plane's CPU, the Lease renewals waited behind them, and
- * more nodes went Unknown.
+ * changes, and the planner's rechecks are spaced the same way. With 3
+ * nodes that is microseconds, at once; at 1,000 nodes joining or going
+ * Unknown together, back-to-back passes took 90% of the control plane's
+ * CPU, the Lease renewals waited behind them, and more nodes went
+ * Unknown.
  *
  * What the controller saw of each node (the probe times) lives here,
  * between passes, and starts empty with the controller: after a restart
@@ -129,12 +130,6 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int
-cmp_health(const void *key, const void *h)
-{
-	return strcmp(key, ((const struct nodelife_health *)h)->name);
-}
-
 /* The pods the pass may act on: those of nodes that are not Ready, are
  * tainted NoExecute, or whose grace may have run out (all of them, when
  * any node might be marked now: the planner decides). With every node
@@ -149,13 +144,8 @@ gather_pods(struct ctl_nodelife *c, struct node **nodes, size_t nn,
 	dtime now = c->cfg.now();
 
 	for (i = 0; i < nn; i++) {
-		/* the previous pass's records are by name */
 		const struct nodelife_health *h =
-		    c->state.nnodes
-			? bsearch(nodes[i]->metadata.name, c->state.nodes,
-				  c->state.nnodes, sizeof(*c->state.nodes),
-				  cmp_health)
-			: NULL;
+		    nodelife_state_find(&c->state, nodes[i]->metadata.name);
 
 		if (node_needs_pods(nodes[i]) || h == NULL ||
 		    now >= h->probe + c->cfg.nodelife.grace_ms)
@@ -328,6 +318,7 @@ sync_nodes(void *arg, const char *key, int64_t *requeue)
 	size_t i;
 	int r = 0;
 	uint64_t began = uv_hrtime();
+	int64_t spacing_ms;
 
 	w.nodes = nodes = typed(c->cfg.nodes, NULL, &w.nnodes);
 	w.leases = leases =
@@ -387,8 +378,9 @@ sync_nodes(void *arg, const char *key, int64_t *requeue)
 	/* a recheck is spaced as a change is: with 1,000 nodes each grace
 	 * and toleration ends at its own time, and a pass for each took
 	 * half of the control plane's CPU */
-	if (*requeue < (int64_t)(c->pass_cost * PASS_SPACING / 1000000))
-		*requeue = (int64_t)(c->pass_cost * PASS_SPACING / 1000000);
+	spacing_ms = (int64_t)(c->pass_cost * PASS_SPACING / 1000000);
+	if (*requeue < spacing_ms)
+		*requeue = spacing_ms;
 	return r;
 }
 

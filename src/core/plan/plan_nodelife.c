@@ -266,13 +266,19 @@ cmp_health(const void *key, const void *h)
 	return strcmp(key, ((const struct nodelife_health *)h)->name);
 }
 
+const struct nodelife_health *
+nodelife_state_find(const struct nodelife_state *s, const char *name)
+{
+	if (s == NULL || s->nnodes == 0 || name == NULL)
+		return NULL;
+	return bsearch(name, s->nodes, s->nnodes, sizeof(*s->nodes),
+		       cmp_health);
+}
+
 static const struct nodelife_health *
 saved_health(const struct nodelife_world *w, const char *name)
 {
-	if (w->state == NULL || w->state->nnodes == 0)
-		return NULL;
-	return bsearch(name, w->state->nodes, w->state->nnodes,
-		       sizeof(*w->state->nodes), cmp_health);
+	return nodelife_state_find(w->state, name);
 }
 
 static int

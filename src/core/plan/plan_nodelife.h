@@ -131,6 +131,10 @@ struct nodelife_state {
 };
 
 void nodelife_state_release(struct nodelife_state *s);
+/* The record of node name in s (NULL s, or none: NULL), by a binary
+ * search: the records are sorted by name. */
+const struct nodelife_health *
+nodelife_state_find(const struct nodelife_state *s, const char *name);
 
 struct nodelife_world {
 	struct node *const *nodes;
