@@ -71,11 +71,17 @@ N3 = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n3"},
 
 
 def pod(name, node, *resources, ns="default"):
+    """A pod bound to node; it tolerates n2's NoExecute taint, or the
+    taint manager would mark it for deletion while the fixture writes
+    its status."""
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": ns},
-            "spec": {"nodeName": node, "containers": [
-                {"name": "c%d" % i, "image": "x", "resources": r}
-                for i, r in enumerate(resources or [{}])]}}
+            "spec": {"nodeName": node,
+                     "tolerations": [{"key": "a-key", "operator": "Exists",
+                                      "effect": "NoExecute"}],
+                     "containers": [
+                         {"name": "c%d" % i, "image": "x", "resources": r}
+                         for i, r in enumerate(resources or [{}])]}}
 
 
 PODS = [
