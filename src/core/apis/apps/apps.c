@@ -58,6 +58,21 @@ static const struct field dspec_f[] = {
 };
 static const struct schema dspec_s = SCHEMA(deployment_spec, dspec_f);
 
+/* apps/v1 DeploymentCondition: the rows of every condition
+ * (schema_condition). */
+static const struct field deployment_condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+static const struct schema deployment_condition_s =
+    SCHEMA(condition, deployment_condition_f);
+
 /* apps/v1 DeploymentStatus. collisionCount is *int32: it is nil until
  * the first pod-template-hash collision, and it feeds the hash
  * (tmplhash.c), so nil and 0 must stay distinguishable. */
@@ -73,7 +88,7 @@ static const struct field dstatus_f[] = {
       O | I32, NULL),
     F(deployment_status, "unavailableReplicas", FT_INT, unavailable_replicas,
       O | I32, NULL),
-    FK(deployment_status, "conditions", conditions, O, &schema_condition,
+    FK(deployment_status, "conditions", conditions, O, &deployment_condition_s,
        "type"),
     F(deployment_status, "collisionCount", FT_OPTINT, collision_count, O | I32,
       NULL),

@@ -323,6 +323,20 @@ static const struct field pod_template_f[] = {
 };
 const struct schema schema_pod_template = SCHEMA(pod_template, pod_template_f);
 
+/* apps/v1 ReplicaSetCondition and v1 ReplicationControllerCondition
+ * (the same numbers): the rows of every condition (schema_condition). */
+static const struct field rs_condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+static const struct schema rs_condition_s = SCHEMA(condition, rs_condition_f);
+
 /* The ReplicaSet status shape, which v1 ReplicationControllerStatus has
  * too (core.h). */
 static const struct field rsstatus_f[] = {
@@ -335,8 +349,7 @@ static const struct field rsstatus_f[] = {
       O | I32, NULL),
     F(replicaset_status, "observedGeneration", FT_INT, observed_generation,
       O | I64, NULL),
-    FK(replicaset_status, "conditions", conditions, O, &schema_condition,
-       "type"),
+    FK(replicaset_status, "conditions", conditions, O, &rs_condition_s, "type"),
 };
 const struct schema schema_replicaset_status =
     SCHEMA(replicaset_status, rsstatus_f);
@@ -424,11 +437,24 @@ static const struct field pod_ip_f[] = {
 };
 static const struct schema pod_ip_s = SCHEMA(pod_ip, pod_ip_f);
 
+/* v1.PodCondition: the rows of every condition (schema_condition). */
+static const struct field pod_condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+static const struct schema pod_condition_s = SCHEMA(condition, pod_condition_f);
+
 /* v1.PodStatus. phase and the Ready condition are what the controllers
  * read (pod_facts.c); podIPs merge by ip. */
 static const struct field pstatus_f[] = {
     F(pod_status, "phase", FT_STR, phase, O, NULL),
-    FK(pod_status, "conditions", conditions, O, &schema_condition, "type"),
+    FK(pod_status, "conditions", conditions, O, &pod_condition_s, "type"),
     F(pod_status, "message", FT_STR, message, O, NULL),
     F(pod_status, "reason", FT_STR, reason, O, NULL),
     F(pod_status, "hostIP", FT_STR, host_ip, O, NULL),
@@ -503,10 +529,24 @@ static const struct field dendpoints_f[] = {
 static const struct schema dendpoints_s =
     SCHEMA(node_daemon_endpoints, dendpoints_f);
 
+/* v1.NodeCondition: the rows of every condition (schema_condition). */
+static const struct field node_condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+static const struct schema node_condition_s =
+    SCHEMA(condition, node_condition_f);
+
 static const struct field nstatus_f[] = {
     F(node_status, "capacity", FT_STRMAP, capacity, O, NULL),
     F(node_status, "allocatable", FT_STRMAP, allocatable, O, NULL),
-    FK(node_status, "conditions", conditions, O, &schema_condition, "type"),
+    FK(node_status, "conditions", conditions, O, &node_condition_s, "type"),
     FK(node_status, "addresses", addresses, O, &naddr_s, "type"),
     F(node_status, "daemonEndpoints", FT_STRUCT, daemon_endpoints, O,
       &dendpoints_s),
@@ -551,11 +591,27 @@ static const struct field service_spec_f[] = {
 static const struct schema service_spec_s =
     SCHEMA(service_spec, service_spec_f);
 
+/* ServiceStatus.conditions, a metav1.Condition in Kubernetes: the rows of
+ * every condition (schema_condition), with metav1.Condition's numbers. */
+static const struct field service_condition_f[] = {
+    F(condition, "type", FT_STR, type, 0, NULL),
+    F(condition, "status", FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
+    F(condition, "reason", FT_STR, reason, O, NULL),
+    F(condition, "message", FT_STR, message, O, NULL),
+};
+static const struct schema service_condition_s =
+    SCHEMA(condition, service_condition_f);
+
 /* conditions merge by "type" (ServiceStatus.Conditions' patchMergeKey,
  * listType map). */
 static const struct field service_status_f[] = {
     F(service_status, "loadBalancer", FT_RAW, load_balancer, O, NULL),
-    FK(service_status, "conditions", conditions, O, &schema_condition, "type"),
+    FK(service_status, "conditions", conditions, O, &service_condition_s,
+       "type"),
 };
 static const struct schema service_status_s =
     SCHEMA(service_status, service_status_f);
@@ -582,8 +638,10 @@ static const struct field object_ref_f[] = {
 };
 const struct schema schema_object_ref = SCHEMA(object_ref, object_ref_f);
 
-/* discovery/v1.EndpointPort and v1.EndpointPort: name is a *string in
- * the slice ("" for an unnamed Service port) and is always written. */
+/* v1.EndpointPort (an Endpoints' subsets); discovery/v1.EndpointPort
+ * has a copy of these rows with its own numbers (discovery.c). name is
+ * a *string in the slice ("" for an unnamed Service port) and is always
+ * written. */
 static const struct field endpoint_port_f[] = {
     F(endpoint_port, "name", FT_STR, name, 0, NULL),
     F(endpoint_port, "port", FT_INT, port, I32, NULL),

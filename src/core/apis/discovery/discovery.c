@@ -24,13 +24,25 @@ static const struct field endpoint_f[] = {
 };
 static const struct schema endpoint_s = SCHEMA(endpoint, endpoint_f);
 
+/* discovery/v1.EndpointPort: the rows of v1.EndpointPort
+ * (schema_endpoint_port), with the slice's protobuf numbers (port is 3
+ * here, 2 in an Endpoints). */
+static const struct field endpoint_port_f[] = {
+    F(endpoint_port, "name", FT_STR, name, 0, NULL),
+    F(endpoint_port, "port", FT_INT, port, I32, NULL),
+    F(endpoint_port, "protocol", FT_STR, protocol, O, NULL),
+    F(endpoint_port, "appProtocol", FT_STR, app_protocol, O, NULL),
+};
+static const struct schema endpoint_port_s =
+    SCHEMA(endpoint_port, endpoint_port_f);
+
 static const struct field endpoint_slice_f[] = {
     F(endpoint_slice, "apiVersion", FT_STR, api_version, O, NULL),
     F(endpoint_slice, "kind", FT_STR, kind, O, NULL),
     F(endpoint_slice, "metadata", FT_STRUCT, metadata, 0, &schema_object_meta),
     F(endpoint_slice, "addressType", FT_STR, address_type, 0, NULL),
     F(endpoint_slice, "endpoints", FT_LIST, endpoints, 0, &endpoint_s),
-    F(endpoint_slice, "ports", FT_LIST, ports, 0, &schema_endpoint_port),
+    F(endpoint_slice, "ports", FT_LIST, ports, 0, &endpoint_port_s),
 };
 const struct schema schema_endpoint_slice =
     SCHEMA(endpoint_slice, endpoint_slice_f);

@@ -64,11 +64,18 @@ static const struct field label_selector_f[] = {
 const struct schema schema_label_selector =
     SCHEMA(label_selector, label_selector_f);
 
-/* One table for every kind's conditions: Deployment conditions use
+/* The rows of every kind's conditions: Deployment conditions use
  * lastUpdateTime (the progress deadline's clock) and
  * lastTransitionTime; pod conditions lastProbeTime and
  * lastTransitionTime; node conditions add lastHeartbeatTime. Unused
- * time members stay 0 and are omitted. */
+ * time members stay 0 and are omitted. The statuses refer to a copy of
+ * these rows per Go type (PodCondition in core.c, DeploymentCondition
+ * in apps.c, ...), which carries that type's protobuf numbers: the
+ * types share their JSON, not their numbers (lastTransitionTime is 4 in
+ * a PodCondition, 7 in a DeploymentCondition). This table, which
+ * condition_append and condition_remove copy and release with, has no
+ * numbers. Keep the copies' rows the same as these (test_schema_pb.c
+ * checks it). */
 static const struct field condition_f[] = {
     F(condition, "type", FT_STR, type, 0, NULL),
     F(condition, "status", FT_STR, status, 0, NULL),
