@@ -36,31 +36,31 @@ static const struct schema merge_item_s;
 
 /* RetainKeysMergeItem */
 static const struct field retain_item_f[] = {
-    {"name", FT_STR, 0, 0, NULL, NULL, 0},
-    {"value", FT_STR, 0, 0, NULL, NULL, 0},
-    {"other", FT_STR, 0, 0, NULL, NULL, 0},
-    {"simpleMap", FT_STRMAP, 0, 0, NULL, NULL, 0},
-    {"mergingIntList", FT_INTLIST, 0, 0, NULL, NULL, PS_MERGE},
-    {"mergingList", FT_LIST, 0, 0, &merge_item_s, "name", PS_MERGE},
-    {"nonMergingList", FT_LIST, 0, 0, &merge_item_s, NULL, 0},
+    {"name", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"value", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"other", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"simpleMap", FT_STRMAP, 0, 0, NULL, NULL, 0, 0},
+    {"mergingIntList", FT_INTLIST, 0, 0, NULL, NULL, PS_MERGE, 0},
+    {"mergingList", FT_LIST, 0, 0, &merge_item_s, "name", PS_MERGE, 0},
+    {"nonMergingList", FT_LIST, 0, 0, &merge_item_s, NULL, 0, 0},
 };
 static const struct schema retain_item_s = {
     "RetainKeysMergeItem", 0, retain_item_f, NELEM(retain_item_f)};
 
 /* MergeItem */
 static const struct field merge_item_f[] = {
-    {"name", FT_STR, 0, 0, NULL, NULL, 0},
-    {"value", FT_STR, 0, 0, NULL, NULL, 0},
-    {"other", FT_STR, 0, 0, NULL, NULL, 0},
-    {"mergingList", FT_LIST, 0, 0, &merge_item_s, "name", PS_MERGE},
-    {"nonMergingList", FT_LIST, 0, 0, &merge_item_s, NULL, 0},
-    {"mergingIntList", FT_INTLIST, 0, 0, NULL, NULL, PS_MERGE},
-    {"nonMergingIntList", FT_INTLIST, 0, 0, NULL, NULL, 0},
-    {"simpleMap", FT_STRMAP, 0, 0, NULL, NULL, 0},
-    {"replacingItem", FT_RAW, 0, 0, NULL, NULL, PS_REPLACE},
-    {"retainKeysMap", FT_STRUCT, 0, 0, &retain_item_s, NULL, PS_RETAIN_KEYS},
+    {"name", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"value", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"other", FT_STR, 0, 0, NULL, NULL, 0, 0},
+    {"mergingList", FT_LIST, 0, 0, &merge_item_s, "name", PS_MERGE, 0},
+    {"nonMergingList", FT_LIST, 0, 0, &merge_item_s, NULL, 0, 0},
+    {"mergingIntList", FT_INTLIST, 0, 0, NULL, NULL, PS_MERGE, 0},
+    {"nonMergingIntList", FT_INTLIST, 0, 0, NULL, NULL, 0, 0},
+    {"simpleMap", FT_STRMAP, 0, 0, NULL, NULL, 0, 0},
+    {"replacingItem", FT_RAW, 0, 0, NULL, NULL, PS_REPLACE, 0},
+    {"retainKeysMap", FT_STRUCT, 0, 0, &retain_item_s, NULL, PS_RETAIN_KEYS, 0},
     {"retainKeysMergingList", FT_LIST, 0, 0, &merge_item_s, "name",
-     PS_MERGE | PS_RETAIN_KEYS},
+     PS_MERGE | PS_RETAIN_KEYS, 0},
 };
 static const struct schema merge_item_s = {"MergeItem", 0, merge_item_f,
 					   NELEM(merge_item_f)};

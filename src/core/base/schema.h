@@ -5,8 +5,9 @@
  * fields: the JSON name, the storage type and the offset in the struct. From
  * that one table drover derives release, deep copy, semantic equality and a
  * canonical dump (for the pod-template hash) here in the core, and JSON
- * encoding and decoding with unknown-field detection in src/codec. Adding a
- * field to a kind is one line in its group's field table.
+ * encoding and decoding with unknown-field detection, and the reading of
+ * protobuf bodies, in src/codec. Adding a field to a kind is one line in
+ * its group's field table, its protobuf number included (schema_rows.h).
  *
  * Storage conventions by type (the struct member must have this C type):
  *   FT_STR      char *                 NULL = absent
@@ -27,6 +28,11 @@
  *   FT_LIST     struct anylist of structs described by `sub`
  *   FT_RAW      char *, canonical JSON text of a value drover accepts but
  *               does not interpret (e.g. securityContext)
+ *
+ * Each row also carries the field's number in Kubernetes' protobuf
+ * encoding (struct field.pb, from the generated.proto files of k8s.io/api
+ * and k8s.io/apimachinery), which src/codec/k8spb.c reads request bodies
+ * with: ObjectMeta's name is 1, a Container's readinessProbe 11.
  */
 #ifndef DROVER_SCHEMA_H
 #define DROVER_SCHEMA_H
@@ -73,6 +79,17 @@ enum field_flags {
 	 * pod-template-hash of templates that do not use it is unchanged;
 	 * when set it is dumped as any other row. */
 	FF_HASHNEW = 1 << 7,
+	/* An FT_STR (or the values of an FT_STRMAP) that is a
+	 * resource.Quantity in Go ("500m", "64Mi"): kept as the string
+	 * written, a message of its own in protobuf. */
+	FF_QUANTITY = 1 << 8,
+	/* An FT_STRMAP whose values are metav1.Time in Go (a budget's
+	 * disruptedPods): RFC 3339 strings here, messages in protobuf. */
+	FF_TIMEMAP = 1 << 9,
+	/* An FT_OPTINT that is a plain value in Go, not a pointer (Probe's
+	 * timings): Go's protobuf always writes it, and its 0 is read as
+	 * unset, as Go's JSON leaves a 0 out (omitempty). */
+	FF_NOPTR = 1 << 10,
 };
 
 struct opt_int {
@@ -133,7 +150,24 @@ struct field {
 	 * "type"). */
 	const char *merge_key;
 	unsigned patch; /* enum patch_strategy flags */
+	/* The field's number in Kubernetes' protobuf encoding (the
+	 * generated.proto of its Go type), 0 for none: a kind's apiVersion
+	 * and kind (protobuf carries them in runtime.Unknown) and drover's
+	 * own fields. A field of a Go struct embedded inline (flattened in
+	 * JSON, a message of its own in protobuf: Probe's ProbeHandler,
+	 * Volume's VolumeSource) is PB_INLINE(outer, inner). Numbers are
+	 * below PB_INLINE_MIN, and unique within a table (tests/unit
+	 * test_schema_pb.c checks it). */
+	unsigned pb;
 };
+
+/* Field `inner` of the message in field `outer`: Probe's exec is
+ * PB_INLINE(1, 1), field 1 (exec) of Probe's field 1 (the ProbeHandler
+ * Go embeds inline). PB_OUTER is 0 for a plain number. */
+#define PB_INLINE_MIN           (1u << 16)
+#define PB_INLINE(outer, inner) ((unsigned)(outer) << 16 | (unsigned)(inner))
+#define PB_OUTER(pb)            ((unsigned)(pb) >> 16)
+#define PB_INNER(pb)            ((unsigned)(pb) & (PB_INLINE_MIN - 1))
 
 struct schema {
 	const char *name; /* Go-ish type name, for messages */

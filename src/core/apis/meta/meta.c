@@ -14,12 +14,12 @@
  * and false are different values (meta_controller_ref needs set && true).
  */
 static const struct field owner_ref_f[] = {
-    F(owner_ref, "apiVersion", FT_STR, api_version, 0, NULL),
-    F(owner_ref, "kind", FT_STR, kind, 0, NULL),
-    F(owner_ref, "name", FT_STR, name, 0, NULL),
-    F(owner_ref, "uid", FT_STR, uid, 0, NULL),
-    F(owner_ref, "controller", FT_OPTBOOL, controller, O, NULL),
-    F(owner_ref, "blockOwnerDeletion", FT_OPTBOOL, block_owner_deletion, O,
+    F(owner_ref, "apiVersion", 5, FT_STR, api_version, 0, NULL),
+    F(owner_ref, "kind", 1, FT_STR, kind, 0, NULL),
+    F(owner_ref, "name", 3, FT_STR, name, 0, NULL),
+    F(owner_ref, "uid", 4, FT_STR, uid, 0, NULL),
+    F(owner_ref, "controller", 6, FT_OPTBOOL, controller, O, NULL),
+    F(owner_ref, "blockOwnerDeletion", 7, FT_OPTBOOL, block_owner_deletion, O,
       NULL),
 };
 static const struct schema owner_ref_s = SCHEMA(owner_ref, owner_ref_f);
@@ -27,38 +27,40 @@ static const struct schema owner_ref_s = SCHEMA(owner_ref, owner_ref_f);
 /* metav1.ObjectMeta, the fields drover stores. generation is int64;
  * deletionTimestamp set means "being deleted" (pod_is_active). */
 static const struct field meta_f[] = {
-    F(object_meta, "name", FT_STR, name, O, NULL),
-    F(object_meta, "generateName", FT_STR, generate_name, O, NULL),
-    F(object_meta, "namespace", FT_STR, namespace, O, NULL),
-    F(object_meta, "uid", FT_STR, uid, O, NULL),
-    F(object_meta, "resourceVersion", FT_STR, resource_version, O, NULL),
-    F(object_meta, "generation", FT_INT, generation, O | I64, NULL),
-    F(object_meta, "creationTimestamp", FT_TIME, creation_timestamp,
+    F(object_meta, "name", 1, FT_STR, name, O, NULL),
+    F(object_meta, "generateName", 2, FT_STR, generate_name, O, NULL),
+    F(object_meta, "namespace", 3, FT_STR, namespace, O, NULL),
+    F(object_meta, "uid", 5, FT_STR, uid, O, NULL),
+    F(object_meta, "resourceVersion", 6, FT_STR, resource_version, O, NULL),
+    F(object_meta, "generation", 7, FT_INT, generation, O | I64, NULL),
+    F(object_meta, "creationTimestamp", 8, FT_TIME, creation_timestamp,
       FF_NULLTIME, NULL),
-    F(object_meta, "deletionTimestamp", FT_TIME, deletion_timestamp, O, NULL),
-    F(object_meta, "deletionGracePeriodSeconds", FT_OPTINT,
+    F(object_meta, "deletionTimestamp", 9, FT_TIME, deletion_timestamp, O,
+      NULL),
+    F(object_meta, "deletionGracePeriodSeconds", 10, FT_OPTINT,
       deletion_grace_period_seconds, O | I64, NULL),
-    F(object_meta, "labels", FT_STRMAP, labels, O, NULL),
-    F(object_meta, "annotations", FT_STRMAP, annotations, O, NULL),
-    FK(object_meta, "ownerReferences", owner_references, O, &owner_ref_s,
+    F(object_meta, "labels", 11, FT_STRMAP, labels, O, NULL),
+    F(object_meta, "annotations", 12, FT_STRMAP, annotations, O, NULL),
+    FK(object_meta, "ownerReferences", 13, owner_references, O, &owner_ref_s,
        "uid"),
-    FP(object_meta, "finalizers", FT_STRLIST, finalizers, O, NULL, PS_MERGE),
+    FP(object_meta, "finalizers", 14, FT_STRLIST, finalizers, O, NULL,
+       PS_MERGE),
 };
 const struct schema schema_object_meta = SCHEMA(object_meta, meta_f);
 
 /* metav1.LabelSelectorRequirement and LabelSelector (labels.c
  * evaluates them). */
 static const struct field selector_req_f[] = {
-    F(selector_req, "key", FT_STR, key, 0, NULL),
-    F(selector_req, "operator", FT_STR, operator, 0, NULL),
-    F(selector_req, "values", FT_STRLIST, values, O, NULL),
+    F(selector_req, "key", 1, FT_STR, key, 0, NULL),
+    F(selector_req, "operator", 2, FT_STR, operator, 0, NULL),
+    F(selector_req, "values", 3, FT_STRLIST, values, O, NULL),
 };
 static const struct schema selector_req_s =
     SCHEMA(selector_req, selector_req_f);
 
 static const struct field label_selector_f[] = {
-    F(label_selector, "matchLabels", FT_STRMAP, match_labels, O, NULL),
-    F(label_selector, "matchExpressions", FT_LIST, match_expressions, O,
+    F(label_selector, "matchLabels", 1, FT_STRMAP, match_labels, O, NULL),
+    F(label_selector, "matchExpressions", 2, FT_LIST, match_expressions, O,
       &selector_req_s),
 };
 const struct schema schema_label_selector =
@@ -77,27 +79,29 @@ const struct schema schema_label_selector =
  * numbers. Keep the copies' rows the same as these (test_schema_pb.c
  * checks it). */
 static const struct field condition_f[] = {
-    F(condition, "type", FT_STR, type, 0, NULL),
-    F(condition, "status", FT_STR, status, 0, NULL),
-    F(condition, "lastHeartbeatTime", FT_TIME, last_heartbeat_time, O, NULL),
-    F(condition, "lastProbeTime", FT_TIME, last_probe_time, O, NULL),
-    F(condition, "lastUpdateTime", FT_TIME, last_update_time, O, NULL),
-    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, O, NULL),
-    F(condition, "reason", FT_STR, reason, O, NULL),
-    F(condition, "message", FT_STR, message, O, NULL),
+    F(condition, "type", 0, FT_STR, type, 0, NULL),
+    F(condition, "status", 0, FT_STR, status, 0, NULL),
+    F(condition, "lastHeartbeatTime", 0, FT_TIME, last_heartbeat_time, O, NULL),
+    F(condition, "lastProbeTime", 0, FT_TIME, last_probe_time, O, NULL),
+    F(condition, "lastUpdateTime", 0, FT_TIME, last_update_time, O, NULL),
+    F(condition, "lastTransitionTime", 0, FT_TIME, last_transition_time, O,
+      NULL),
+    F(condition, "reason", 0, FT_STR, reason, O, NULL),
+    F(condition, "message", 0, FT_STR, message, O, NULL),
 };
 const struct schema schema_condition = SCHEMA(condition, condition_f);
 
 /* metav1.Condition (apimachinery's types.go): lastTransitionTime, reason
  * and message have no omitempty. */
 static const struct field condition_v1_f[] = {
-    F(condition, "type", FT_STR, type, 0, NULL),
-    F(condition, "status", FT_STR, status, 0, NULL),
-    F(condition, "observedGeneration", FT_INT, observed_generation, O | I64,
+    F(condition, "type", 1, FT_STR, type, 0, NULL),
+    F(condition, "status", 2, FT_STR, status, 0, NULL),
+    F(condition, "observedGeneration", 3, FT_INT, observed_generation, O | I64,
       NULL),
-    F(condition, "lastTransitionTime", FT_TIME, last_transition_time, 0, NULL),
-    F(condition, "reason", FT_STR, reason, 0, NULL),
-    F(condition, "message", FT_STR, message, 0, NULL),
+    F(condition, "lastTransitionTime", 4, FT_TIME, last_transition_time, 0,
+      NULL),
+    F(condition, "reason", 5, FT_STR, reason, 0, NULL),
+    F(condition, "message", 6, FT_STR, message, 0, NULL),
 };
 const struct schema schema_condition_v1 = SCHEMA(condition, condition_v1_f);
 
