@@ -2,10 +2,14 @@
  * kubectl 1.33 sent for `kubectl create deployment pbweb --image=x
  * --port=8080 --replicas=3 -- sleep 100` and `kubectl create service
  * nodeport pbsvc --tcp=5678:8080 --tcp=99:98` (captured), an Eviction
- * and a DeleteOptions written field by field, a kind drover reads only in
- * JSON, and bodies that are not protobuf. Go writes every non-pointer
- * field, empty or not: the JSON leaves the empty ones out, as Go's JSON
- * with omitempty does, and keeps a pointer field's 0. */
+ * and a DeleteOptions written field by field, a Pod and a Lease written
+ * field by field (fields the hand-written tables of old did not have: a
+ * probe, resources, volumes, tolerations, a MicroTime), a kind drover
+ * reads only in JSON, and bodies that are not protobuf. Go writes every
+ * non-pointer field, empty or not: the JSON leaves the empty ones out,
+ * as Go's JSON with omitempty does, and keeps a pointer field's 0. The
+ * JSON of each kind's body then decodes, defaults and validates as a
+ * JSON body would (object_decode). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "k8spb.h"
+#include "object.h"
 
 #include "codec_k8spb_bodies.h"
 
@@ -49,7 +54,8 @@ test_deployment(void **state)
 	    "\"pbweb\"}},"
 	    "   \"spec\": {\"containers\": [{\"name\": \"x\", \"image\": "
 	    "\"x\", \"command\": [\"sleep\", \"100\"],"
-	    "    \"ports\": [{\"containerPort\": 8080}]}]}}}}");
+	    "    \"ports\": [{\"containerPort\": 8080}], \"resources\": "
+	    "{}}]}}}}");
 }
 
 static void
@@ -88,6 +94,89 @@ test_eviction_and_delete_options(void **state)
 		   "\"Foreground\"}");
 }
 
+/* Read through the field tables: a probe (ProbeHandler embedded inline,
+ * its zero timings left out as Go's JSON leaves them), resources and an
+ * emptyDir's sizeLimit (Quantity messages), volumes, a security context
+ * (repeated int64), tolerations (a pointer's 30); the status is not
+ * read. */
+static void
+test_pod(void **state)
+{
+	(void)state;
+	decodes_to(
+	    pod_pb, sizeof(pod_pb),
+	    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\","
+	    " \"metadata\": {\"name\": \"probed\", \"namespace\": "
+	    "\"default\", \"labels\": {\"app\": \"probed\"}},"
+	    " \"spec\": {"
+	    "  \"volumes\": [{\"name\": \"scratch\", \"emptyDir\": "
+	    "{\"sizeLimit\": \"1Gi\"}}],"
+	    "  \"containers\": [{\"name\": \"web\", \"image\": \"web:1\","
+	    "   \"ports\": [{\"containerPort\": 8080}],"
+	    "   \"resources\": {\"limits\": {\"cpu\": \"500m\"},"
+	    " \"requests\": {\"memory\": \"64Mi\"}},"
+	    "   \"volumeMounts\": [{\"name\": \"scratch\", \"mountPath\": "
+	    "\"/scratch\"}],"
+	    "   \"readinessProbe\": {\"httpGet\": {\"path\": \"/healthz\", "
+	    "\"port\": 8080}, \"periodSeconds\": 5},"
+	    "   \"securityContext\": {\"runAsUser\": 1000}}],"
+	    "  \"terminationGracePeriodSeconds\": 5,"
+	    "  \"securityContext\": {\"supplementalGroups\": [5, 6]},"
+	    "  \"tolerations\": [{\"key\": "
+	    "\"node.kubernetes.io/unreachable\", \"operator\": \"Exists\","
+	    " \"effect\": \"NoExecute\", \"tolerationSeconds\": 30}]}}");
+}
+
+/* A MicroTime keeps its microseconds. */
+static void
+test_lease(void **state)
+{
+	(void)state;
+	decodes_to(lease_pb, sizeof(lease_pb),
+		   "{\"apiVersion\": \"coordination.k8s.io/v1\", \"kind\": "
+		   "\"Lease\","
+		   " \"metadata\": {\"name\": \"ctl\", \"namespace\": "
+		   "\"default\"},"
+		   " \"spec\": {\"holderIdentity\": \"node-a\", "
+		   "\"leaseDurationSeconds\": 15,"
+		   "  \"renewTime\": \"2023-11-14T22:13:20.123456Z\", "
+		   "\"leaseTransitions\": 2}}");
+}
+
+/* The JSON of a kind's body is what the JSON decoder reads: no unknown
+ * field, no type error, and it defaults and validates. */
+static void
+json_decodes(const unsigned char *body, size_t len)
+{
+	struct fielderr_list errs = {0};
+	struct object o = {0};
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v;
+	char err[300];
+	size_t i;
+
+	assert_int_equal(k8spb_decode(body, len, &v, err, sizeof(err)), 0);
+	if (object_decode(v, true, &o, &errs) != 0) {
+		for (i = 0; i < errs.n; i++) {
+			fielderr_format(&errs.v[i], &sb);
+			strbuf_addch(&sb, '\n');
+		}
+		fail_msg("%s", sb.buf);
+	}
+	object_release(&o);
+	json_decref(v);
+}
+
+static void
+test_json_decodes(void **state)
+{
+	(void)state;
+	json_decodes(deployment_pb, sizeof(deployment_pb));
+	json_decodes(service_pb, sizeof(service_pb));
+	json_decodes(pod_pb, sizeof(pod_pb));
+	json_decodes(lease_pb, sizeof(lease_pb));
+}
+
 static void
 test_refusals(void **state)
 {
@@ -120,6 +209,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_deployment),
 	    cmocka_unit_test(test_service),
+	    cmocka_unit_test(test_pod),
+	    cmocka_unit_test(test_lease),
+	    cmocka_unit_test(test_json_decodes),
 	    cmocka_unit_test(test_eviction_and_delete_options),
 	    cmocka_unit_test(test_refusals),
 	};
