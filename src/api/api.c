@@ -727,6 +727,7 @@ api_new(const struct api_config *cfg)
 	struct api *a = xcalloc(1, sizeof(*a));
 
 	a->cfg = *cfg;
+	a->cache = objcache_new(OBJCACHE_BYTES);
 	return a;
 }
 
@@ -744,6 +745,7 @@ api_free(struct api *a)
 		json_decref(a->ev_obj);
 		api_events_delivered(a);
 		openapi_cache_free(a->openapi);
+		objcache_free(a->cache);
 		api_metrics_free(a);
 		while (a->nlogs)
 			free(a->logs[--a->nlogs].node);

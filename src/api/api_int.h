@@ -9,6 +9,7 @@
 #include "fielderr.h"
 #include "kinds.h"
 #include "model.h"
+#include "objcache.h"
 
 /* Written values kept for their events (api_hold_written); past this the
  * oldest is dropped and its event parsed. 64 and 256 gave the same
@@ -38,6 +39,8 @@ struct api {
 	size_t nlogs;
 	/* The clients of joined nodes' agents (h_log_remote.c). */
 	struct node_client *node_clients;
+	/* Decoded stored objects at their versions (objcache.h). */
+	struct objcache *cache;
 	/* The OpenAPI documents, made on first use (openapi.c). */
 	struct openapi_cache *openapi;
 	/* Request counts and latencies (h_metrics.c). */

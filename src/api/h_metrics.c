@@ -148,6 +148,7 @@ api_metrics_collect(void *arg, struct strbuf *out)
 	struct req_count *c;
 	struct req_latency *l;
 	struct strbuf lb = STRBUF_INIT;
+	uint64_t hits, misses;
 	char code[16];
 
 	metrics_family(out, "drover_apiserver_request_total", "counter",
@@ -171,6 +172,16 @@ api_metrics_collect(void *arg, struct strbuf *out)
 				  lb.buf, &l->h);
 	}
 	strbuf_release(&lb);
+	objcache_counts(a->cache, &hits, &misses);
+	metrics_family(out, "drover_apiserver_object_cache_lookups_total",
+		       "counter",
+		       "Reads of a stored object before a write of it, by "
+		       "whether the decoded object was cached at the stored "
+		       "version.");
+	metrics_sample_u64(out, "drover_apiserver_object_cache_lookups_total",
+			   "result=\"hit\"", hits);
+	metrics_sample_u64(out, "drover_apiserver_object_cache_lookups_total",
+			   "result=\"miss\"", misses);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "json_text.h"
 #include "inplace_apply.h"
 #include "json.h"
 #include "object.h"
@@ -282,27 +283,128 @@ clear_status(struct object *o)
 		o->k->initial_status(o->obj);
 }
 
-/* The text to store for o, and in *j its value (api_encode_text), or
- * NULL with the answer kube-apiserver gives when etcd refuses a write
- * over its request limit (a plain error: 500, no reason) if the object
- * is over API_MAX_OBJECT: measured before it is printed, which for a
- * large object costs more than the measure. A dry run is not refused:
+/* The text to store for o (printed from the typed object, json_text.h)
+ * and in *j its value, or NULL with the answer kube-apiserver gives when
+ * etcd refuses a write over its request limit (a plain error: 500, no
+ * reason) if the text is over API_MAX_OBJECT. A dry run is not refused:
  * it does not reach etcd. */
 static char *
 encode_to_store(const struct object *o, json_t **j, bool dry_run,
 		struct api_resp *resp)
 {
-	*j = object_encode(o);
-	json_object_del(json_object_get(*j, "metadata"), "resourceVersion");
-	if (dry_run || patch_json_size(*j) <= API_MAX_OBJECT)
-		return json_dumps(*j, JSON_COMPACT);
-	json_decref(*j);
+	struct strbuf sb = STRBUF_INIT;
+
+	object_encode_text(o, true, &sb);
+	if (dry_run || sb.len <= API_MAX_OBJECT) {
+		*j = object_encode(o);
+		json_object_del(json_object_get(*j, "metadata"),
+				"resourceVersion");
+		return strbuf_detach(&sb);
+	}
+	strbuf_release(&sb);
 	*j = NULL;
 	resp_json(resp, 500,
 		  json_pack("{sssss{}sssssi}", "kind", "Status", "apiVersion",
 			    "v1", "metadata", "status", "Failure", "message",
 			    "etcdserver: request is too large", "code", 500));
 	return NULL;
+}
+
+/* o decoded from j, the parsed text of the stored it; on failure 500,
+ * it released, -1. */
+static int
+decode_stored(struct route *rt, json_t *j, struct store_item *it,
+	      struct object *o, struct api_resp *resp)
+{
+	struct fielderr_list errs = {0};
+
+	if (object_decode(j, false, o, &errs)) {
+		resp_status(resp, 500, "InternalError",
+			    "stored object cannot be decoded", rt->res,
+			    rt->name, NULL);
+		fielderr_list_release(&errs);
+		store_item_release(it);
+		return -1;
+	}
+	return 0;
+}
+
+/* o's value as stored: without its resourceVersion (a new reference). */
+static json_t *
+stored_value(const struct object *o)
+{
+	json_t *j = object_encode(o);
+
+	json_object_del(json_object_get(j, "metadata"), "resourceVersion");
+	return j;
+}
+
+/* The stored object of the route as a typed object in *o, from the
+ * cache if it holds the stored version (objcache.h), else decoded from
+ * the stored text, and then cached; with parsed, a miss hands over the
+ * parsed text too (*parsed NULL on a hit). -1 with the answer in resp
+ * (it released). */
+static int
+load_typed(struct api *a, struct route *rt, struct store_item *it,
+	   struct object *o, json_t **parsed, struct api_resp *resp)
+{
+	struct store_key k = {rt->res->plural, rt->ns, rt->name};
+	struct object copy;
+	json_t *j;
+	int r;
+
+	if (parsed)
+		*parsed = NULL;
+	if ((r = store_get(a->cfg.store, &k, it)) != 0) {
+		resp_store_error(resp, r, rt->res, rt->name);
+		return -1;
+	}
+	if (objcache_get(a->cache, rt->res->plural, rt->ns, rt->name, it->rv,
+			 o))
+		return 0;
+	if ((j = json_loads(it->value, 0, NULL)) == NULL) {
+		resp_status(resp, 500, "InternalError",
+			    "stored object cannot be decoded", rt->res,
+			    rt->name, NULL);
+		store_item_release(it);
+		return -1;
+	}
+	r = decode_stored(rt, j, it, o, resp);
+	if (r == 0) {
+		copy.k = o->k;
+		copy.obj = xcalloc(1, o->k->schema->size);
+		schema_copy(o->k->schema, copy.obj, o->obj);
+		objcache_put(a->cache, rt->res->plural, rt->ns, rt->name,
+			     it->rv, &copy, strlen(it->value));
+	}
+	if (r == 0 && parsed)
+		*parsed = j;
+	else
+		json_decref(j);
+	return r;
+}
+
+int
+api_load(struct api *a, struct route *rt, struct store_item *it,
+	 struct object *o, struct api_resp *resp)
+{
+	return load_typed(a, rt, it, o, NULL, resp);
+}
+
+/* What the next reader of the object written at rv as j (the value as
+ * stored, text of length len) would decode: cached for it. */
+static void
+cache_written(struct api *a, const char *resource, const char *ns,
+	      const char *name, int64_t rv, json_t *j, size_t len)
+{
+	struct fielderr_list errs = {0};
+	struct object o;
+
+	if (object_decode(j, false, &o, &errs) == 0)
+		objcache_put(a->cache, resource, ns, name, rv, &o, len);
+	else
+		object_release(&o);
+	fielderr_list_release(&errs);
 }
 
 /* A dry-run create: 0 if the name is free (nothing is stored),
@@ -410,6 +512,8 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 			if (rt->dry_run) {
 				respond_dry(resp, 201, j, 0);
 			} else {
+				cache_written(a, res->plural, m->namespace,
+					      m->name, rv, j, strlen(text));
 				respond_written(a, resp, 201, j, rv, true);
 			}
 			free(text);
@@ -424,63 +528,6 @@ h_create(struct api *a, struct route *rt, const struct api_req *req,
 	}
 	resp_store_error(resp, r, res, m->name);
 	object_release(&o);
-}
-
-/* Loads the stored object as a typed object; 404 / 500 otherwise. */
-/* The stored object of the route: it, and *j its text parsed (the
- * caller's reference). -1 with the answer in resp (it released). */
-static int
-load_json(struct api *a, struct route *rt, struct store_item *it, json_t **j,
-	  struct api_resp *resp)
-{
-	struct store_key k = {rt->res->plural, rt->ns, rt->name};
-	int r = store_get(a->cfg.store, &k, it);
-
-	if (r) {
-		resp_store_error(resp, r, rt->res, rt->name);
-		return -1;
-	}
-	if ((*j = json_loads(it->value, 0, NULL)) == NULL) {
-		resp_status(resp, 500, "InternalError",
-			    "stored object cannot be decoded", rt->res,
-			    rt->name, NULL);
-		store_item_release(it);
-		return -1;
-	}
-	return 0;
-}
-
-/* o decoded from j, the parsed text of the stored it; on failure 500,
- * it released, -1. */
-static int
-decode_stored(struct route *rt, json_t *j, struct store_item *it,
-	      struct object *o, struct api_resp *resp)
-{
-	struct fielderr_list errs = {0};
-
-	if (object_decode(j, false, o, &errs)) {
-		resp_status(resp, 500, "InternalError",
-			    "stored object cannot be decoded", rt->res,
-			    rt->name, NULL);
-		fielderr_list_release(&errs);
-		store_item_release(it);
-		return -1;
-	}
-	return 0;
-}
-
-int
-api_load(struct api *a, struct route *rt, struct store_item *it,
-	 struct object *o, struct api_resp *resp)
-{
-	json_t *j;
-	int r;
-
-	if (load_json(a, rt, it, &j, resp))
-		return -1;
-	r = decode_stored(rt, j, it, o, resp);
-	json_decref(j);
-	return r;
 }
 
 /* Writes `o` over the stored `old` (CAS on its rv), or deletes it when it
@@ -520,6 +567,10 @@ commit(struct api *a, struct route *rt, struct object *o,
 	else
 		r = store_update(a->cfg.store, &k, text, &m->labels, old->rv,
 				 &rv);
+	if (r == 0 && deleted)
+		objcache_drop(a->cache, k.resource, k.ns, k.name);
+	else if (r == 0)
+		cache_written(a, k.resource, k.ns, k.name, rv, j, strlen(text));
 	/* A deletion's answer, too, is j: the object as deleted, not the
 	 * event's last stored state. */
 	if (r)
@@ -549,12 +600,12 @@ selector_changed(const struct object *a, const struct object *b)
 
 /* The update path shared by PUT and PATCH: body is the whole new object
  * (or a Scale for the scale subresource). stored: the stored object as
- * the caller read it (stored_it) and parsed it (PATCH: read and parsed
- * once per request), which do_update takes (the item; the reference
- * stays the caller's); NULL to read it here. */
+ * the caller read it (stored_it) and decoded it (PATCH: read once per
+ * request), both of which do_update takes; NULL to read it here. */
 static void
 do_update(struct api *a, struct route *rt, json_t *body,
-	  struct store_item *stored_it, json_t *stored, struct api_resp *resp)
+	  struct store_item *stored_it, struct object *stored,
+	  struct api_resp *resp)
 {
 	const struct kind_info *res = rt->res;
 	const struct schema *s;
@@ -568,8 +619,7 @@ do_update(struct api *a, struct route *rt, json_t *body,
 
 	if (stored) {
 		old_it = *stored_it;
-		if (decode_stored(rt, stored, &old_it, &old, resp))
-			return;
+		old = *stored;
 	} else if (api_load(a, rt, &old_it, &old, resp)) {
 		return;
 	}
@@ -846,6 +896,7 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 {
 	enum patch_type t = patch_type_of(req->content_type);
 	struct store_item it;
+	struct object old;
 	json_t *patch, *stored, *target, *result, *md;
 	char rv[32];
 
@@ -863,12 +914,15 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 	}
 	if ((patch = api_parse_body(req, resp)) == NULL)
 		return;
-	/* Read and parsed once: the patch's target (as served, with its
-	 * resourceVersion) and the old object of the update. */
-	if (load_json(a, rt, &it, &stored, resp)) {
+	/* Read once: the old object of the update, and the patch's target
+	 * (as served, with its resourceVersion): the stored text parsed,
+	 * or, if the cache had the object, it encoded as it was stored. */
+	if (load_typed(a, rt, &it, &old, &stored, resp)) {
 		json_decref(patch);
 		return;
 	}
+	if (stored == NULL)
+		stored = stored_value(&old);
 	md = json_object_get(stored, "metadata");
 	if (!json_is_object(md)) {
 		md = json_object();
@@ -884,10 +938,12 @@ h_patch(struct api *a, struct route *rt, const struct api_req *req,
 		drop_carried_rv(result, target);
 	json_decref(target);
 	json_object_del(md, "resourceVersion"); /* as stored */
-	if (result)
-		do_update(a, rt, result, &it, stored, resp);
-	else
+	if (result) {
+		do_update(a, rt, result, &it, &old, resp);
+	} else {
 		store_item_release(&it);
+		object_release(&old);
+	}
 	json_decref(stored);
 	json_decref(result);
 }
