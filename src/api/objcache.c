@@ -90,21 +90,24 @@ copy_object(struct object *dst, const struct object *src)
 
 void
 objcache_put(struct objcache *c, const char *resource, const char *ns,
-	     const char *name, int64_t rv, const struct object *o, size_t bytes)
+	     const char *name, int64_t rv, struct object *o, size_t bytes)
 {
 	struct centry *e = find(c, resource, ns, name);
 	struct strbuf k = STRBUF_INIT;
 
 	if (e)
 		entry_free(c, e);
-	if (bytes > c->max_bytes)
+	if (bytes > c->max_bytes) {
+		object_release(o);
 		return;
+	}
 	e = xcalloc(1, sizeof(*e));
 	key_of(&k, resource, ns, name);
 	e->key = strbuf_detach(&k);
 	e->rv = rv;
 	e->bytes = bytes;
-	copy_object(&e->o, o);
+	e->o = *o;
+	o->obj = NULL;
 	HASH_ADD_KEYPTR(hh, c->by_key, e->key, strlen(e->key), e);
 	DL_PREPEND(c->lru, e);
 	c->bytes += bytes;

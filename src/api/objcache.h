@@ -18,8 +18,8 @@
  * write by another process at rv 9 makes the next reader's lookup (9) a
  * miss: it decodes the text and puts that.
  *
- * Ownership: the cache owns its copies; objcache_get copies into the
- * caller's object, which the caller releases. Single-threaded (the
+ * Ownership: the cache owns what it is given; objcache_get copies into
+ * the caller's object, which the caller releases. Single-threaded (the
  * API's loop). */
 #ifndef DROVER_API_OBJCACHE_H
 #define DROVER_API_OBJCACHE_H
@@ -38,12 +38,11 @@ struct objcache;
 struct objcache *objcache_new(size_t max_bytes);
 void objcache_free(struct objcache *c);
 
-/* A copy of o as stored under (resource, ns, name) at rv; bytes is its
- * stored text's length (what it counts against the bound). Replaces what
- * was there. */
+/* o as stored under (resource, ns, name) at rv, which the cache takes
+ * (o->obj is NULL after); bytes is its stored text's length (what it
+ * counts against the bound). Replaces what was there. */
 void objcache_put(struct objcache *c, const char *resource, const char *ns,
-		  const char *name, int64_t rv, const struct object *o,
-		  size_t bytes);
+		  const char *name, int64_t rv, struct object *o, size_t bytes);
 /* Whether the object at rv is cached: if so, a copy in *out (which the
  * caller releases). */
 bool objcache_get(struct objcache *c, const char *resource, const char *ns,
