@@ -283,6 +283,16 @@ clear_status(struct object *o)
 		o->k->initial_status(o->obj);
 }
 
+/* o's value as stored: without its resourceVersion (a new reference). */
+static json_t *
+stored_value(const struct object *o)
+{
+	json_t *j = object_encode(o);
+
+	json_object_del(json_object_get(j, "metadata"), "resourceVersion");
+	return j;
+}
+
 /* The text to store for o (printed from the typed object, json_text.h)
  * and in *j its value, or NULL with the answer kube-apiserver gives when
  * etcd refuses a write over its request limit (a plain error: 500, no
@@ -296,9 +306,7 @@ encode_to_store(const struct object *o, json_t **j, bool dry_run,
 
 	object_encode_text(o, true, &sb);
 	if (dry_run || sb.len <= API_MAX_OBJECT) {
-		*j = object_encode(o);
-		json_object_del(json_object_get(*j, "metadata"),
-				"resourceVersion");
+		*j = stored_value(o);
 		return strbuf_detach(&sb);
 	}
 	strbuf_release(&sb);
@@ -327,16 +335,6 @@ decode_stored(struct route *rt, json_t *j, struct store_item *it,
 		return -1;
 	}
 	return 0;
-}
-
-/* o's value as stored: without its resourceVersion (a new reference). */
-static json_t *
-stored_value(const struct object *o)
-{
-	json_t *j = object_encode(o);
-
-	json_object_del(json_object_get(j, "metadata"), "resourceVersion");
-	return j;
 }
 
 /* The stored object of the route as a typed object in *o, from the
