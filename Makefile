@@ -64,7 +64,7 @@ BENCH_BUILD ?= build-bench
 bench:
 	@scripts/deps.sh build bench
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan \
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target drover bench_plan bench_codec \
 		drover-example-web proxy-harness rollout-floor
 	bench/run.sh $(BENCH_BUILD)
 

@@ -1,8 +1,9 @@
 #!/bin/sh
-# run.sh - runs the planner benchmark, hyperfine on `drover plan`, then
-# the API benchmark (bench/api/run.sh: drover serve next to etcd), the
-# rollout and scale benchmarks, the proxy next to haproxy, and a reload
-# of a Node.js service under load, drover against pm2.
+# run.sh - runs the planner benchmark, the codec's costs of one object,
+# hyperfine on `drover plan`, then the API benchmark (bench/api/run.sh:
+# drover serve next to etcd), the rollout and scale benchmarks, the proxy
+# next to haproxy, and a reload of a Node.js service under load, drover
+# against pm2.
 # Usage: bench/run.sh BUILD_DIR   (a Release build: `make bench` makes one)
 set -e
 build=${1:?usage: bench/run.sh BUILD_DIR}
@@ -10,6 +11,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 echo "== bench/plan ($build)"
 "$build/bench/plan"
+
+echo
+echo "== bench/codec ($build)"
+"$build/bench/codec"
 
 echo
 manifest="$root/examples/plan/rolling-10.yaml"
