@@ -8,7 +8,9 @@
  * read the answer's text, absent in-process); a watch delivers the events
  * of later writes, and with group commit their objects are the values the
  * writes were answered with, as a GET serves them; a delete is 200 and the
- * next get 404; a status patch with another pod's uid is 409. */
+ * next get 404; a status patch with another pod's uid is 409; a write
+ * made behind the API's back is where the next patch starts (the API's
+ * object cache is keyed by the stored version). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -638,6 +640,58 @@ test_read_query_refusals(void **state)
 	}
 }
 
+/* The API starts a write from its decoded copy of the object only at the
+ * stored version (objcache.h): after another writer changed the stored
+ * text behind it, a patch starts from what is stored, and the next one
+ * from what the first wrote. */
+static void
+test_a_write_behind_the_api_is_not_served_stale(void **state)
+{
+	struct world *w = *state;
+	struct store_key k = {"deployments", "default", "c"};
+	struct store_item it;
+	struct client_resp r;
+	json_t *v;
+	char *text;
+	int64_t rv;
+
+	assert_int_equal(
+	    request(w, "POST", DEPLOY, NULL, deployment("c", 1), &r), 201);
+	client_resp_release(&r);
+	/* another writer: replicas 7, straight into the store */
+	assert_int_equal(store_get(w->store, &k, &it), 0);
+	v = json_loads(it.value, 0, NULL);
+	json_object_set_new(json_object_get(v, "spec"), "replicas",
+			    json_integer(7));
+	text = json_dumps(v, JSON_COMPACT);
+	assert_int_equal(
+	    store_update(w->store, &k, text, &it.labels, it.rv, &rv), 0);
+	free(text);
+	json_decref(v);
+	store_item_release(&it);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/c", "application/merge-patch+json",
+		    json_pack("{s{s{ss}}}", "metadata", "labels", "x", "y"),
+		    &r),
+	    200);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(r.body, "spec"), "replicas")),
+			 7);
+	client_resp_release(&r);
+	assert_int_equal(
+	    request(w, "PATCH", DEPLOY "/c", "application/merge-patch+json",
+		    json_pack("{s{s{ss}}}", "metadata", "labels", "z", "w"),
+		    &r),
+	    200);
+	v = json_object_get(json_object_get(r.body, "metadata"), "labels");
+	assert_string_equal(json_string_value(json_object_get(v, "x")), "y");
+	assert_string_equal(json_string_value(json_object_get(v, "z")), "w");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(r.body, "spec"), "replicas")),
+			 7);
+	client_resp_release(&r);
+}
+
 int
 main(void)
 {
@@ -664,6 +718,9 @@ main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_read_query_refusals, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_a_write_behind_the_api_is_not_served_stale, setup,
+		teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
